@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+func validateCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Lint workflows and the selector map; print file:line:col: message per problem",
+		Long: "Lint workflow files or folders (default: the config's workflows folder) and the selector map.\n" +
+			"A path named selectors.yaml is checked as the selector map. Exit 0 when clean, 1 with problems.",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			set, ps := workflow.LoadPaths(cfg, args)
+			out := cmd.OutOrStdout()
+			switch format {
+			case "json":
+				if ps == nil {
+					ps = lint.Problems{}
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(ps); err != nil {
+					return err
+				}
+			case "text":
+				for _, p := range ps {
+					fmt.Fprintln(out, p)
+				}
+				if len(ps) == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "ok: %d tools, %d targets\n", len(set.Names()), len(set.Selectors.Names()))
+				} else {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%d problems\n", len(ps))
+				}
+			default:
+				return fmt.Errorf("--format: want text or json, got %q", format)
+			}
+			if len(ps) > 0 {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	return cmd
+}
+
+func toolsCmd(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List the generated tools with their schemas",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := g.loadSet()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				type tool struct {
+					Name         string               `json:"name"`
+					Title        string               `json:"title,omitempty"`
+					Description  string               `json:"description"`
+					InputSchema  json.RawMessage      `json:"inputSchema"`
+					OutputSchema json.RawMessage      `json:"outputSchema"`
+					Annotations  workflow.Annotations `json:"annotations"`
+				}
+				list := []tool{}
+				for _, w := range set.Tools() {
+					list = append(list, tool{w.Name, w.Title, w.Description, w.InputSchema, w.OutputSchema, w.Annotations()})
+				}
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(list)
+			}
+			for _, w := range set.Tools() {
+				fmt.Fprintf(out, "%-28s %-11s env:%-9s %s\n", w.Name, w.Risk, w.Env, firstLine(w.Description))
+				fmt.Fprintf(out, "  input: %s\n", w.InputSchema)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools as MCP would list them")
+	return cmd
+}
+
+func schemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the workflow file JSON Schema (for editors' YAML plugins)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := workflow.FileSchema()
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
+			return err
+		},
+	}
+}
+
+func docsCmd(g *globals) *cobra.Command {
+	var steps bool
+	cmd := &cobra.Command{
+		Use:   "docs",
+		Short: "Print a Markdown catalogue of the tools (--steps: of the step kinds)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if steps {
+				return workflow.WriteStepDocs(cmd.OutOrStdout())
+			}
+			set, err := g.loadSet()
+			if err != nil {
+				return err
+			}
+			return set.WriteDocs(cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&steps, "steps", false, "document the step kinds instead of the tools")
+	return cmd
+}
+
+// loadSet loads the config and a clean workflow set.
+func (g *globals) loadSet() (*workflow.Set, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		return nil, fmt.Errorf("the workflows have problems (run toolwright validate):\n%w", ps.Err())
+	}
+	return set, nil
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/user"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// withStore opens the state store for an operator command.
+func (g *globals) withStore(fn func(st *store.SQLite) error) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	st, err := app.OpenStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+func tracesCmd(g *globals) *cobra.Command {
+	var failed, asJSON bool
+	var since time.Duration
+	var limit int
+	var tool string
+	cmd := &cobra.Command{
+		Use:   "traces [TRACE_ID]",
+		Short: "List recent calls (newest first), or show one trace with its steps",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(func(st *store.SQLite) error {
+				out := cmd.OutOrStdout()
+				if len(args) == 1 {
+					t, err := st.GetTrace(cmd.Context(), args[0])
+					if err != nil {
+						return fmt.Errorf("trace %s: %w", args[0], err)
+					}
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(t)
+				}
+				f := store.TraceFilter{FailedOnly: failed, Tool: tool, Limit: limit}
+				if since > 0 {
+					f.Since = time.Now().Add(-since)
+				}
+				list, err := st.ListTraces(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					enc := json.NewEncoder(out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(list)
+				}
+				tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "TRACE\tSTART\tTOOL\tTASK\tCODE\tMS\tSTEPS")
+				for _, t := range list {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", t.ID, t.Start.Local().Format(time.DateTime), t.Tool, t.TaskID, t.Code, t.DurationMS, len(t.Steps))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&failed, "failed", false, "only calls that did not end ok")
+	cmd.Flags().DurationVar(&since, "since", 0, "only calls started within this long (e.g. 1h)")
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
+	cmd.Flags().StringVar(&tool, "tool", "", "only this tool")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func replayCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "replay TRACE_ID",
+		Short: "Run a recorded call again with the same arguments and print the new envelope",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			log, err := g.logger(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			a, err := app.Open(cfg, log)
+			if err != nil {
+				return err
+			}
+			defer a.Close(context.WithoutCancel(cmd.Context()))
+			t, err := a.Store.GetTrace(cmd.Context(), args[0])
+			if err != nil {
+				return fmt.Errorf("trace %s: %w", args[0], err)
+			}
+			raw, err := run.ReplayArgs(t)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "replaying %s (%s) with %s\n", t.ID, t.Tool, raw)
+			env, err := a.Engine.Call(cmd.Context(), run.Request{Tool: t.Tool, Args: raw})
+			if err != nil {
+				return err
+			}
+			return printEnvelope(cmd, env)
+		},
+	}
+}
+
+func auditCmd(g *globals) *cobra.Command {
+	audit := &cobra.Command{Use: "audit", Short: "Export and verify the hash-chained audit log"}
+	var since, until, format string
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Export audit records as jsonl or csv",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			from, err := parseWhen(since)
+			if err != nil {
+				return fmt.Errorf("--since: %w", err)
+			}
+			to, err := parseWhen(until)
+			if err != nil {
+				return fmt.Errorf("--until: %w", err)
+			}
+			if format != "jsonl" && format != "csv" {
+				return fmt.Errorf("--format: want jsonl or csv, got %q", format)
+			}
+			return g.withStore(func(st *store.SQLite) error {
+				recs, err := st.ExportAudit(cmd.Context(), from, to)
+				if err != nil {
+					return err
+				}
+				return store.WriteAudit(cmd.OutOrStdout(), recs, format)
+			})
+		},
+	}
+	export.Flags().StringVar(&since, "since", "", "from this time (RFC 3339 or a duration ago, e.g. 24h)")
+	export.Flags().StringVar(&until, "until", "", "up to this time (RFC 3339 or a duration ago)")
+	export.Flags().StringVar(&format, "format", "jsonl", "jsonl or csv")
+	verify := &cobra.Command{
+		Use:   "verify",
+		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(func(st *store.SQLite) error {
+				p, err := st.CheckAudit(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if p != nil {
+					fmt.Fprintln(cmd.OutOrStdout(), p.String())
+					b, _ := json.Marshal(p.Record)
+					fmt.Fprintf(cmd.OutOrStdout(), "first bad record: %s\n", b)
+					return exitCode(1)
+				}
+				seq, hash, err := st.AuditHead(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "ok: %d records, head %s\n", seq, hash)
+				return nil
+			})
+		},
+	}
+	audit.AddCommand(export, verify)
+	return audit
+}
+
+// parseWhen reads an RFC 3339 time or a duration before now; "" is zero.
+func parseWhen(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("want RFC 3339 (2026-11-30T10:00:00Z), a date (2026-11-30) or a duration ago (24h), got %q", s)
+}
+
+func grantCmd(g *globals) *cobra.Command {
+	var tool, task, reason string
+	var ttl time.Duration
+	cmd := &cobra.Command{
+		Use:   "grant --tool T --task ID --ttl 15m --reason \"...\"",
+		Short: "Allow a write or destructive tool for one task_id, for a while",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			set, _ := workflow.Load(cfg) // a grant names a tool; other problems do not matter here
+			w, ok := set.Tool(tool)
+			switch {
+			case !ok:
+				return fmt.Errorf("unknown tool %q (see toolwright tools)", tool)
+			case !w.Writes():
+				return fmt.Errorf("tool %q is risk: read and needs no grant", tool)
+			}
+			return g.withStore(func(st *store.SQLite) error {
+				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s may run for task %s until %s\n", gr.ID, gr.Tool, gr.TaskID, gr.Expires.Local().Format(time.DateTime))
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&tool, "tool", "", "the tool to allow")
+	cmd.Flags().StringVar(&task, "task", "", "the task_id the agent will call it with")
+	cmd.Flags().DurationVar(&ttl, "ttl", 15*time.Minute, "how long the grant lives (at most 24h)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (kept in the audit trail)")
+	for _, f := range []string{"tool", "task", "reason"} {
+		_ = cmd.MarkFlagRequired(f)
+	}
+	return cmd
+}
+
+func operator() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+func grantsCmd(g *globals) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "grants",
+		Short: "List live grants (--all: expired and revoked too)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(func(st *store.SQLite) error {
+				list, err := st.ListGrants(cmd.Context(), all)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "GRANT\tTOOL\tTASK\tEXPIRES\tSTATE\tREASON")
+				now := time.Now()
+				for _, gr := range list {
+					state := "live"
+					switch {
+					case gr.Revoked:
+						state = "revoked"
+					case !gr.Live(now):
+						state = "expired"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", gr.ID, gr.Tool, gr.TaskID, gr.Expires.Local().Format(time.DateTime), state, gr.Reason)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include expired and revoked grants")
+	return cmd
+}
+
+func revokeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke GRANT_ID",
+		Short: "Revoke a grant at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(func(st *store.SQLite) error {
+				if err := st.Revoke(cmd.Context(), args[0]); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked %s\n", args[0])
+				return nil
+			})
+		},
+	}
+}

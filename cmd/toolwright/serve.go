@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/mcpserver"
+)
+
+func serveCmd(g *globals) *cobra.Command {
+	var httpAddr string
+	cmd := &cobra.Command{
+		Use:   "serve [--http ADDR]",
+		Short: "Serve the workflows as MCP tools over stdio (default) or Streamable HTTP at /mcp",
+		Long: `Serve the workflows as MCP tools.
+
+Without --http, MCP runs on stdin and stdout (logs go to stderr). With
+--http ADDR it serves Streamable HTTP at http://ADDR/mcp; --http= (empty)
+takes http.addr from the config. Off loopback a token is required
+(http.token, by default from TOOLWRIGHT_TOKEN) and every request must send
+"Authorization: Bearer TOKEN".
+
+Workflow files and the selector map are watched: a change that loads
+cleanly replaces the tools (clients get notifications/tools/list_changed);
+one with problems is logged and the previous tools stay.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			log, err := g.logger(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			useHTTP := cmd.Flags().Changed("http")
+			addr, token := httpAddr, ""
+			if useHTTP {
+				if addr == "" {
+					addr = cfg.HTTP.Addr
+				}
+				if token, err = httpToken(cfg, addr); err != nil {
+					return err
+				}
+				if err := mcpserver.CheckHTTP(addr, token); err != nil {
+					return err
+				}
+			}
+			a, err := app.Open(cfg, log)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			defer func() {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+				defer cancel()
+				if err := a.Close(cctx); err != nil {
+					log.Warn("shutdown", "err", err)
+				}
+			}()
+			srv := mcpserver.New(a.Engine, mcpserver.Options{Name: "toolwright", Version: buildVersion(), Logger: log})
+			if err := srv.Watch(ctx, cfg); err != nil {
+				log.Warn("hot reload is off", "err", err)
+			}
+			if useHTTP {
+				return srv.ServeHTTP(ctx, addr, token)
+			}
+			return srv.ServeStdio(ctx)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (--http= uses http.addr)")
+	return cmd
+}
+
+// httpToken reads http.token. On loopback a token given by an environment
+// variable that is not set means no token; anything else unreadable is an error.
+func httpToken(cfg *config.Config, addr string) (string, error) {
+	tok, err := cfg.HTTP.Token.Read()
+	if err == nil {
+		return tok, nil
+	}
+	if config.IsLoopback(addr) && cfg.HTTP.Token.File == "" {
+		return "", nil
+	}
+	return "", fmt.Errorf("http.token: %v", err)
+}
+
+// buildVersion is the module version the binary was built from.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,142 @@
+// Package app wires the engine's parts from a config: the workflow set, the
+// state store, the browser environments and the executor. The CLI and the
+// server both start from here, so there is one way to assemble toolwright.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/run"
+	_ "github.com/toolwright/toolwright/engine/step/kinds" // the built-in step kinds
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// Logger makes the process logger: text on stderr (never stdout), at
+// level, with every secret value redacted.
+func Logger(w io.Writer, level string, cfg *config.Config) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: want debug, info, warn or error, got %q", level)
+	}
+	h := slog.Handler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+	if cfg != nil {
+		h = policy.RedactingHandler(h, policy.NewRedactor(cfg.SecretValues()))
+	}
+	return slog.New(h), nil
+}
+
+// LoadSet loads and checks the workflows; problems make it an error.
+func LoadSet(cfg *config.Config) (*workflow.Set, error) {
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		return nil, &lint.Error{Problems: ps}
+	}
+	return set, nil
+}
+
+// OpenStore opens the state store under the config's state_dir.
+func OpenStore(cfg *config.Config) (*store.SQLite, error) {
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)
+	}
+	return store.Open(filepath.Join(cfg.StateDir, store.FileName))
+}
+
+// BrowserOptions maps the config to the browser manager's options.
+func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, error) {
+	hosts, err := policy.NewHostMatcher(cfg.Policy.AllowedHosts)
+	if err != nil {
+		return browser.Options{}, fmt.Errorf("policy.allowed_hosts: %w", err)
+	}
+	regions := map[string]browser.Region{}
+	for name, r := range cfg.Regions {
+		regions[name] = browser.Region{Proxy: r.Proxy}
+	}
+	o := browser.Options{
+		Provider: cfg.Browser.Provider, Bin: cfg.Browser.Bin, Headless: cfg.Browser.Headless,
+		Endpoints: cfg.Browser.Endpoints, MaxEnvironments: cfg.Browser.MaxEnvironments,
+		MaxPerPurpose: cfg.Browser.MaxPerPurpose, IdleTimeout: cfg.Browser.IdleTimeout,
+		Regions: regions, Logger: log, StateDir: cfg.StateDir,
+	}
+	if len(cfg.Policy.AllowedHosts) > 0 {
+		o.AllowURL = func(u string) bool { ok, _ := hosts.AllowedURL(u); return ok }
+	}
+	return o, nil
+}
+
+// App is an assembled toolwright.
+type App struct {
+	Config   *config.Config
+	Log      *slog.Logger
+	Store    *store.SQLite
+	Browsers *browser.Manager
+	Engine   *run.Engine
+}
+
+// Open assembles everything. The browser itself starts lazily on the first call.
+func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
+	set, err := LoadSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return OpenWith(cfg, set, log)
+}
+
+// OpenWith assembles toolwright around an already loaded set.
+func OpenWith(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, error) {
+	st, err := OpenStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	bo, err := BrowserOptions(cfg, log)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	bm, err := browser.NewManager(bo)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, Logger: log})
+	if err != nil {
+		_ = bm.Shutdown(context.Background())
+		st.Close()
+		return nil, err
+	}
+	return &App{Config: cfg, Log: log, Store: st, Browsers: bm, Engine: eng}, nil
+}
+
+// Close shuts the browsers down and closes the store.
+func (a *App) Close(ctx context.Context) error {
+	return errors.Join(a.Browsers.Shutdown(ctx), a.Store.Close())
+}
+
+// ParseArgs reads `--arg k=v` pairs as the tool's declared parameter types.
+func ParseArgs(w *workflow.Workflow, pairs []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("--arg %q: write NAME=VALUE", kv)
+		}
+		val, err := w.ParseArg(k, v)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = val
+	}
+	return out, nil
+}

@@ -1,0 +1,227 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// healthEvery is how often a connection pings its browser; a browser that
+// misses healthMisses pings in a row (each waits healthTimeout) counts as
+// gone. A killed process is noticed at once (its socket closes); the ping
+// catches a remote browser that stopped answering without closing the
+// connection, and tolerates one slow answer on a busy machine.
+var (
+	healthEvery   = 10 * time.Second
+	healthTimeout = 10 * time.Second
+	healthMisses  = 2
+)
+
+// Conn is one DevTools connection to a browser, shared by the environments
+// opened in it. Its calls fail fast with env_unavailable once the browser is
+// gone, instead of waiting for an answer that will never come.
+type Conn struct {
+	endpoint string
+	pid      int
+	log      *slog.Logger
+
+	ws      *cdp.WebSocket
+	client  *cdp.Client
+	events  chan *cdp.Event
+	browser *rod.Browser
+	guard   *guard
+
+	alive context.Context // cancelled, with an env_unavailable cause, when the browser is gone
+	die   context.CancelCauseFunc
+
+	closeOnce sync.Once
+	onClose   func() // what the provider started and must end (process, profile)
+}
+
+// dial connects to a DevTools WebSocket URL. onClose runs once, when the
+// connection is closed or the browser is gone.
+func dial(ctx context.Context, endpoint string, pid int, log *slog.Logger, allow func(string) bool, onClose func()) (*Conn, error) {
+	ws := &cdp.WebSocket{}
+	if err := ws.Connect(ctx, endpoint, nil); err != nil {
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot reach the browser's DevTools endpoint")
+	}
+	alive, die := context.WithCancelCause(context.Background())
+	c := &Conn{
+		endpoint: endpoint,
+		pid:      pid,
+		log:      log,
+		ws:       ws,
+		events:   make(chan *cdp.Event),
+		alive:    alive,
+		die:      die,
+		onClose:  onClose,
+	}
+	c.guard = newGuard(c, allow)
+	c.client = cdp.New().Start(ws)
+	go c.pump()
+
+	// NoDefaultDevice: pages keep Chromium's own user agent and viewport;
+	// toolwright does not disguise the browser.
+	b := rod.New().Client(c).NoDefaultDevice()
+	connected := make(chan error, 1)
+	go func() { connected <- b.Connect() }()
+	select {
+	case err := <-connected:
+		if err != nil {
+			c.Close()
+			return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot attach to the browser")
+		}
+	case <-ctx.Done():
+		c.Close()
+		<-connected
+		return nil, ctx.Err()
+	}
+	c.browser = b
+	if err := c.guard.start(ctx); err != nil {
+		c.Close()
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot watch the browser's new pages")
+	}
+	go c.watch()
+	return c, nil
+}
+
+// Endpoint is the DevTools WebSocket URL of the browser.
+func (c *Conn) Endpoint() string { return c.endpoint }
+
+// Done is closed when the browser is gone or the connection was closed.
+func (c *Conn) Done() <-chan struct{} { return c.alive.Done() }
+
+// Err is nil while the browser is usable, else an env_unavailable error.
+func (c *Conn) Err() error {
+	if c.alive.Err() == nil {
+		return nil
+	}
+	return context.Cause(c.alive)
+}
+
+// Health asks the browser for its version.
+func (c *Conn) Health(ctx context.Context) error {
+	if err := c.Err(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	_, err := proto.BrowserGetVersion{}.Call(c.browser.Context(ctx))
+	return err
+}
+
+// Close ends the connection (and, through onClose, what the provider
+// started). Environments on it are gone afterwards.
+func (c *Conn) Close() {
+	c.lost(errs.New(errs.EnvUnavailable, "the browser connection was closed"))
+}
+
+// lost marks the browser gone with cause and releases the connection.
+func (c *Conn) lost(cause *errs.Error) {
+	c.closeOnce.Do(func() {
+		c.die(cause)
+		_ = c.ws.Close()
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
+}
+
+// pump forwards the browser's events to rod, showing each to the guard
+// first. When the socket closes the browser is gone.
+func (c *Conn) pump() {
+	defer close(c.events)
+	for e := range c.client.Event() {
+		c.guard.see(e)
+		select {
+		case c.events <- e:
+		case <-c.alive.Done():
+			// Nobody reads any more; drain so the client can finish.
+		}
+	}
+	if c.alive.Err() == nil {
+		c.log.Warn("browser connection lost", "endpoint", c.endpoint)
+	}
+	c.lost(errs.New(errs.EnvUnavailable, "the browser stopped (its DevTools connection closed)"))
+}
+
+// watch pings the browser until it is gone.
+func (c *Conn) watch() {
+	t := time.NewTicker(healthEvery)
+	defer t.Stop()
+	misses := 0
+	for {
+		select {
+		case <-c.alive.Done():
+			return
+		case <-t.C:
+		}
+		err := c.Health(c.alive)
+		if err == nil || c.alive.Err() != nil {
+			misses = 0
+			continue
+		}
+		misses++
+		c.log.Warn("browser does not answer", "endpoint", c.endpoint, "misses", misses, "err", err)
+		if misses >= healthMisses {
+			c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped answering"))
+			return
+		}
+	}
+}
+
+// Event implements rod.CDPClient.
+func (c *Conn) Event() <-chan *cdp.Event { return c.events }
+
+// Call implements rod.CDPClient. A call still waiting when the browser goes
+// away returns env_unavailable at once.
+func (c *Conn) Call(ctx context.Context, sessionID, method string, params any) ([]byte, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.alive, cancel)
+	defer stop()
+	res, err := c.client.Call(ctx, sessionID, method, params)
+	if err != nil {
+		var protoErr *cdp.Error
+		if !errors.As(err, &protoErr) && ctx.Err() == nil {
+			// Not an answer from the browser, nor our own deadline: the
+			// socket failed (EOF, reset). The browser is gone.
+			c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped (its DevTools connection failed)"))
+		}
+		if gone := c.Err(); gone != nil {
+			return nil, gone
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// session is a proto.Client bound to one CDP session and a context.
+type session struct {
+	c   *Conn
+	id  proto.TargetSessionID
+	ctx context.Context
+}
+
+func (s session) Call(ctx context.Context, _, method string, params any) ([]byte, error) {
+	return s.c.Call(ctx, string(s.id), method, params)
+}
+func (s session) GetSessionID() proto.TargetSessionID { return s.id }
+func (s session) GetContext() context.Context         { return s.ctx }
+
+// isGone reports whether err means the browser went away.
+func isGone(err error) bool {
+	var e *errs.Error
+	return errors.As(err, &e) && e.Code == errs.EnvUnavailable
+}

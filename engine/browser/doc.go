@@ -1,0 +1,71 @@
+// Package browser holds toolwright's environments: isolated browser
+// contexts, each with one page, opened in browsers that come from a
+// Provider.
+//
+// # Providers
+//
+// The local provider launches the system Chromium (browser.bin, or
+// launcher.LookPath) on the first Open, headless, with a fresh profile that
+// is removed when the browser closes, and again after a crash. It never
+// downloads a browser. The cdp provider attaches to the ws:// DevTools URLs
+// of remote browsers (a grid, a Kubernetes pool, a profile manager), one
+// connection per endpoint, handing endpoints to new environments in turn;
+// it never closes a remote browser, only the contexts it made (made with
+// disposeOnDetach, so Chromium drops them as well if the connection does).
+// Nothing above the Provider interface can tell the two apart.
+//
+// # Environments
+//
+// Each environment is one CDP browser context (own cookies, storage and
+// cache; proxyServer from its region) with one page. Manager.Open reuses an
+// idle environment of the same region and purpose or opens one;
+// Manager.OpenTemporary always opens one, closed by Release. Both return
+// the environment held for the caller, like Acquire: every Open,
+// OpenTemporary and Acquire is paired with one Release. A held environment
+// is never reused or reaped; a second Acquire waits under its ctx.
+//
+// Limits: browser.max_environments in all and browser.max_per_purpose per
+// purpose (temporary ones count); beyond them Open fails with
+// env_unavailable. Environments idle for browser.idle_timeout are closed.
+//
+// # When a browser dies
+//
+// A killed process or a dropped DevTools connection is noticed at once (a
+// browser that stops answering, within about 30s). Calls in flight and
+// later calls on its environments fail with env_unavailable (retryable) in
+// milliseconds; Env.Check maps whatever error rod returned. The manager
+// forgets those environments: Get, Acquire and Close on their ids say
+// env_not_found ("its browser stopped; open a new environment"), because
+// retrying with the same id cannot help. The next Open starts (local) or
+// dials (cdp) a fresh browser.
+//
+// # Allowed hosts
+//
+// With Options.AllowURL set, every main-frame document request of every
+// page in an environment — a goto, a server redirect, a clicked link, a
+// script's location change, a window.open popup — is paused with the CDP
+// Fetch domain before it leaves the browser, and one AllowURL refuses fails
+// with net::ERR_BLOCKED_BY_CLIENT. The environment remembers it:
+// Env.TakeBlocked returns the refused URL so the executor can answer
+// host_not_allowed. Subresources (images, scripts, styles, XHR/fetch) and
+// iframes of an allowed page are not checked.
+//
+// New pages are caught from their first instant: the browser connection
+// auto-attaches to every new page paused (waitForDebuggerOnStart) and lets
+// it run once its rules are in place. On a remote browser shared with other
+// clients, their pages are resumed and left alone at once.
+//
+// # The executor's part
+//
+//	env, err := m.Acquire(ctx, envID) // or m.Open / m.OpenTemporary
+//	if err != nil { return err }      // env_not_found, env_unavailable, ctx errors
+//	defer m.Release(env)
+//	ctx, cancel := env.Bind(ctx)      // ends when the env closes or its browser dies
+//	defer cancel()
+//	page := env.Page().Context(ctx)
+//	for each step {
+//		err := runStep(page)
+//		if u, ok := env.TakeBlocked(); ok { return host_not_allowed(u) }
+//		if err = env.Check(err); err != nil { return err }
+//	}
+package browser

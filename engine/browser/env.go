@@ -1,0 +1,157 @@
+package browser
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// Env is one environment: an isolated browser context (its own cookies,
+// storage and cache, and its region's proxy) with one page in it.
+//
+// A call uses an environment between Manager.Open, OpenTemporary or Acquire
+// and Manager.Release. Around its browser work it should:
+//
+//	ctx, cancel := env.Bind(ctx) // also ends when the browser dies
+//	defer cancel()
+//	page := env.Page().Context(ctx)
+//	err := page.Navigate(u)
+//	if u, ok := env.TakeBlocked(); ok { /* host_not_allowed for u */ }
+//	err = env.Check(err) // env_unavailable / env_not_found when the env is gone
+type Env struct {
+	ID        string
+	Region    string
+	Purpose   string
+	Temporary bool
+
+	conn  *Conn
+	ctxID proto.BrowserBrowserContextID
+	proxy proxy
+	page  *rod.Page
+
+	sem         chan struct{} // holds a token while a call runs on the environment
+	disposeOnce sync.Once
+	done        context.Context
+	end         context.CancelCauseFunc
+
+	mu       sync.Mutex
+	lastUsed time.Time
+	blocked  []string
+	exempt   map[proto.TargetTargetID]bool
+}
+
+// Page is the environment's page. Run every call on a clone bound to the
+// call's context: env.Page().Context(ctx).
+func (e *Env) Page() *rod.Page { return e.page }
+
+// Endpoint is the DevTools URL of the browser the environment lives in.
+func (e *Env) Endpoint() string { return e.conn.Endpoint() }
+
+// BrowserContextID is the CDP browser context of the environment.
+func (e *Env) BrowserContextID() string { return string(e.ctxID) }
+
+// LastUsed is when a call last acquired or released the environment.
+func (e *Env) LastUsed() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lastUsed
+}
+
+func (e *Env) touch() {
+	e.mu.Lock()
+	e.lastUsed = time.Now()
+	e.mu.Unlock()
+}
+
+// Busy reports whether a call holds the environment.
+func (e *Env) Busy() bool { return len(e.sem) > 0 }
+
+// Done is closed when the environment is closed or its browser is gone.
+func (e *Env) Done() <-chan struct{} { return e.done.Done() }
+
+// Err is nil while the environment is usable. Afterwards it is
+// env_not_found when the environment was closed (close_env, idle timeout)
+// and env_unavailable (retryable) when its browser went away or the
+// manager shut down.
+func (e *Env) Err() error {
+	if e.done.Err() != nil {
+		return context.Cause(e.done)
+	}
+	return e.conn.Err()
+}
+
+// Check maps an error from a browser call made in this environment: when
+// the environment is gone meanwhile, the raw error (context canceled, a
+// closed socket, a detached target) becomes Err(), keeping err as the
+// cause for the trace. Other errors come back unchanged.
+func (e *Env) Check(err error) error {
+	if err == nil {
+		return nil
+	}
+	gone := e.Err()
+	if gone == nil {
+		return err
+	}
+	g := errs.As(gone)
+	return &errs.Error{Code: g.Code, Message: g.Message, Retryable: g.Retryable, NeedsHuman: g.NeedsHuman, Cause: err}
+}
+
+// Bind returns ctx that also ends, with Err() as its cause, when the
+// environment is closed or its browser dies. Use it for the page of one
+// call so waits on browser events end too.
+func (e *Env) Bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(e.done, func() { cancel(context.Cause(e.done)) })
+	return ctx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
+}
+
+// TakeBlocked returns the first top-level navigation the browser refused
+// (Options.AllowURL) since the last call, and forgets all refusals. The
+// executor checks it after every step (and after a failed navigation) and
+// turns a refusal into host_not_allowed.
+func (e *Env) TakeBlocked() (url string, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.blocked) == 0 {
+		return "", false
+	}
+	url = e.blocked[0]
+	e.blocked = nil
+	return url, true
+}
+
+const maxBlocked = 16
+
+func (e *Env) noteBlocked(url string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.blocked) < maxBlocked {
+		e.blocked = append(e.blocked, url)
+	}
+}
+
+// exemptTarget lets a page of the environment that toolwright itself drives
+// (the egress check) navigate without the allowed-hosts rule.
+func (e *Env) exemptTarget(id proto.TargetTargetID, on bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if on {
+		e.exempt[id] = true
+	} else {
+		delete(e.exempt, id)
+	}
+}
+
+func (e *Env) isExempt(id proto.TargetTargetID) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.exempt[id]
+}

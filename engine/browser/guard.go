@@ -1,0 +1,276 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// guardCallTimeout bounds each CDP call the guard makes for a paused page or request.
+const guardCallTimeout = 10 * time.Second
+
+// guard watches every page of a browser from its first instant and applies
+// the environment's network rules to it:
+//
+//   - allowed hosts: every main-frame document request (a goto, a server
+//     redirect, a clicked link, location.href= from a script, a window.open
+//     popup) is paused with the Fetch domain; one that Options.AllowURL refuses
+//     fails with BlockedByClient and is remembered on the environment
+//     (Env.TakeBlocked). Subresources (images, scripts, XHR, iframes) of an
+//     allowed page are not checked.
+//   - proxy credentials: a region's proxy user and password answer the
+//     proxy's 407, since Chromium's proxyServer takes no credentials.
+//
+// It auto-attaches to new pages browser-wide with waitForDebuggerOnStart, so
+// a popup cannot send its first request before its rules are in place. Pages
+// in browser contexts that are not ours (another client of a shared remote
+// browser) are resumed and detached at once.
+type guard struct {
+	c     *Conn
+	allow func(string) bool
+
+	mu       sync.Mutex
+	contexts map[proto.BrowserBrowserContextID]*Env
+	sessions map[proto.TargetSessionID]watched
+	authSeen map[proto.FetchRequestID]bool
+	ready    map[proto.TargetTargetID]*readiness
+}
+
+// readiness tells when a page of ours runs under its rules (err nil) or was
+// closed because it could not be guarded.
+type readiness struct {
+	ctxID proto.BrowserBrowserContextID
+	done  chan struct{}
+	err   error
+}
+
+type watched struct {
+	env    *Env
+	target proto.TargetTargetID
+}
+
+func newGuard(c *Conn, allow func(string) bool) *guard {
+	return &guard{
+		c:        c,
+		allow:    allow,
+		contexts: map[proto.BrowserBrowserContextID]*Env{},
+		sessions: map[proto.TargetSessionID]watched{},
+		authSeen: map[proto.FetchRequestID]bool{},
+		ready:    map[proto.TargetTargetID]*readiness{},
+	}
+}
+
+// readinessLocked returns the readiness record of target, making it.
+func (g *guard) readinessLocked(target proto.TargetTargetID, ctxID proto.BrowserBrowserContextID) *readiness {
+	r := g.ready[target]
+	if r == nil {
+		r = &readiness{ctxID: ctxID, done: make(chan struct{})}
+		g.ready[target] = r
+	}
+	return r
+}
+
+// waitReady waits until page target of context ctxID runs under its rules.
+func (g *guard) waitReady(ctx context.Context, target proto.TargetTargetID, ctxID proto.BrowserBrowserContextID) error {
+	g.mu.Lock()
+	r := g.readinessLocked(target, ctxID)
+	g.mu.Unlock()
+	select {
+	case <-r.done:
+		g.mu.Lock()
+		delete(g.ready, target)
+		g.mu.Unlock()
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.c.Done():
+		return g.c.Err()
+	}
+}
+
+func (g *guard) markReady(target proto.TargetTargetID, ctxID proto.BrowserBrowserContextID, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := g.readinessLocked(target, ctxID)
+	select {
+	case <-r.done:
+	default:
+		r.err = err
+		close(r.done)
+	}
+}
+
+// start asks the browser to attach to every new page, paused.
+func (g *guard) start(ctx context.Context) error {
+	return proto.TargetSetAutoAttach{
+		AutoAttach:             true,
+		WaitForDebuggerOnStart: true,
+		Flatten:                true,
+		Filter:                 proto.TargetTargetFilter{{Type: "page"}},
+	}.Call(session{c: g.c, ctx: ctx})
+}
+
+// register makes the pages of browser context id follow env's rules. Call it
+// before the context has any page.
+func (g *guard) register(id proto.BrowserBrowserContextID, env *Env) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.contexts[id] = env
+}
+
+func (g *guard) unregister(id proto.BrowserBrowserContextID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.contexts, id)
+	for s, w := range g.sessions {
+		if w.env.ctxID == id {
+			delete(g.sessions, s)
+		}
+	}
+	for t, r := range g.ready {
+		if r.ctxID == id {
+			delete(g.ready, t)
+		}
+	}
+}
+
+// see is shown every event before rod gets it. It must not block: the
+// work runs in its own goroutine.
+func (g *guard) see(e *cdp.Event) {
+	switch e.Method {
+	case "Target.attachedToTarget":
+		if e.SessionID != "" {
+			return
+		}
+		var ev proto.TargetAttachedToTarget
+		if json.Unmarshal(e.Params, &ev) == nil && ev.TargetInfo != nil {
+			go g.attached(ev)
+		}
+	case "Target.detachedFromTarget":
+		var ev proto.TargetDetachedFromTarget
+		if e.SessionID == "" && json.Unmarshal(e.Params, &ev) == nil {
+			g.mu.Lock()
+			delete(g.sessions, ev.SessionID)
+			g.mu.Unlock()
+		}
+	case "Fetch.requestPaused":
+		var ev proto.FetchRequestPaused
+		if json.Unmarshal(e.Params, &ev) == nil {
+			go g.paused(proto.TargetSessionID(e.SessionID), ev)
+		}
+	case "Fetch.authRequired":
+		var ev proto.FetchAuthRequired
+		if json.Unmarshal(e.Params, &ev) == nil {
+			go g.auth(proto.TargetSessionID(e.SessionID), ev)
+		}
+	}
+}
+
+func (g *guard) session(id proto.TargetSessionID) (session, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(g.c.alive, guardCallTimeout)
+	return session{c: g.c, id: id, ctx: ctx}, cancel
+}
+
+// attached sets up a new page, then lets it run.
+func (g *guard) attached(ev proto.TargetAttachedToTarget) {
+	s, cancel := g.session(ev.SessionID)
+	defer cancel()
+	g.mu.Lock()
+	env := g.contexts[ev.TargetInfo.BrowserContextID]
+	if env != nil {
+		g.sessions[ev.SessionID] = watched{env: env, target: ev.TargetInfo.TargetID}
+	}
+	g.mu.Unlock()
+
+	if env == nil {
+		_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
+		_ = proto.TargetDetachFromTarget{SessionID: ev.SessionID}.Call(session{c: g.c, ctx: s.ctx})
+		return
+	}
+	target := ev.TargetInfo.TargetID
+	if patterns := g.patterns(env); patterns != nil {
+		err := proto.FetchEnable{Patterns: patterns, HandleAuthRequests: env.proxy.hasAuth}.Call(s)
+		if err != nil {
+			// A page we cannot guard must not run.
+			g.c.log.Warn("cannot guard a new page; closing it", "env", env.ID, "target", target, "err", err)
+			_, _ = proto.TargetCloseTarget{TargetID: target}.Call(session{c: g.c, ctx: s.ctx})
+			g.markReady(target, env.ctxID, err)
+			return
+		}
+	}
+	err := proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
+	if err != nil && g.c.Err() == nil {
+		g.c.log.Debug("cannot resume a new page", "env", env.ID, "err", err)
+	}
+	g.markReady(target, env.ctxID, err)
+}
+
+// patterns are the requests of env's pages that pause, or nil for none.
+func (g *guard) patterns(env *Env) []*proto.FetchRequestPattern {
+	switch {
+	case env.proxy.hasAuth:
+		// Every request may meet the proxy's 407.
+		return []*proto.FetchRequestPattern{{URLPattern: "*"}}
+	case g.allow != nil:
+		return []*proto.FetchRequestPattern{{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument}}
+	}
+	return nil
+}
+
+// paused decides one paused request.
+func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
+	s, cancel := g.session(sid)
+	defer cancel()
+	g.mu.Lock()
+	w, ok := g.sessions[sid]
+	g.mu.Unlock()
+
+	if ok && g.allow != nil && ev.Request != nil &&
+		ev.ResourceType == proto.NetworkResourceTypeDocument &&
+		ev.FrameID == proto.PageFrameID(w.target) &&
+		ev.ResponseStatusCode == nil && ev.ResponseErrorReason == "" &&
+		!w.env.isExempt(w.target) {
+		u := ev.Request.URL + ev.Request.URLFragment
+		if !g.allow(u) {
+			// Remember first, so the refusal is known when the navigation fails.
+			w.env.noteBlocked(u)
+			g.c.log.Info("navigation blocked: host not allowed", "env", w.env.ID, "url", u)
+			_ = proto.FetchFailRequest{RequestID: ev.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(s)
+			return
+		}
+	}
+	_ = proto.FetchContinueRequest{RequestID: ev.RequestID}.Call(s)
+}
+
+// auth answers a proxy's credential challenge with the region's
+// credentials, once per request; anything else gets Chromium's default.
+func (g *guard) auth(sid proto.TargetSessionID, ev proto.FetchAuthRequired) {
+	s, cancel := g.session(sid)
+	defer cancel()
+	g.mu.Lock()
+	w, ok := g.sessions[sid]
+	again := g.authSeen[ev.RequestID]
+	g.authSeen[ev.RequestID] = true
+	if len(g.authSeen) > 10000 {
+		g.authSeen = map[proto.FetchRequestID]bool{}
+	}
+	g.mu.Unlock()
+
+	resp := &proto.FetchAuthChallengeResponse{Response: proto.FetchAuthChallengeResponseResponseDefault}
+	if ok && w.env.proxy.hasAuth && ev.AuthChallenge != nil && ev.AuthChallenge.Source == proto.FetchAuthChallengeSourceProxy {
+		if again {
+			resp.Response = proto.FetchAuthChallengeResponseResponseCancelAuth
+		} else {
+			resp = &proto.FetchAuthChallengeResponse{
+				Response: proto.FetchAuthChallengeResponseResponseProvideCredentials,
+				Username: w.env.proxy.user,
+				Password: w.env.proxy.password,
+			}
+		}
+	}
+	_ = proto.FetchContinueWithAuth{RequestID: ev.RequestID, AuthChallengeResponse: resp}.Call(s)
+}

@@ -1,0 +1,147 @@
+package browser
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// Defaults of the config's browser section (DESIGN.md, "Config").
+const (
+	DefaultMaxEnvironments = 8
+	DefaultMaxPerPurpose   = 4
+	DefaultIdleTimeout     = 10 * time.Minute
+	// DefaultPurpose is the purpose of an environment opened without one.
+	DefaultPurpose = "default"
+	// DefaultRegion is the one region that exists when the config names none.
+	DefaultRegion = "local"
+)
+
+// Provider names.
+const (
+	ProviderLocal = "local"
+	ProviderCDP   = "cdp"
+)
+
+// Options configure a Manager. The zero value launches the system Chromium
+// headless with the defaults above.
+type Options struct {
+	// Provider is "local" (launch the system Chromium; the default) or "cdp"
+	// (attach to the remote browsers in Endpoints).
+	Provider string
+	// Bin is the Chromium binary of the local provider; empty looks it up on PATH.
+	Bin string
+	// Headless runs the local browser without a window. Config's default is
+	// true; set it explicitly.
+	Headless bool
+	// Endpoints are the ws:// DevTools URLs of the cdp provider, used round-robin.
+	Endpoints []string
+	// MaxEnvironments caps the open environments (default 8).
+	MaxEnvironments int
+	// MaxPerPurpose caps the open environments of one purpose (default 4).
+	MaxPerPurpose int
+	// IdleTimeout closes an environment no call used for this long (default 10m).
+	IdleTimeout time.Duration
+	// Regions by name; default {"local": {}} (direct egress).
+	Regions map[string]Region
+	// AllowURL says whether a top-level navigation to rawURL may happen. The
+	// browser blocks every main-frame document request it refuses, and the
+	// environment remembers it (Env.TakeBlocked). Nil allows every URL.
+	AllowURL func(rawURL string) bool
+	// Logger receives the package's logs; nil discards them.
+	Logger *slog.Logger
+	// StateDir holds the local browser's temporary profiles (under tmp/);
+	// empty uses the OS temporary directory.
+	StateDir string
+}
+
+// Region is where an environment's traffic leaves from.
+type Region struct {
+	// Proxy is an http://, https:// or socks5:// proxy URL, with optional
+	// user:password; empty means direct egress.
+	Proxy string
+}
+
+// proxy is a region's proxy split into what Chromium takes and the
+// credentials it asks for on a 407.
+type proxy struct {
+	server   string // scheme://host:port, without credentials
+	user     string
+	password string
+	hasAuth  bool
+}
+
+func parseProxy(region, raw string) (proxy, error) {
+	if raw == "" {
+		return proxy{}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return proxy{}, errs.New(errs.InvalidParams, "region %q: proxy %q is not a URL like http://host:3128", region, redactProxy(raw))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "socks4", "socks5":
+	default:
+		return proxy{}, errs.New(errs.InvalidParams, "region %q: proxy scheme %q is not one of http, https, socks4, socks5", region, u.Scheme)
+	}
+	p := proxy{server: strings.ToLower(u.Scheme) + "://" + u.Host}
+	if u.User != nil {
+		p.user = u.User.Username()
+		p.password, _ = u.User.Password()
+		p.hasAuth = true
+	}
+	return p, nil
+}
+
+// redactProxy hides the password of a proxy URL for messages and logs.
+func redactProxy(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		if i := strings.LastIndex(raw, "@"); i >= 0 {
+			return "[redacted]@" + raw[i+1:]
+		}
+		return raw
+	}
+	return u.Redacted()
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Provider == "" {
+		o.Provider = ProviderLocal
+	}
+	if o.MaxEnvironments <= 0 {
+		o.MaxEnvironments = DefaultMaxEnvironments
+	}
+	if o.MaxPerPurpose <= 0 {
+		o.MaxPerPurpose = DefaultMaxPerPurpose
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if len(o.Regions) == 0 {
+		o.Regions = map[string]Region{DefaultRegion: {}}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch o.Provider {
+	case ProviderLocal:
+	case ProviderCDP:
+		if len(o.Endpoints) == 0 {
+			return o, fmt.Errorf("browser.provider cdp needs at least one ws:// URL in browser.endpoints")
+		}
+		for _, e := range o.Endpoints {
+			u, err := url.Parse(e)
+			if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+				return o, fmt.Errorf("browser.endpoints: %q is not a ws:// or wss:// URL", e)
+			}
+		}
+	default:
+		return o, fmt.Errorf("browser.provider %q is not one of local, cdp", o.Provider)
+	}
+	return o, nil
+}

@@ -1,0 +1,217 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/engine/config"
+)
+
+// Path is where Streamable HTTP is served.
+const Path = "/mcp"
+
+// SessionTimeout closes an HTTP session after this long without requests.
+const SessionTimeout = time.Hour
+
+// CheckHTTP refuses to serve a non-loopback address without a token: off
+// loopback, every request must carry `Authorization: Bearer TOKEN`.
+func CheckHTTP(addr, token string) error {
+	if addr == "" {
+		return errors.New("no HTTP address: give --http ADDR or set http.addr")
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("http address %q: want HOST:PORT such as 127.0.0.1:8080", addr)
+	}
+	if !config.IsLoopback(addr) && token == "" {
+		return fmt.Errorf("http address %s is not loopback: refusing to serve without a token (set http.token, by default from the TOOLWRIGHT_TOKEN environment variable)", addr)
+	}
+	return nil
+}
+
+// ServeHTTP serves Streamable HTTP at /mcp on addr until ctx ends, then shuts
+// down gracefully: no new connections, calls in flight get ShutdownGrace,
+// then the rest are cancelled and the sessions closed. The caller closes the
+// browsers and the store afterwards.
+func (s *Server) ServeHTTP(ctx context.Context, addr, token string) error {
+	if err := CheckHTTP(addr, token); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	return s.serveListener(ctx, ln, token, host)
+}
+
+// ServeListener is ServeHTTP on a listener the caller opened.
+func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token string) error {
+	if err := CheckHTTP(ln.Addr().String(), token); err != nil {
+		ln.Close()
+		return err
+	}
+	host, _, _ := net.SplitHostPort(ln.Addr().String())
+	return s.serveListener(ctx, ln, token, host)
+}
+
+func (s *Server) serveListener(ctx context.Context, ln net.Listener, token, boundHost string) error {
+	hs := &http.Server{
+		Handler:           s.Handler(boundHost, token),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	s.log.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+Path,
+		"tools", len(s.eng.Workflows().Names()), "auth", token != "")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down the HTTP server")
+	go func() {
+		s.drain(s.o.ShutdownGrace)
+		for ss := range s.mcp.Sessions() {
+			_ = ss.Close()
+		}
+	}()
+	sctx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownGrace+5*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		s.log.Warn("HTTP shutdown timed out; closing connections", "err", err)
+		err = hs.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Handler is the HTTP handler: the guard (Host, Origin, body size, token)
+// in front of the SDK's Streamable HTTP handler at /mcp. boundHost is the
+// host the server listens on; token may be empty on loopback.
+func (s *Server) Handler(boundHost, token string) http.Handler {
+	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              slog.New(debugOnly{s.log.Handler()}),
+		MaxRequestBodyBytes: s.o.MaxBodyBytes,
+		SessionTimeout:      SessionTimeout,
+	})
+	mux := http.NewServeMux()
+	mux.Handle(Path, mh)
+	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}}
+	h := strings.ToLower(strings.Trim(boundHost, "[]"))
+	switch ip := net.ParseIP(h); {
+	case h == "" || (ip != nil && ip.IsUnspecified()):
+		g.anyHost = true // every interface: names unknown, the token guards
+	case !isLoopbackHost(h):
+		g.hosts[h] = true
+	}
+	if token != "" {
+		sum := sha256.Sum256([]byte(token))
+		g.token = sum[:]
+	}
+	return g
+}
+
+// guard protects the endpoint: against DNS rebinding (a Host that is not
+// loopback or the bound host, a browser Origin that is not loopback), against
+// large bodies, and, when a token is set, against callers without it.
+type guard struct {
+	next    http.Handler
+	max     int64
+	log     *slog.Logger
+	hosts   map[string]bool // allowed Host names besides loopback
+	anyHost bool
+	token   []byte // sha256 of the token; nil: no token
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostOK(r.Host) {
+		g.deny(w, r, http.StatusForbidden, "forbidden: Host %q is not allowed", r.Host)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !g.originOK(o, r.Host) {
+		g.deny(w, r, http.StatusForbidden, "forbidden: Origin %q is not allowed", o)
+		return
+	}
+	if g.token != nil && !g.authorized(r.Header.Get("Authorization")) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolwright"`)
+		g.deny(w, r, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer TOKEN")
+		return
+	}
+	if r.ContentLength > g.max {
+		g.deny(w, r, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", g.max)
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, g.max)
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func (g *guard) deny(w http.ResponseWriter, r *http.Request, code int, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	g.log.Warn("HTTP request refused", "status", code, "reason", msg, "remote", r.RemoteAddr)
+	http.Error(w, msg, code)
+}
+
+func (g *guard) hostOK(hostport string) bool {
+	h := hostOf(hostport)
+	return h != "" && (isLoopbackHost(h) || g.anyHost || g.hosts[h])
+}
+
+// originOK accepts browser origins on loopback, on the bound host, and
+// (when bound to every interface) the page's own origin.
+func (g *guard) originOK(origin, reqHost string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	h := hostOf(u.Host)
+	switch {
+	case isLoopbackHost(h), g.hosts[h]:
+		return true
+	case g.anyHost:
+		return strings.EqualFold(u.Host, reqHost)
+	}
+	return false
+}
+
+func (g *guard) authorized(header string) bool {
+	scheme, cred, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(cred)))
+	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
+}
+
+// hostOf is the lowercased host of HOST[:PORT], without IPv6 brackets.
+func hostOf(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(h, "[]"), "."))
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

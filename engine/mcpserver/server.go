@@ -1,0 +1,297 @@
+// Package mcpserver turns the engine's compiled workflows into MCP tools and
+// serves them over stdio or Streamable HTTP, with hot reload of the workflow
+// folder and the selector map.
+//
+// One workflow is one tool, registered with the SDK's low-level AddTool and
+// the workflow's generated JSON schemas. The SDK does not validate raw
+// arguments; the engine does (gojsonschema) and answers invalid ones with an
+// invalid_params envelope. Every result is the engine's envelope, as
+// structuredContent and as one JSON text block, with isError = !ok. Only an
+// unknown tool name is a JSON-RPC error (-32602).
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// Defaults of Options.
+const (
+	DefaultName          = "toolwright"
+	DefaultVersion       = "dev"
+	DefaultShutdownGrace = 10 * time.Second
+	DefaultDebounce      = 200 * time.Millisecond
+	DefaultMaxBodyBytes  = 1 << 20
+)
+
+// Options configure a Server. Every field is optional.
+type Options struct {
+	Name    string // the server name in the initialize answer (default "toolwright")
+	Version string // the server version (default "dev")
+	Logger  *slog.Logger
+	// ShutdownGrace is how long calls in flight may run on after the serving
+	// context ends; then they are cancelled (envelope code cancelled).
+	ShutdownGrace time.Duration
+	// Debounce is how long hot reload waits for file events to settle.
+	Debounce time.Duration
+	// MaxBodyBytes bounds an HTTP request body (413 above it).
+	MaxBodyBytes int64
+}
+
+// Server serves one engine's workflows as MCP tools.
+type Server struct {
+	eng *run.Engine
+	mcp *mcp.Server
+	log *slog.Logger
+	o   Options
+
+	mu    sync.Mutex        // serialises Sync
+	tools map[string][]byte // registered tool name → its JSON, to skip unchanged tools
+
+	// base ends the calls still running when serving stops (after the grace).
+	base     context.Context
+	abort    context.CancelFunc
+	inflight atomic.Int64
+}
+
+// New makes a server and registers the engine's current workflows.
+func New(eng *run.Engine, o Options) *Server {
+	if o.Name == "" {
+		o.Name = DefaultName
+	}
+	if o.Version == "" {
+		o.Version = DefaultVersion
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
+	}
+	if o.Debounce <= 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s := &Server{eng: eng, log: o.Logger, o: o, tools: map[string][]byte{}}
+	s.base, s.abort = context.WithCancel(context.Background())
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: "toolwright", Version: o.Version}, &mcp.ServerOptions{
+		// The SDK's own chatter (sessions opening and closing) is debug detail.
+		Logger: slog.New(debugOnly{o.Logger.Handler()}),
+		// Advertise tools (with list_changed) even while the set is empty,
+		// and nothing else: no prompts, resources or MCP logging.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s.Sync(eng.Workflows())
+	return s
+}
+
+// MCP is the underlying SDK server (to connect in-process transports).
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Sync makes the registered tools those of set: it adds new tools, replaces
+// changed ones and removes the rest. The SDK sends one debounced
+// notifications/tools/list_changed for a burst of changes; an unchanged set
+// sends none. It returns how many tools were added, changed and removed.
+func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := make(map[string][]byte, len(set.Names()))
+	for _, w := range set.Tools() {
+		t := Tool(w)
+		b, err := json.Marshal(t)
+		if err != nil { // generated schemas are always JSON; keep serving the old one
+			s.log.Error("tool not registered", "tool", w.Name, "err", err)
+			continue
+		}
+		next[w.Name] = b
+		old, had := s.tools[w.Name]
+		switch {
+		case had && bytes.Equal(old, b):
+			continue
+		case had:
+			changed++
+		default:
+			added++
+		}
+		s.mcp.AddTool(t, s.handle)
+	}
+	var gone []string
+	for name := range s.tools {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	s.tools = next
+	return added, changed, len(gone)
+}
+
+// Tool is the MCP tool of a workflow: its generated schemas and the
+// annotations of DESIGN.md (every hint explicit, since MCP's defaults for
+// absent hints are the unsafe ones).
+func Tool(w *workflow.Workflow) *mcp.Tool {
+	a := w.Annotations()
+	destructive, openWorld := a.DestructiveHint, a.OpenWorldHint
+	t := &mcp.Tool{
+		Name:        w.Name,
+		Title:       w.Title,
+		Description: w.Description,
+		InputSchema: w.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnlyHint,
+			DestructiveHint: &destructive,
+			IdempotentHint:  a.IdempotentHint,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+	if len(w.OutputSchema) > 0 {
+		t.OutputSchema = w.OutputSchema
+	}
+	return t
+}
+
+// handle runs one tools/call through the engine.
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	// The call ends on the client's notifications/cancelled (the SDK cancels
+	// ctx) and when serving stops for good.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.base, cancel)()
+
+	name := req.Params.Name
+	r := run.Request{Tool: name, Args: req.Params.Arguments}
+	var p *progress
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		p = &progress{ctx: ctx, ss: req.Session, token: tok, log: s.log, last: -1}
+		r.Progress = p.step
+	}
+	env, err := s.eng.Call(ctx, r)
+	if errors.Is(err, run.ErrUnknownTool) {
+		// Hot reload removed the tool between tools/list and this call.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		p.finish(env.Code)
+	}
+	b := env.JSON()
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+		IsError:           !env.OK,
+	}, nil
+}
+
+// progress turns the engine's step reports into notifications/progress.
+// MCP wants progress to grow with every notification, while the engine
+// reports nested steps (a paginate's pages) with the same count of finished
+// top-level steps: those move halfway to the next whole step.
+type progress struct {
+	ctx   context.Context
+	ss    *mcp.ServerSession
+	token any
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	last  float64
+	total int
+}
+
+func (p *progress) step(done, total int, message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total = total
+	v := float64(done)
+	if v <= p.last {
+		v = p.last + (float64(done)+1-p.last)/2
+	}
+	p.send(v, message)
+}
+
+// finish reports the whole call done.
+func (p *progress) finish(code string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.send(max(float64(p.total), p.last+1), "finished: "+code)
+}
+
+func (p *progress) send(v float64, message string) {
+	if v <= p.last || p.ctx.Err() != nil {
+		return
+	}
+	p.last = v
+	err := p.ss.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: p.token, Progress: v, Total: float64(max(p.total, int(v))), Message: message,
+	})
+	if err != nil {
+		p.log.Debug("progress notification not sent", "err", err)
+	}
+}
+
+// Serve serves one MCP session on t until the client leaves or ctx ends;
+// then calls still running get ShutdownGrace to finish before they are
+// cancelled.
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	stop := context.AfterFunc(ctx, func() { s.drain(s.o.ShutdownGrace) })
+	defer stop()
+	err := s.mcp.Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil // asked to stop
+	}
+	return err
+}
+
+// ServeStdio serves MCP on stdin and stdout. Nothing else may write to
+// stdout: logs go to stderr.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	s.log.Info("serving MCP over stdio", "tools", len(s.eng.Workflows().Names()))
+	return s.Serve(ctx, &mcp.StdioTransport{})
+}
+
+// drain waits up to grace for the calls in flight, then cancels the rest.
+func (s *Server) drain(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.inflight.Load(); n > 0 {
+		s.log.Warn("cancelling calls still running at shutdown", "calls", n)
+	}
+	s.abort()
+}
+
+// debugOnly logs every record of the SDK at debug level.
+type debugOnly struct{ h slog.Handler }
+
+func (d debugOnly) Enabled(ctx context.Context, _ slog.Level) bool {
+	return d.h.Enabled(ctx, slog.LevelDebug)
+}
+
+func (d debugOnly) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return d.h.Handle(ctx, r)
+}
+
+func (d debugOnly) WithAttrs(as []slog.Attr) slog.Handler { return debugOnly{d.h.WithAttrs(as)} }
+func (d debugOnly) WithGroup(name string) slog.Handler    { return debugOnly{d.h.WithGroup(name)} }

@@ -1,0 +1,69 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// blankPasswordsJS returns the page's HTML with every password input's
+// value removed, without touching the live page.
+const blankPasswordsJS = `() => {
+	const doc = document.documentElement.cloneNode(true);
+	const live = document.querySelectorAll('input');
+	const copies = doc.querySelectorAll('input');
+	copies.forEach((el, i) => {
+		const type = ((live[i] && live[i].type) || el.getAttribute('type') || '').toLowerCase();
+		if (type === 'password') { el.removeAttribute('value'); el.setAttribute('value', ''); }
+		else if (live[i] && live[i].value !== undefined && type !== 'file') { el.setAttribute('value', live[i].value); }
+	});
+	return '<!doctype html>\n' + doc.outerHTML;
+}`
+
+// blankPasswordsForShotJS clears password fields on the live page before
+// the failure screenshot (the call has failed; the page is not reused as is).
+const blankPasswordsForShotJS = `() => document.querySelectorAll('input[type=password]').forEach(el => { el.value = ''; })`
+
+// saveFailure keeps a screenshot and the page's HTML (password values
+// blanked, secrets redacted) of a failed call, best effort and bounded.
+func (c *call) saveFailure(ctx context.Context) {
+	env := c.currentEnv()
+	if env == nil || env.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	dir, err := c.e.artifactDir(c.traceID)
+	if err != nil {
+		return
+	}
+	page := env.Page().Context(ctx)
+	if res, err := page.Eval(blankPasswordsJS); err == nil {
+		html := c.e.redactor.Redact(res.Value.Str())
+		_ = os.WriteFile(filepath.Join(dir, "page.html"), []byte(html), 0o600)
+	}
+	if _, err := page.Eval(blankPasswordsForShotJS); err == nil {
+		if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600)
+		}
+	}
+}
+
+// artifacts lists the files kept for this call.
+func (c *call) artifacts() []string {
+	dir := filepath.Join(c.e.artifacts, c.traceID)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,367 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// call is the state of one tool call.
+type call struct {
+	e       *Engine
+	set     *workflow.Set
+	w       *workflow.Workflow
+	req     Request
+	traceID string
+	start   time.Time
+	taskID  string
+	grantID string
+
+	mu       sync.Mutex
+	steps    []store.StepRecord
+	attempts int
+	env      *browser.Env
+	artifact int
+	done     int // top-level steps finished, for progress
+}
+
+func (e *Engine) newCall(set *workflow.Set, w *workflow.Workflow, req Request) *call {
+	return &call{e: e, set: set, w: w, req: req, traceID: store.NewTraceID(), start: time.Now(), attempts: 1}
+}
+
+// run is the whole call: checks, idempotency, steps, and the record.
+func (c *call) run(ctx context.Context) *result.Envelope {
+	bound, err := c.w.Bind(c.req.Args)
+	if bound != nil {
+		c.taskID = bound.TaskID
+	} else {
+		c.taskID = taskIDOf(c.req.Args)
+	}
+	if err == nil {
+		err = c.admit(ctx, bound)
+	}
+	if err != nil {
+		return c.finish(ctx, nil, result.Failure(err), err)
+	}
+	var claim *store.Claim
+	if c.taskID != "" && c.e.store != nil {
+		hash, herr := store.ArgsHashJSON(canonicalArgs(bound))
+		if herr == nil {
+			claim, herr = c.e.store.Claim(ctx, c.w.Name, c.taskID, hash, store.DefaultIdempotencyTTL)
+		}
+		if herr != nil {
+			return c.finish(ctx, nil, result.Failure(herr), herr)
+		}
+		if claim.Stored != nil {
+			c.audit(ctx, claim.Stored, "")
+			return claim.Stored
+		}
+	}
+	env, runErr := c.execute(ctx, bound)
+	return c.finish(ctx, claim, env, runErr)
+}
+
+// admit runs the checks that come before any browser work: the grant and
+// the hosts of url parameters.
+func (c *call) admit(ctx context.Context, bound *workflow.Call) error {
+	var grants policy.GrantSource
+	if c.e.store != nil {
+		grants = c.e.store
+	}
+	id, err := policy.Decide(ctx, policy.WriteMode(c.e.cfg.Policy.WriteTools), c.w.Risk, c.w.Name, bound.TaskID, grants)
+	if err != nil {
+		return err
+	}
+	c.grantID = id
+	for name, u := range c.w.URLParams(bound) {
+		if ok, host := c.e.hosts.AllowedURL(u); !ok {
+			return errs.New(errs.HostNotAllowed, "argument %q: host %q is not in policy.allowed_hosts", name, host)
+		}
+	}
+	return nil
+}
+
+// execute runs the steps under the deadline and builds the envelope.
+func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envelope, error) {
+	r := newRunner(c, c.w, bound.Params)
+	deadline, err := c.w.DeadlineOf(r.scope, c.e.cfg.Limits.MaxDeadline)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidParams, err, "the deadline of %s is not usable: %v", c.w.Name, err)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, deadline, errs.New(errs.DeadlineExceeded, "the call ran past its deadline of %s", deadline))
+	defer cancel()
+	defer c.releaseEnv()
+	switch c.w.Env {
+	case workflow.EnvGiven:
+		if err := c.acquireGiven(ctx, bound.EnvID); err != nil {
+			return nil, err
+		}
+	case workflow.EnvTemporary:
+		env, err := c.e.browsers.OpenTemporary(ctx, "", "")
+		if err != nil {
+			return nil, r.classify(ctx, ctx, nil, err)
+		}
+		c.setEnv(env)
+	}
+	r.refreshEnvScope()
+	if err := r.runSteps(ctx, c.w.Steps, nil); err != nil {
+		c.saveFailure(ctx)
+		return nil, err
+	}
+	data, err := r.output(ctx)
+	if err != nil {
+		return nil, r.classify(ctx, ctx, nil, err)
+	}
+	return result.Success(data), nil
+}
+
+// acquireGiven holds the environment an env: given call names.
+func (c *call) acquireGiven(ctx context.Context, id string) error {
+	env, err := c.e.browsers.Get(id)
+	if err != nil {
+		return err
+	}
+	if len(c.w.Purposes) > 0 && !contains(c.w.Purposes, env.Purpose) {
+		return errs.New(errs.EnvPurposeMismatch, "environment %s belongs to purpose %q; %s runs only on %v", id, env.Purpose, c.w.Name, c.w.Purposes)
+	}
+	env, err = c.e.browsers.Acquire(ctx, id)
+	if err != nil {
+		return err
+	}
+	c.setEnv(env)
+	return nil
+}
+
+func (c *call) setEnv(env *browser.Env) {
+	c.mu.Lock()
+	c.env = env
+	c.mu.Unlock()
+}
+
+func (c *call) currentEnv() *browser.Env {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.env
+}
+
+func (c *call) releaseEnv() {
+	c.mu.Lock()
+	env := c.env
+	c.mu.Unlock()
+	c.e.browsers.Release(env)
+}
+
+// finish records the call: artifacts of a failure, redaction, trace,
+// audit, and the idempotency record.
+func (c *call) finish(ctx context.Context, claim *store.Claim, env *result.Envelope, runErr error) *result.Envelope {
+	if env == nil {
+		env = result.Failure(runErr)
+		if fe := (*failure)(nil); errors.As(runErr, &fe) {
+			env = result.Failure(fe.err)
+			env.Step = fe.step
+		}
+	}
+	env.TaskID = c.taskID
+	env.TraceID = c.traceID
+	env.Attempts = c.attempts
+	env.DurationMS = time.Since(c.start).Milliseconds()
+	red := c.e.redactor
+	env.Message = red.Redact(env.Message)
+	env.Step = red.Redact(env.Step)
+	if env.Data != nil {
+		env.Data, _ = red.RedactAny(env.Data).(map[string]any)
+	}
+	if env.OK {
+		if err := c.checkSize(env); err != nil {
+			runErr = err
+			ok := result.Failure(err)
+			ok.TaskID, ok.TraceID, ok.Attempts, ok.DurationMS = env.TaskID, env.TraceID, env.Attempts, env.DurationMS
+			env = ok
+		}
+	}
+	// Recording outlives a cancelled call: use a fresh, bounded context.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	c.saveTrace(rctx, env, runErr)
+	c.audit(rctx, env, c.envID())
+	if claim != nil {
+		if env.OK || !env.Retryable {
+			if err := claim.Complete(rctx, env); err != nil {
+				c.e.log.Warn("idempotency record not stored", "trace_id", c.traceID, "task_id", c.taskID, "err", red.Redact(err.Error()))
+			}
+		} else {
+			_ = claim.Release(rctx)
+		}
+	}
+	lvl := c.e.log.Info
+	if !env.OK {
+		lvl = c.e.log.Warn
+	}
+	lvl("call", "tool", c.w.Name, "trace_id", c.traceID, "task_id", c.taskID, "code", env.Code, "duration_ms", env.DurationMS)
+	return env
+}
+
+// checkSize enforces limits.max_response_bytes on an ok envelope.
+func (c *call) checkSize(env *result.Envelope) error {
+	max := c.e.cfg.Limits.MaxResponseBytes
+	if max <= 0 {
+		return nil
+	}
+	if n := len(env.JSON()); n > max {
+		return errs.New(errs.LimitExceeded, "the result is %d bytes, above limits.max_response_bytes (%d): lower the limits or narrow the call", n, max)
+	}
+	return nil
+}
+
+func (c *call) envID() string {
+	if env := c.currentEnv(); env != nil {
+		return env.ID
+	}
+	return ""
+}
+
+func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error) {
+	if c.e.store == nil {
+		return
+	}
+	red := c.e.redactor
+	t := &store.Trace{
+		ID: c.traceID, TaskID: c.taskID, Tool: c.w.Name,
+		Args: summarize(c.req.Args, red), Start: c.start, DurationMS: env.DurationMS,
+		Code: env.Code, Message: env.Message, Attempts: env.Attempts,
+	}
+	if e := c.currentEnv(); e != nil {
+		t.EnvID, t.Purpose = e.ID, e.Purpose
+	}
+	c.mu.Lock()
+	t.Steps = append([]store.StepRecord(nil), c.steps...)
+	c.mu.Unlock()
+	for i := range t.Steps {
+		t.Steps[i].Error = red.Redact(t.Steps[i].Error)
+	}
+	if runErr != nil {
+		t.Error = red.Redact(causeText(runErr))
+	}
+	t.Artifacts = c.artifacts()
+	if err := c.e.store.SaveTrace(ctx, t); err != nil {
+		c.e.log.Warn("trace not stored", "trace_id", c.traceID, "err", red.Redact(err.Error()))
+	}
+}
+
+func (c *call) audit(ctx context.Context, env *result.Envelope, envID string) {
+	if c.e.store == nil {
+		return
+	}
+	rec := &store.AuditRecord{
+		Time: time.Now(), TaskID: c.taskID, Tool: c.w.Name, Risk: c.w.Risk,
+		EnvID: envID, GrantID: c.grantID, Code: env.Code, TraceID: env.TraceID,
+	}
+	if e := c.currentEnv(); e != nil {
+		rec.Purpose = e.Purpose
+	}
+	if err := c.e.store.AppendAudit(ctx, rec); err != nil {
+		c.e.log.Error("audit record not appended", "trace_id", c.traceID, "err", c.e.redactor.Redact(err.Error()))
+	}
+}
+
+// taskIDOf reads task_id from arguments that failed validation.
+func taskIDOf(raw json.RawMessage) string {
+	var a struct {
+		TaskID any `json:"task_id"`
+	}
+	if json.Unmarshal(raw, &a) == nil {
+		if s, ok := a.TaskID.(string); ok && len(s) <= 128 {
+			return s
+		}
+	}
+	return ""
+}
+
+// canonicalArgs is what idempotency compares: the parameters after
+// defaults and the environment, in a stable encoding.
+func canonicalArgs(b *workflow.Call) []byte {
+	out, _ := json.Marshal(map[string]any{"params": b.Params, "env_id": b.EnvID})
+	return out
+}
+
+// summarize keeps arguments for the trace with long strings cut and secrets redacted.
+func summarize(raw json.RawMessage, red *policy.Redactor) json.RawMessage {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return json.RawMessage(`{}`)
+	}
+	v = cut(red.RedactAny(v))
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+const maxTraceString = 1000
+
+// cutMark marks a string cut short in a trace.
+const cutMark = "… ("
+
+func cut(v any) any {
+	switch x := v.(type) {
+	case string:
+		if r := []rune(x); len(r) > maxTraceString {
+			return string(r[:maxTraceString]) + fmt.Sprintf("%s%d more)", cutMark, len(r)-maxTraceString)
+		}
+	case map[string]any:
+		for k, it := range x {
+			x[k] = cut(it)
+		}
+	case []any:
+		for i, it := range x {
+			x[i] = cut(it)
+		}
+	}
+	return v
+}
+
+// causeText is the raw error chain for the trace.
+func causeText(err error) string {
+	var fe *failure
+	if errors.As(err, &fe) {
+		err = fe.err
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Cause != nil {
+		return e.Message + ": " + e.Cause.Error()
+	}
+	return err.Error()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ReplayArgs returns the arguments of a recorded call for replay. Traces
+// cut very long strings; such a call cannot be replayed faithfully.
+func ReplayArgs(t *store.Trace) (json.RawMessage, error) {
+	if len(t.Args) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	if strings.Contains(string(t.Args), cutMark) {
+		return nil, fmt.Errorf("trace %s cut long arguments; it cannot be replayed exactly", t.ID)
+	}
+	return t.Args, nil
+}

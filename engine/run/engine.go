@@ -1,0 +1,133 @@
+// Package run is the executor: it runs one tool call from validated
+// arguments to the final envelope, under the call's deadline, with bounded
+// loops, retries, cancellation, progress, traces, audit and idempotency.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// ErrUnknownTool is returned for a tool name the current set does not have.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// DefaultStepTimeout bounds a step that declares no timeout (containers
+// such as do, repeat and call are bounded by the call's deadline only).
+const DefaultStepTimeout = 10 * time.Second
+
+// Options wire an Engine.
+type Options struct {
+	Config   *config.Config
+	Set      *workflow.Set
+	Browsers *browser.Manager
+	Store    store.Store // nil: no idempotency, traces or audit (benchmarks only)
+	Logger   *slog.Logger
+	// StepTimeout overrides DefaultStepTimeout.
+	StepTimeout time.Duration
+}
+
+// Engine runs calls. It is safe for concurrent use; SetWorkflows swaps the
+// served set atomically (hot reload).
+type Engine struct {
+	cfg         *config.Config
+	set         atomic.Pointer[workflow.Set]
+	browsers    *browser.Manager
+	store       store.Store
+	log         *slog.Logger
+	redactor    *policy.Redactor
+	hosts       *policy.HostMatcher
+	stepTimeout time.Duration
+	artifacts   string
+}
+
+// New makes an engine.
+func New(o Options) (*Engine, error) {
+	if o.Config == nil || o.Set == nil || o.Browsers == nil {
+		return nil, errors.New("run: Config, Set and Browsers are required")
+	}
+	hosts, err := policy.NewHostMatcher(o.Config.Policy.AllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("policy.allowed_hosts: %w", err)
+	}
+	e := &Engine{
+		cfg:         o.Config,
+		browsers:    o.Browsers,
+		store:       o.Store,
+		log:         o.Logger,
+		redactor:    policy.NewRedactor(o.Config.SecretValues()),
+		hosts:       hosts,
+		stepTimeout: o.StepTimeout,
+		artifacts:   filepath.Join(o.Config.StateDir, "artifacts"),
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.stepTimeout <= 0 {
+		e.stepTimeout = DefaultStepTimeout
+	}
+	e.set.Store(o.Set)
+	return e, nil
+}
+
+// Workflows is the set being served.
+func (e *Engine) Workflows() *workflow.Set { return e.set.Load() }
+
+// SetWorkflows swaps in a new checked set; calls already running finish on the old one.
+func (e *Engine) SetWorkflows(s *workflow.Set) { e.set.Store(s) }
+
+// Redactor is the engine's secret redactor (for logs and CLI output).
+func (e *Engine) Redactor() *policy.Redactor { return e.redactor }
+
+// Hosts is the allowed-host matcher.
+func (e *Engine) Hosts() *policy.HostMatcher { return e.hosts }
+
+// Request is one tool call.
+type Request struct {
+	Tool string
+	Args json.RawMessage
+	// Progress, when set, is told about each step as it starts.
+	Progress func(done, total int, message string)
+}
+
+// Call runs one call and returns its envelope. The only error is
+// ErrUnknownTool; everything else is an envelope.
+func (e *Engine) Call(ctx context.Context, req Request) (*result.Envelope, error) {
+	set := e.set.Load()
+	w, ok := set.Tool(req.Tool)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, req.Tool)
+	}
+	c := e.newCall(set, w, req)
+	env := c.run(ctx)
+	return env, nil
+}
+
+// artifactDir is where a trace's files go.
+func (e *Engine) artifactDir(traceID string) (string, error) {
+	dir := filepath.Join(e.artifacts, traceID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// Close shuts the browsers down.
+func (e *Engine) Close(ctx context.Context) error { return e.browsers.Shutdown(ctx) }
+
+// envelopeOf turns an error into a redacted failure envelope.
+func envelopeOf(err error) *result.Envelope { return result.Failure(err) }

@@ -1,0 +1,627 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/tmpl"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// runner runs the steps of one workflow (the called tool, or a workflow it
+// calls) and implements step.Exec for them.
+type runner struct {
+	c         *call
+	w         *workflow.Workflow
+	scope     tmpl.Env
+	vars      map[string]any
+	truncated map[string]bool
+	frames    []*step.Frame
+	prefix    string // path prefix of a called workflow's steps in the trace
+	depth     int    // call depth
+	current   *store.StepRecord
+}
+
+// failure is a step's error with the step that raised it.
+type failure struct {
+	err  error
+	step string
+}
+
+func (f *failure) Error() string { return f.step + ": " + f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
+
+func newRunner(c *call, w *workflow.Workflow, params map[string]any) *runner {
+	secrets := map[string]any{}
+	for k, v := range c.e.cfg.SecretValues() {
+		secrets[k] = v
+	}
+	r := &runner{c: c, w: w, vars: map[string]any{}, truncated: map[string]bool{}}
+	r.scope = tmpl.Env{
+		tmpl.Params:  params,
+		tmpl.Config:  c.e.cfg.Vars,
+		tmpl.Secrets: secrets,
+		tmpl.Vars:    r.vars,
+		tmpl.EnvName: map[string]any{"id": "", "region": "", "purpose": ""},
+		tmpl.Page:    map[string]any{"url": "", "title": ""},
+	}
+	return r
+}
+
+// refreshEnvScope exposes the call's environment as env.*.
+func (r *runner) refreshEnvScope() {
+	if env := r.c.currentEnv(); env != nil {
+		r.scope[tmpl.EnvName] = map[string]any{"id": env.ID, "region": env.Region, "purpose": env.Purpose}
+	} else {
+		r.scope[tmpl.EnvName] = map[string]any{"id": "", "region": "", "purpose": ""}
+	}
+}
+
+// runSteps runs steps in order; the first failure ends them.
+func (r *runner) runSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
+	if f != nil {
+		r.push(f)
+		defer r.pop()
+	}
+	for _, s := range steps {
+		if err := r.runStep(ctx, s); err != nil {
+			return err
+		}
+		if r.depth == 0 && len(r.frames) == 0 && !strings.Contains(s.Path, ".") {
+			r.c.mu.Lock()
+			r.c.done++
+			r.c.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+func (r *runner) push(f *step.Frame) {
+	r.frames = append(r.frames, f)
+	r.bindFrame()
+}
+
+func (r *runner) pop() {
+	top := r.frames[len(r.frames)-1]
+	r.frames = r.frames[:len(r.frames)-1]
+	if top.ItemName != "" {
+		delete(r.scope, top.ItemName)
+	}
+	r.bindFrame()
+}
+
+// bindFrame exposes the innermost loop as loop.* and every enclosing
+// for_each item by its name.
+func (r *runner) bindFrame() {
+	delete(r.scope, tmpl.Loop)
+	for _, f := range r.frames {
+		loop := map[string]any{"index": f.Index}
+		if f.Page > 0 {
+			loop["page"] = f.Page
+		}
+		r.scope[tmpl.Loop] = loop
+		if f.ItemName != "" {
+			r.scope[f.ItemName] = f.Item
+		}
+	}
+}
+
+// runStep runs one step with its condition, timeout, retries and optional flag.
+func (r *runner) runStep(ctx context.Context, s *step.Step) error {
+	if s.If != nil {
+		ok, err := r.Test(ctx, s.If)
+		if err != nil {
+			return &failure{err: r.classify(ctx, ctx, s, err), step: r.label(s)}
+		}
+		if !ok {
+			r.record(s, 0, time.Now(), "", "skipped", "")
+			return nil
+		}
+	}
+	r.progress(s)
+	attempts := s.Retry.Attempts
+	if attempts < 1 {
+		attempts = 1
+	}
+	var err error
+	for a := 1; a <= attempts; a++ {
+		err = r.attempt(ctx, s, a)
+		if err == nil {
+			return nil
+		}
+		e := errs.As(err)
+		if !e.Retryable || a == attempts || ctx.Err() != nil {
+			break
+		}
+		if !sleep(ctx, s.Retry.Backoff) {
+			break
+		}
+	}
+	if s.Optional && ctx.Err() == nil {
+		return nil
+	}
+	var fe *failure
+	if errors.As(err, &fe) {
+		return err // a nested step already named itself
+	}
+	return &failure{err: err, step: r.label(s)}
+}
+
+// attempt runs a step once, records it and classifies its error.
+func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
+	sctx := ctx
+	cancel := func() {}
+	if !container(s) {
+		timeout := s.Timeout
+		if timeout <= 0 {
+			timeout = r.c.e.stepTimeout
+		}
+		sctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	if env := r.c.currentEnv(); env != nil {
+		var unbind context.CancelFunc
+		sctx, unbind = env.Bind(sctx)
+		defer unbind()
+	}
+	start := time.Now()
+	rec := r.record(s, n, start, "", "", "")
+	prev := r.current
+	r.current = rec
+	err := s.Spec.Run(sctx, r, s)
+	r.current = prev
+	if err == nil {
+		err = r.blocked()
+	}
+	var fe *failure
+	if err != nil && !errors.As(err, &fe) {
+		err = r.classify(ctx, sctx, s, err)
+	}
+	r.c.mu.Lock()
+	rec.DurationMS = time.Since(start).Milliseconds()
+	rec.Code = errs.CodeOf(err)
+	if err != nil {
+		rec.Error = causeText(err)
+	}
+	if n > r.c.attempts {
+		r.c.attempts = n
+	}
+	r.c.mu.Unlock()
+	return err
+}
+
+// container steps are bounded by the call's deadline, not a step timeout.
+func container(s *step.Step) bool {
+	if s.Spec.Body == step.Steps {
+		return true
+	}
+	for _, f := range s.Spec.Fields {
+		if f.Type == step.Steps || f.Type == step.Tool {
+			return true
+		}
+	}
+	return false
+}
+
+// record appends a step record to the trace and returns it for updates.
+func (r *runner) record(s *step.Step, attempt int, start time.Time, strategy, code, errText string) *store.StepRecord {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	r.c.steps = append(r.c.steps, store.StepRecord{
+		Index: len(r.c.steps), Path: r.prefix + s.Path, Kind: s.Spec.Kind, Name: s.Name,
+		Target: s.TargetName(), Strategy: strategy, Code: code, Attempt: attempt, Error: errText,
+	})
+	return &r.c.steps[len(r.c.steps)-1]
+}
+
+func (r *runner) label(s *step.Step) string {
+	if r.prefix == "" {
+		return s.Label()
+	}
+	return fmt.Sprintf("%s %s", strings.TrimSuffix(r.prefix, "/"), s.Label())
+}
+
+func (r *runner) progress(s *step.Step) {
+	if r.c.req.Progress == nil {
+		return
+	}
+	r.c.mu.Lock()
+	done := r.c.done
+	r.c.mu.Unlock()
+	r.c.req.Progress(done, len(r.c.w.Steps), r.label(s))
+}
+
+// blocked turns a navigation the browser refused into host_not_allowed.
+func (r *runner) blocked() error {
+	env := r.c.currentEnv()
+	if env == nil {
+		return nil
+	}
+	if u, ok := env.TakeBlocked(); ok {
+		host := u
+		if _, h := r.c.e.hosts.AllowedURL(u); h != "" {
+			host = h
+		}
+		return errs.New(errs.HostNotAllowed, "navigation to host %q was blocked: it is not in policy.allowed_hosts", host)
+	}
+	return nil
+}
+
+// classify maps any error from a step to a coded error, in one place:
+// blocked navigations, a gone environment, the call's deadline and
+// cancellation, the step's timeout, and rod's typed errors.
+func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err error) error {
+	if b := r.blocked(); b != nil {
+		return b
+	}
+	if env := r.c.currentEnv(); env != nil {
+		if gone := env.Err(); gone != nil {
+			return env.Check(err)
+		}
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Code != errs.Cancelled && e.Code != errs.DeadlineExceeded {
+		return err
+	}
+	switch {
+	case callCtx.Err() != nil:
+		if errors.Is(callCtx.Err(), context.Canceled) {
+			return errs.Wrap(errs.Cancelled, err, "the call was cancelled")
+		}
+		if c := context.Cause(callCtx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
+			return errs.Wrap(errs.DeadlineExceeded, err, "%s", errs.As(c).Message)
+		}
+		return errs.Wrap(errs.DeadlineExceeded, err, "the call ran past its deadline")
+	case stepCtx.Err() != nil && s != nil:
+		d := s.Timeout
+		if d <= 0 {
+			d = r.c.e.stepTimeout
+		}
+		switch {
+		case s.Spec.Kind == "goto":
+			return errs.Wrap(errs.NavigationFailed, err, "the page did not load within %s", d)
+		case s.TargetName() != "":
+			return errs.Wrap(errs.TargetNotFound, err, "target %s was not ready within %s", s.TargetName(), d)
+		}
+		return errs.Wrap(errs.DeadlineExceeded, err, "step %s timed out after %s", s.Spec.Kind, d)
+	}
+	if e != nil {
+		return err
+	}
+	var nav *rod.NavigationError
+	var notFound *rod.ElementNotFoundError
+	var notInteractable *rod.NotInteractableError
+	var invisible *rod.InvisibleShapeError
+	var covered *rod.CoveredError
+	switch {
+	case errors.As(err, &nav):
+		return errs.Wrap(errs.NavigationFailed, err, "the page did not load: %s", nav.Reason)
+	case errors.As(err, &notFound):
+		return errs.Wrap(errs.TargetNotFound, err, "the element was not found")
+	case errors.As(err, &notInteractable), errors.As(err, &invisible), errors.As(err, &covered):
+		what := "the element"
+		if s != nil && s.TargetName() != "" {
+			what = "target " + s.TargetName()
+		}
+		return errs.Wrap(errs.TargetNotFound, err, "%s is not interactable (hidden or covered)", what)
+	}
+	return errs.Wrap(errs.Internal, err, "internal error; the trace has the details")
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// --- step.Exec -------------------------------------------------------------
+
+func (r *runner) refreshPage(ctx context.Context) {
+	env := r.c.currentEnv()
+	if env == nil {
+		return
+	}
+	p := env.Page().Context(ctx)
+	info, err := p.Info()
+	if err != nil {
+		return
+	}
+	r.scope[tmpl.Page] = map[string]any{"url": info.URL, "title": info.Title}
+}
+
+// Eval evaluates a template in the current scope.
+func (r *runner) Eval(ctx context.Context, t *tmpl.Template) (any, error) {
+	if t == nil {
+		return nil, nil
+	}
+	if t.UsesPage {
+		r.refreshPage(ctx)
+	}
+	v, err := t.Eval(r.scope)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "template %q failed: %v", t.Source, err)
+	}
+	return v, nil
+}
+
+// Text evaluates a template as text.
+func (r *runner) Text(ctx context.Context, t *tmpl.Template) (string, error) {
+	v, err := r.Eval(ctx, t)
+	return tmpl.Text(v), err
+}
+
+// Test evaluates a condition.
+func (r *runner) Test(ctx context.Context, e *tmpl.Expr) (bool, error) {
+	if e.UsesPage {
+		r.refreshPage(ctx)
+	}
+	ok, err := e.Bool(r.scope)
+	if err != nil {
+		return false, errs.Wrap(errs.Internal, err, "condition %q failed: %v", e.Source, err)
+	}
+	return ok, nil
+}
+
+// Value evaluates a bare expression.
+func (r *runner) Value(ctx context.Context, e *tmpl.Expr) (any, error) {
+	if e.UsesPage {
+		r.refreshPage(ctx)
+	}
+	v, err := e.Run(r.scope)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "expression %q failed: %v", e.Source, err)
+	}
+	return v, nil
+}
+
+// BoundOf evaluates a loop bound; a parameter's value was checked against its max.
+func (r *runner) BoundOf(b step.LoopBound) (int, error) {
+	if b.Param == "" {
+		return b.N, nil
+	}
+	params, _ := r.scope[tmpl.Params].(map[string]any)
+	n, ok := params[b.Param].(int)
+	if !ok || n < 0 {
+		return 0, errs.New(errs.InvalidParams, "loop bound params.%s is not a whole number", b.Param)
+	}
+	if n > b.N {
+		n = b.N
+	}
+	return n, nil
+}
+
+// env returns the call's environment or the error a step gets without one.
+func (r *runner) env() (*browser.Env, error) {
+	env := r.c.currentEnv()
+	if env == nil {
+		return nil, errs.New(errs.EnvUnavailable, "no environment is open: an env: new workflow must run open_env first")
+	}
+	if err := env.Err(); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// Page is the environment's page bound to ctx.
+func (r *runner) Page(ctx context.Context) (*rod.Page, error) {
+	env, err := r.env()
+	if err != nil {
+		return nil, err
+	}
+	return env.Page().Context(ctx), nil
+}
+
+// Target looks up a selector-map entry.
+func (r *runner) Target(name string) *selector.Target {
+	t, _ := r.c.set.Selectors.Lookup(name)
+	return t
+}
+
+// Find resolves a target and records the strategy that matched.
+func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*selector.Match, error) {
+	t := r.Target(name)
+	if t == nil {
+		return nil, errs.New(errs.Internal, "unknown target %q", name)
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := selector.Resolve(ctx, page, opt.Parent, t, selector.Options{Visible: opt.Visible, Once: opt.Once})
+	if err != nil {
+		return nil, err
+	}
+	if r.current != nil && opt.Parent == nil && r.current.Strategy == "" {
+		r.c.mu.Lock()
+		r.current.Strategy = m.Describe()
+		if r.current.Target == "" {
+			r.current.Target = name
+		}
+		r.c.mu.Unlock()
+	}
+	return m, nil
+}
+
+// Navigate opens url, enforcing allowed hosts before and in the browser.
+func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
+	if ok, host := r.c.e.hosts.AllowedURL(url); !ok {
+		return errs.New(errs.HostNotAllowed, "host %q is not in policy.allowed_hosts", host)
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return err
+	}
+	event := proto.PageLifecycleEventNameLoad
+	if waitUntil == "domcontentloaded" {
+		event = proto.PageLifecycleEventNameDOMContentLoaded
+	}
+	wait := page.WaitNavigation(event)
+	if err := page.Navigate(url); err != nil {
+		if b := r.blocked(); b != nil {
+			return b
+		}
+		return err
+	}
+	wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return r.blocked()
+}
+
+// SetVar sets or appends to a variable.
+func (r *runner) SetVar(name string, v any, appendTo bool) {
+	if !appendTo {
+		r.vars[name] = v
+		r.truncated[name] = false
+		return
+	}
+	list, _ := r.vars[name].([]any)
+	if items, ok := v.([]any); ok {
+		list = append(list, items...)
+	} else {
+		list = append(list, v)
+	}
+	r.vars[name] = list
+	for _, f := range r.frames {
+		if f.Touched != nil {
+			f.Touched[name] = true
+		}
+	}
+}
+
+// MarkTruncated marks a list variable as cut short.
+func (r *runner) MarkTruncated(name string) { r.truncated[name] = true }
+
+// RunSteps runs nested steps.
+func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
+	return r.runSteps(ctx, steps, f)
+}
+
+// maxCallDepth bounds nested calls (cycles are load errors; this is a backstop).
+const maxCallDepth = 8
+
+// Call runs another workflow in the same environment and returns its data.
+func (r *runner) Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	w, ok := r.c.set.Tool(tool)
+	if !ok {
+		return nil, errs.New(errs.Internal, "call: unknown tool %q", tool)
+	}
+	if r.depth >= maxCallDepth {
+		return nil, errs.New(errs.LimitExceeded, "calls nest deeper than %d", maxCallDepth)
+	}
+	bound, err := w.BindMap(args)
+	if err != nil {
+		return nil, errs.As(err)
+	}
+	child := newRunner(r.c, w, bound.Params)
+	child.depth = r.depth + 1
+	child.prefix = r.prefix + r.currentPath() + "/"
+	child.scope[tmpl.EnvName] = r.scope[tmpl.EnvName]
+	if err := child.runSteps(ctx, w.Steps, nil); err != nil {
+		return nil, err
+	}
+	return child.output(ctx)
+}
+
+func (r *runner) currentPath() string {
+	if r.current == nil {
+		return ""
+	}
+	return strings.TrimPrefix(r.current.Path, r.prefix)
+}
+
+// OpenEnv opens (or reuses) an environment for an env: new call.
+func (r *runner) OpenEnv(ctx context.Context, region, purpose string) error {
+	if r.c.currentEnv() != nil {
+		return errs.New(errs.Internal, "open_env: this call already has an environment")
+	}
+	env, err := r.c.e.browsers.Open(ctx, region, purpose)
+	if err != nil {
+		return err
+	}
+	r.c.setEnv(env)
+	r.refreshEnvScope()
+	return nil
+}
+
+// CloseEnv closes the call's environment.
+func (r *runner) CloseEnv(ctx context.Context) error {
+	env, err := r.env()
+	if err != nil {
+		return err
+	}
+	r.c.e.browsers.Release(env)
+	r.c.setEnv(nil)
+	if err := r.c.e.browsers.Close(ctx, env.ID); err != nil && errs.CodeOf(err) != errs.EnvNotFound {
+		return err
+	}
+	return nil
+}
+
+// CheckEgress checks the region's egress through the environment.
+func (r *runner) CheckEgress(ctx context.Context) error {
+	env, err := r.env()
+	if err != nil {
+		return err
+	}
+	region := r.c.e.cfg.Regions[env.Region]
+	if region.EgressCheck == nil {
+		return nil // direct egress: nothing to check
+	}
+	return browser.CheckEgress(ctx, env, region.EgressCheck.URL, region.EgressCheck.ExpectStatus)
+}
+
+// Artifact reserves a file for this call under the state dir.
+func (r *runner) Artifact(ext string) (string, string, error) {
+	dir, err := r.c.e.artifactDir(r.c.traceID)
+	if err != nil {
+		return "", "", err
+	}
+	r.c.mu.Lock()
+	r.c.artifact++
+	n := r.c.artifact
+	r.c.mu.Unlock()
+	path := filepath.Join(dir, fmt.Sprintf("%d.%s", n, ext))
+	return path, "file://" + filepath.ToSlash(path), nil
+}
+
+// MaxListItems is limits.max_list_items.
+func (r *runner) MaxListItems() int { return r.c.e.cfg.Limits.MaxListItems }
+
+// output evaluates the workflow's output into the envelope's data.
+func (r *runner) output(ctx context.Context) (map[string]any, error) {
+	data := make(map[string]any, len(r.w.Output))
+	max := r.MaxListItems()
+	for _, o := range r.w.Output {
+		v, err := r.Eval(ctx, o.Value)
+		if err != nil {
+			return nil, err
+		}
+		if items, ok := v.([]any); ok {
+			v = result.NewList(items, o.Value.VarRef != "" && r.truncated[o.Value.VarRef], max)
+		}
+		data[o.Name] = v
+	}
+	return data, nil
+}

@@ -1,0 +1,569 @@
+package step
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/tmpl"
+	"github.com/toolwright/toolwright/engine/yamlx"
+	"gopkg.in/yaml.v3"
+)
+
+// ParamInfo is what step decoding needs to know of a workflow parameter.
+type ParamInfo struct {
+	Type string   // string, integer, number, boolean, array, target
+	Max  *float64 // declared max (integer, number)
+}
+
+// Ref is a reference from a step to a target or a tool, for whole-set checks.
+type Ref struct {
+	Name string
+	Pos  lint.Pos
+	Step *Step
+}
+
+// Checker decodes and checks the steps of one workflow file. It collects
+// every problem; Compile then compiles every expression once all variables
+// the workflow sets are known.
+type Checker struct {
+	File     string
+	Map      *selector.Map
+	Params   map[string]ParamInfo
+	MaxLoop  int
+	EnvMode  string        // temporary | given | new
+	ReadOnly bool          // risk: read
+	Deadline time.Duration // the workflow's literal deadline (0: not literal)
+	Problems *lint.Problems
+
+	Vars    map[string]lint.Pos // every variable some step writes
+	Calls   []Ref               // every call step's tool
+	Targets []Ref               // every target a step names
+	pending []pending
+}
+
+type pending struct {
+	step  *Step
+	field string
+	node  *yaml.Node
+	scope tmpl.Scope
+	kind  Type
+	entry int // index into a ValueMap, or -1
+}
+
+// Pos is the position of n in the checker's file.
+func (c *Checker) Pos(n *yaml.Node) lint.Pos { return lint.At(c.File, n) }
+
+// Addf records a problem.
+func (c *Checker) Addf(pos lint.Pos, kind, format string, args ...any) {
+	c.Problems.Addf(pos, kind, format, args...)
+}
+
+// Decode decodes a list of steps. path is the parent's index ("" at the top).
+func (c *Checker) Decode(n *yaml.Node, path string, sc tmpl.Scope) []*Step {
+	if c.Vars == nil {
+		c.Vars = map[string]lint.Pos{}
+	}
+	n = yamlx.Resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		c.Addf(c.Pos(n), lint.BadValue, "steps must be a list of steps, found %s", yamlx.Describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		c.Addf(c.Pos(n), lint.Missing, "the step list is empty")
+	}
+	steps := make([]*Step, 0, len(n.Content))
+	for i, sn := range n.Content {
+		p := strconv.Itoa(i + 1)
+		if path != "" {
+			p = path + "." + p
+		}
+		if s := c.decodeStep(sn, p, sc); s != nil {
+			steps = append(steps, s)
+		}
+	}
+	return steps
+}
+
+func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
+	n = yamlx.Resolve(n)
+	if n != nil && n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		if sp, ok := Lookup(n.Value); ok {
+			c.Addf(c.Pos(n), lint.BadValue, "step %q needs a value: write `%s: ...`", n.Value, sp.Kind)
+		} else {
+			c.Addf(c.Pos(n), lint.BadValue, "a step must be a map with one kind key such as `click: TARGET`, found %s%s", yamlx.Describe(n), lint.Suggest(n.Value, KindNames()))
+		}
+		return nil
+	}
+	kvs, ok := yamlx.Map(c.File, n, "step", c.Problems)
+	if !ok {
+		return nil
+	}
+	s := &Step{Pos: c.Pos(n), Path: path, Args: map[string]any{}}
+	var kindKV *yamlx.KV
+	var unknown []yamlx.KV
+	for i := range kvs {
+		kv := kvs[i]
+		if CommonKeys[kv.Key] {
+			continue
+		}
+		if _, ok := Lookup(kv.Key); ok {
+			if kindKV != nil {
+				c.Addf(c.Pos(kv.KeyN), lint.BadValue, "a step has exactly one kind, found %q after %q: make it a separate step", kv.Key, kindKV.Key)
+				continue
+			}
+			kindKV = &kvs[i]
+			continue
+		}
+		unknown = append(unknown, kv)
+	}
+	if kindKV == nil {
+		if len(unknown) > 0 {
+			kv := unknown[0]
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKind, "unknown step kind %q%s", kv.Key, lint.Suggest(kv.Key, KindNames()))
+		} else {
+			c.Addf(s.Pos, lint.Missing, "the step has no kind: add one of %s", strings.Join(KindNames(), ", "))
+		}
+		return nil
+	}
+	for _, kv := range unknown {
+		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, commonNames()))
+	}
+	s.Spec, _ = Lookup(kindKV.Key)
+	s.Pos = c.Pos(kindKV.KeyN)
+	for _, kv := range kvs {
+		if CommonKeys[kv.Key] {
+			c.decodeCommon(s, kv, sc)
+		}
+	}
+	if s.Spec.EnvNew && c.EnvMode != "new" {
+		c.Addf(s.Pos, lint.BadValue, "%s is allowed only in a workflow with env: new", s.Spec.Kind)
+	}
+	c.decodeBody(s, kindKV.Value, sc)
+	if s.Spec.Check != nil {
+		s.Spec.Check(c, s)
+	}
+	return s
+}
+
+func commonNames() []string {
+	names := make([]string, 0, len(CommonKeys))
+	for k := range CommonKeys {
+		names = append(names, k)
+	}
+	return names
+}
+
+func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
+	switch kv.Key {
+	case "name":
+		s.Name, _ = yamlx.String(c.File, kv.Value, "step name", c.Problems)
+	case "if":
+		c.defer1(s, "if", kv.Value, sc, Cond, -1)
+	case "timeout":
+		if d, ok := yamlx.Duration(c.File, kv.Value, "step timeout", c.Problems); ok {
+			if c.Deadline > 0 && d > c.Deadline {
+				c.Addf(c.Pos(kv.Value), lint.BadValue, "step timeout %s is longer than the workflow's deadline %s", d, c.Deadline)
+			}
+			s.Timeout = d
+		}
+	case "optional":
+		s.Optional, _ = yamlx.Bool(c.File, kv.Value, "optional", c.Problems)
+	case "retry":
+		kvs, ok := yamlx.Map(c.File, kv.Value, "retry", c.Problems)
+		if !ok {
+			return
+		}
+		yamlx.Known(c.File, kvs, []string{"attempts", "backoff"}, "retry", c.Problems)
+		s.Retry = Retry{Attempts: 1, Backoff: 500 * time.Millisecond}
+		for _, r := range kvs {
+			switch r.Key {
+			case "attempts":
+				if v, ok := yamlx.Int(c.File, r.Value, "retry.attempts", c.Problems); ok {
+					if v < 1 || v > 5 {
+						c.Addf(c.Pos(r.Value), lint.Unbounded, "retry.attempts must be between 1 and 5, found %d", v)
+					} else {
+						s.Retry.Attempts = v
+					}
+				}
+			case "backoff":
+				if d, ok := yamlx.Duration(c.File, r.Value, "retry.backoff", c.Problems); ok {
+					if d > 10*time.Second {
+						c.Addf(c.Pos(r.Value), lint.Unbounded, "retry.backoff must be at most 10s, found %s", d)
+					} else {
+						s.Retry.Backoff = d
+					}
+				}
+			}
+		}
+	}
+}
+
+// decodeBody reads the value under the kind key: a short form scalar, or
+// the long form map of declared fields.
+func (c *Checker) decodeBody(s *Step, n *yaml.Node, sc tmpl.Scope) {
+	sp := s.Spec
+	where := "step " + sp.Kind
+	n = yamlx.Resolve(n)
+	if sp.Body == ValueMap {
+		c.decodeField(s, Field{Name: "", Type: ValueMap}, n, sc)
+		return
+	}
+	if sp.Body == Steps {
+		c.decodeField(s, Field{Name: "", Type: Steps}, n, sc)
+		return
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		if sp.Short == "" {
+			c.Addf(c.Pos(n), lint.BadValue, "%s takes a map of %s, found %s", where, fieldList(sp), yamlx.Describe(n))
+			return
+		}
+		if yamlx.IsNull(n) {
+			c.Addf(c.Pos(n), lint.Missing, "%s needs a value", where)
+			return
+		}
+		f, _ := sp.Field(sp.Short)
+		c.decodeField(s, f, n, sc)
+		c.requireFields(s, n, map[string]bool{f.Name: true})
+		return
+	}
+	kvs, _ := yamlx.Map(c.File, n, where, c.Problems)
+	names := make([]string, len(sp.Fields))
+	for i, f := range sp.Fields {
+		names[i] = f.Name
+	}
+	before := len(*c.Problems)
+	yamlx.Known(c.File, kvs, names, where, c.Problems)
+	unknown := len(*c.Problems) > before
+	given := map[string]bool{}
+	for _, kv := range kvs {
+		given[kv.Key] = true
+	}
+	// Nested steps last: their scope depends on fields such as for_each's `as`.
+	for _, nested := range []bool{false, true} {
+		for _, kv := range kvs {
+			f, ok := sp.Field(kv.Key)
+			if !ok || (f.Type == Steps) != nested {
+				continue
+			}
+			c.decodeField(s, f, kv.Value, sc)
+		}
+	}
+	if !unknown { // a misspelt key was reported with its suggestion already
+		c.requireFields(s, n, given)
+	}
+}
+
+func fieldList(sp *Spec) string {
+	names := make([]string, len(sp.Fields))
+	for i, f := range sp.Fields {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// requireFields reports required fields and one-of groups missing from
+// the keys given (a key given with a bad value was reported already).
+func (c *Checker) requireFields(s *Step, at *yaml.Node, given map[string]bool) {
+	sp := s.Spec
+	for _, f := range sp.Fields {
+		if f.Required && !given[f.Name] {
+			c.Addf(c.Pos(at), lint.Missing, "step %s: missing %s (%s)", sp.Kind, f.Name, f.Doc)
+		}
+	}
+	if len(sp.OneOf) > 0 {
+		var found []string
+		for _, name := range sp.OneOf {
+			if given[name] {
+				found = append(found, name)
+			}
+		}
+		if len(found) != 1 {
+			c.Addf(c.Pos(at), lint.BadValue, "step %s takes exactly one of %s, found %d", sp.Kind, strings.Join(sp.OneOf, ", "), len(found))
+		}
+	}
+}
+
+var (
+	varNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+	paramRef  = regexp.MustCompile(`^\$\{\{\s*params\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$`)
+)
+
+func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
+	where := fmt.Sprintf("step %s %s", s.Spec.Kind, f.Name)
+	if f.Name == "" {
+		where = "step " + s.Spec.Kind
+	}
+	switch f.Type {
+	case String:
+		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+			s.Args[f.Name] = v
+		}
+	case Template:
+		if yamlx.Resolve(n) != nil && yamlx.Resolve(n).Kind != yaml.ScalarNode {
+			c.Addf(c.Pos(n), lint.BadValue, "%s must be a single value, found %s", where, yamlx.Describe(n))
+			return
+		}
+		c.defer1(s, f.Name, n, sc.With(func(x *tmpl.Scope) { x.SecretsAllowed = f.Secrets }), Template, -1)
+	case Expr, Cond:
+		c.defer1(s, f.Name, n, sc, f.Type, -1)
+	case Target:
+		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+			s.Args[f.Name] = v
+			c.checkTarget(s, v, n, f.Name)
+		}
+	case Duration:
+		if d, ok := yamlx.Duration(c.File, n, where, c.Problems); ok {
+			if f.Max > 0 && d > f.Max {
+				c.Addf(c.Pos(n), lint.Unbounded, "%s must be at most %s, found %s", where, f.Max, d)
+				return
+			}
+			s.Args[f.Name] = d
+		}
+	case Int:
+		if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
+			if v < 0 {
+				c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative, found %d", where, v)
+				return
+			}
+			s.Args[f.Name] = v
+		}
+	case Bound:
+		c.decodeBound(s, f, n, where)
+	case Bool:
+		if v, ok := yamlx.Bool(c.File, n, where, c.Problems); ok {
+			s.Args[f.Name] = v
+		}
+	case Steps:
+		inner := sc
+		switch s.Spec.Loop {
+		case "repeat":
+			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false })
+		case "paginate":
+			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = true })
+		case "for_each":
+			as := s.Str("as")
+			if as == "" {
+				as = tmpl.Item
+			}
+			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, as) })
+		}
+		s.Args[f.Name] = c.Decode(n, s.Path, inner)
+	case TargetMap:
+		kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
+		if !ok {
+			return
+		}
+		var out []NamedTarget
+		for _, kv := range kvs {
+			if !varNameRE.MatchString(kv.Key) {
+				c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: field name %q must be snake_case", where, kv.Key)
+			}
+			if v, ok := yamlx.String(c.File, kv.Value, where+" "+kv.Key, c.Problems); ok {
+				out = append(out, NamedTarget{Name: kv.Key, Target: v})
+				if _, ok := c.Map.Lookup(v); !ok {
+					c.Addf(c.Pos(kv.Value), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
+				} else {
+					c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(kv.Value), Step: s})
+				}
+			}
+		}
+		s.Args[f.Name] = out
+	case ValueMap:
+		kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
+		if !ok {
+			return
+		}
+		out := make([]NamedValue, len(kvs))
+		for i, kv := range kvs {
+			out[i].Name = kv.Key
+			if !varNameRE.MatchString(kv.Key) {
+				c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: name %q must be snake_case", where, kv.Key)
+			}
+			if f.Name == "" { // set: the keys are variables
+				c.Vars[kv.Key] = c.Pos(kv.KeyN)
+			}
+			c.deferEntry(s, f.Name, kv.Value, sc, i)
+		}
+		s.Args[f.Name] = out
+	case VarName:
+		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+			if !varNameRE.MatchString(v) {
+				c.Addf(c.Pos(n), lint.BadName, "%s: variable name %q must be snake_case", where, v)
+				return
+			}
+			s.Args[f.Name] = v
+			c.Vars[v] = c.Pos(n)
+		}
+	case Tool:
+		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+			s.Args[f.Name] = v
+			c.Calls = append(c.Calls, Ref{Name: v, Pos: c.Pos(n), Step: s})
+		}
+	case Enum:
+		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+			found := false
+			for _, e := range f.Enum {
+				found = found || e == v
+			}
+			if !found {
+				c.Addf(c.Pos(n), lint.BadValue, "%s must be one of %s, found %q%s", where, strings.Join(f.Enum, ", "), v, lint.Suggest(v, f.Enum))
+				return
+			}
+			s.Args[f.Name] = v
+		}
+	}
+}
+
+func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) {
+	t, ok := c.Map.Lookup(name)
+	if !ok {
+		if strings.Contains(name, "${{") {
+			c.Addf(c.Pos(n), lint.BadValue, "step %s %s: a target is a selector-map name, not a template; use a target parameter (type: target) for a choice", s.Spec.Kind, field)
+			return
+		}
+		c.Addf(c.Pos(n), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
+		return
+	}
+	c.Targets = append(c.Targets, Ref{Name: name, Pos: c.Pos(n), Step: s})
+	if t.Within != "" {
+		c.Addf(c.Pos(n), lint.BadValue, "target %q is resolved within %q: use it in extract.fields with from: %s", name, t.Within, t.Within)
+	}
+	if s.Spec.Acts && c.ReadOnly && t.Writes() {
+		c.Addf(c.Pos(n), lint.Risk, "a risk: read workflow may not %s target %q: the selector map marks it effect: write (declare risk: write)", s.Spec.Kind, name)
+	}
+}
+
+func (c *Checker) decodeBound(s *Step, f Field, n *yaml.Node, where string) {
+	v, ok := yamlx.Scalar(c.File, n, where, c.Problems)
+	if !ok {
+		return
+	}
+	if i, err := strconv.Atoi(v); err == nil {
+		if i < 1 || i > c.MaxLoop {
+			c.Addf(c.Pos(n), lint.Unbounded, "%s must be between 1 and limits.max_loop (%d), found %d", where, c.MaxLoop, i)
+			return
+		}
+		s.Args[f.Name] = LoopBound{N: i}
+		return
+	}
+	m := paramRef.FindStringSubmatch(v)
+	if m == nil {
+		c.Addf(c.Pos(n), lint.Unbounded, "%s must be a number up to %d or ${{ params.NAME }} of an integer parameter with a max, found %q", where, c.MaxLoop, v)
+		return
+	}
+	p, ok := c.Params[m[1]]
+	switch {
+	case !ok:
+		c.Addf(c.Pos(n), lint.UnknownRef, "%s: unknown parameter %q%s", where, m[1], lint.Suggest(m[1], paramNames(c.Params)))
+	case p.Type != "integer":
+		c.Addf(c.Pos(n), lint.Unbounded, "%s: parameter %q must be an integer to bound a loop, it is %s", where, m[1], p.Type)
+	case p.Max == nil || *p.Max > float64(c.MaxLoop):
+		c.Addf(c.Pos(n), lint.Unbounded, "%s: parameter %q must declare a max of at most limits.max_loop (%d)", where, m[1], c.MaxLoop)
+	default:
+		s.Args[f.Name] = LoopBound{Param: m[1], N: int(*p.Max)}
+	}
+}
+
+func paramNames(m map[string]ParamInfo) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (c *Checker) defer1(s *Step, field string, n *yaml.Node, sc tmpl.Scope, kind Type, entry int) {
+	if _, ok := yamlx.Scalar(c.File, n, "step "+s.Spec.Kind+" "+field, c.Problems); !ok {
+		return
+	}
+	c.pending = append(c.pending, pending{step: s, field: field, node: yamlx.Resolve(n), scope: sc, kind: kind, entry: entry})
+	// Mark the field present now; Compile stores the compiled value.
+	switch {
+	case field == "if":
+	case kind == Template:
+		s.Args[field] = (*tmpl.Template)(nil)
+	default:
+		s.Args[field] = (*tmpl.Expr)(nil)
+	}
+}
+
+func (c *Checker) deferEntry(s *Step, field string, n *yaml.Node, sc tmpl.Scope, entry int) {
+	c.pending = append(c.pending, pending{step: s, field: field, node: yamlx.Resolve(n), scope: sc, kind: Template, entry: entry})
+}
+
+// VarNames returns the variables the workflow sets.
+func (c *Checker) VarNames() []string {
+	out := make([]string, 0, len(c.Vars))
+	for k := range c.Vars {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Compile compiles every deferred template and expression. base supplies
+// params, config and secrets; the variables are the ones Decode found.
+func (c *Checker) Compile(base tmpl.Scope) {
+	vars := c.VarNames()
+	for _, p := range c.pending {
+		sc := p.scope
+		sc.Params, sc.Config, sc.Secrets, sc.Vars = base.Params, base.Config, base.Secrets, vars
+		site := tmpl.Site{File: c.File, Node: p.node}
+		if p.node.Kind != yaml.ScalarNode {
+			if p.kind != Template {
+				c.Addf(c.Pos(p.node), lint.BadValue, "step %s %s must be an expression, found %s", p.step.Spec.Kind, p.field, yamlx.Describe(p.node))
+				continue
+			}
+			// A list or map value: a literal, with no templates inside.
+			c.store(p, tmpl.Literal(yamlx.Value(p.node)))
+			continue
+		}
+		switch p.kind {
+		case Template:
+			t := tmpl.CompileTemplate(p.node.Value, site, sc, c.Problems)
+			if t.IsLiteral() && p.node.Tag != "!!str" {
+				t = tmpl.Literal(yamlx.Value(p.node))
+			}
+			c.store(p, t)
+		case Expr, Cond:
+			if e := tmpl.CompileExpr(p.node.Value, site, sc, p.kind == Cond, c.Problems); e != nil {
+				if p.field == "if" {
+					p.step.If = e
+				} else {
+					p.step.Args[p.field] = e
+				}
+			}
+		}
+	}
+	c.pending = nil
+}
+
+func (c *Checker) store(p pending, t *tmpl.Template) {
+	if p.entry >= 0 {
+		vals, _ := p.step.Args[p.field].([]NamedValue)
+		if p.entry < len(vals) {
+			vals[p.entry].Value = t
+		}
+		return
+	}
+	p.step.Args[p.field] = t
+}
+
+// Walk calls f for every step, nested ones included, depth first.
+func Walk(steps []*Step, f func(*Step)) {
+	for _, s := range steps {
+		f(s)
+		for _, fd := range s.Spec.Fields {
+			if fd.Type == Steps {
+				Walk(s.Steps(fd.Name), f)
+			}
+		}
+		if s.Spec.Body == Steps {
+			Walk(s.Steps(""), f)
+		}
+	}
+}

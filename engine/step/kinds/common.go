@@ -1,0 +1,106 @@
+package kinds
+
+import (
+	"context"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+// element resolves the target in field to one visible element (the nth
+// match when nth > 0).
+func element(ctx context.Context, x step.Exec, s *step.Step, field string, nth int) (*rod.Element, error) {
+	name := s.Str(field)
+	m, err := x.Find(ctx, name, step.FindOpt{Visible: true, All: nth > 0})
+	if err != nil {
+		return nil, err
+	}
+	if nth >= len(m.Elements) {
+		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist", name, len(m.Elements), nth)
+	}
+	return m.Elements[nth].Context(ctx), nil
+}
+
+// globMatch matches a URL against a glob where * matches any run of
+// characters (slashes included). A glob without a scheme is matched against
+// the URL's path and query too, so "*/catalog.html*" and "/catalog.html"
+// both read naturally.
+func globMatch(glob, url string) bool {
+	if ok, _ := path.Match(glob, url); ok {
+		return true
+	}
+	return wildcard(glob, url) || (!strings.Contains(glob, "://") && wildcard(glob, pathOf(url)))
+}
+
+func pathOf(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			return rest[j:]
+		}
+		return "/"
+	}
+	return url
+}
+
+// wildcard matches s against p where * is any run of characters.
+func wildcard(p, s string) bool {
+	parts := strings.Split(p, "*")
+	if len(parts) == 1 {
+		return p == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// poll calls check every interval until it reports done, fails, or ctx ends.
+func poll(ctx context.Context, check func() (bool, error)) error {
+	const interval = 50 * time.Millisecond
+	for {
+		done, err := check()
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// waited describes how long ctx allowed, for messages ("after 5s").
+func waited(start time.Time) string {
+	return time.Since(start).Round(100 * time.Millisecond).String()
+}
+
+// pagePath is the path of the page's URL, for messages.
+func pagePath(p *rod.Page) string {
+	info, err := p.Info()
+	if err != nil {
+		return "the page"
+	}
+	return pathOf(info.URL)
+}
+
+// timeoutErr turns a context expiry during a wait into code, or returns err.
+func timeoutErr(ctx context.Context, err error, code, format string, args ...any) error {
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return errs.Wrap(code, err, format, args...)
+	}
+	return err
+}

@@ -1,0 +1,19 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind:    "do",
+		Doc:     "A group of steps; use it with if to run several steps on one condition.",
+		Body:    step.Steps,
+		Example: "do: [{click: acme.cookie_banner.accept}]\nif: page.url contains 'consent'",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			return x.RunSteps(ctx, s.Steps(""), nil)
+		},
+	})
+}

@@ -1,0 +1,54 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind:   "open_env",
+		Doc:    "Open (or reuse an idle) environment of a region and purpose; only in env: new workflows.",
+		Risk:   "read",
+		EnvNew: true,
+		Fields: []step.Field{
+			{Name: "region", Type: step.Template, Doc: "a region of the server config (default local)"},
+			{Name: "purpose", Type: step.Template, Doc: "what the environment is for: an account or a task family (default \"default\")"},
+		},
+		Example: "open_env: {region: \"${{ params.region }}\", purpose: \"${{ params.purpose }}\"}",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			var region, purpose string
+			var err error
+			if t := s.Tmpl("region"); t != nil {
+				if region, err = x.Text(ctx, t); err != nil {
+					return err
+				}
+			}
+			if t := s.Tmpl("purpose"); t != nil {
+				if purpose, err = x.Text(ctx, t); err != nil {
+					return err
+				}
+			}
+			return x.OpenEnv(ctx, region, purpose)
+		},
+	})
+	step.Register(&step.Spec{
+		Kind:    "close_env",
+		Doc:     "Close the call's environment.",
+		Risk:    "read",
+		Example: "close_env: {}",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			return x.CloseEnv(ctx)
+		},
+	})
+	step.Register(&step.Spec{
+		Kind:    "check_egress",
+		Doc:     "Fetch the region's egress_check URL through the environment and fail with egress_failed when it does not answer as expected.",
+		Risk:    "read",
+		Example: "check_egress: {}",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			return x.CheckEgress(ctx)
+		},
+	})
+}

@@ -1,0 +1,42 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "fill",
+		Doc:  "Clear a field, then type a value into it. The only place secrets.* may be used.",
+		Risk: "write",
+		Acts: true,
+		Fields: []step.Field{
+			{Name: "target", Type: step.Target, Required: true, Doc: "the field to fill"},
+			{Name: "value", Type: step.Template, Required: true, Secrets: true, Doc: "the text to type; may use secrets.*"},
+		},
+		Example: `fill: {target: acme.login.email, value: "${{ secrets.acme_user }}"}`,
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			el, err := element(ctx, x, s, "target", 0)
+			if err != nil {
+				return err
+			}
+			value, err := x.Text(ctx, s.Tmpl("value"))
+			if err != nil {
+				return err
+			}
+			if err := el.WaitEnabled(); err != nil {
+				return err
+			}
+			if _, err := el.Eval(`function () { this.focus(); if ('value' in this) { this.value = ''; } else { this.textContent = ''; } this.dispatchEvent(new Event('input', {bubbles: true})); }`); err != nil {
+				return err
+			}
+			if value == "" {
+				_, err = el.Eval(`function () { this.dispatchEvent(new Event('change', {bubbles: true})); }`)
+				return err
+			}
+			return el.Input(value)
+		},
+	})
+}

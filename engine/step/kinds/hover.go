@@ -1,0 +1,27 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind:  "hover",
+		Doc:   "Move the mouse over a target (menus that open on hover).",
+		Short: "target",
+		Risk:  "read",
+		Fields: []step.Field{
+			{Name: "target", Type: step.Target, Required: true, Doc: "the target to hover"},
+		},
+		Example: "hover: acme.nav.account_menu",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			el, err := element(ctx, x, s, "target", 0)
+			if err != nil {
+				return err
+			}
+			return el.Hover()
+		},
+	})
+}

@@ -1,0 +1,155 @@
+package kinds
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "paginate",
+		Doc: "Run steps on each result page, clicking next between pages, at most max_pages pages. " +
+			"It checks that the page really changed after next (a new URL, or the first match of the " +
+			"list the steps read going stale), stops when next is missing or disabled, and marks the " +
+			"lists it filled truncated when it stopped at max_pages while a next page existed.",
+		Loop: "paginate",
+		Fields: []step.Field{
+			{Name: "next", Type: step.Target, Required: true, Doc: "the next-page control"},
+			{Name: "max_pages", Type: step.Bound, Required: true, Doc: "at most this many pages: a number up to limits.max_loop or ${{ params.X }} with a declared max"},
+			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps for one page (loop.page is 1-based)"},
+		},
+		Example: "paginate: {next: acme.catalog.next_page, max_pages: \"${{ params.max_pages }}\", steps: [...]}",
+		Run:     runPaginate,
+	})
+}
+
+func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
+	max, err := x.BoundOf(s.Bound("max_pages"))
+	if err != nil {
+		return err
+	}
+	next := s.Str("next")
+	marker := listMarker(x, s.Steps("steps"))
+	touched := map[string]bool{}
+	for page := 1; ; page++ {
+		f := &step.Frame{Index: page - 1, Page: page, Touched: touched}
+		if err := x.RunSteps(ctx, s.Steps("steps"), f); err != nil {
+			return err
+		}
+		m, err := x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
+		if errs.CodeOf(err) == errs.TargetNotFound {
+			return nil // no next page
+		}
+		if err != nil {
+			return err
+		}
+		el := m.Elements[0].Context(ctx)
+		if off, err := disabled(el); err != nil || off {
+			return err
+		}
+		if page >= max {
+			for name := range touched {
+				x.MarkTruncated(name)
+			}
+			return nil
+		}
+		before, err := snapshot(ctx, x, marker)
+		if err != nil {
+			return err
+		}
+		if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
+			return err
+		}
+		if err := waitChanged(ctx, x, before); err != nil {
+			return err
+		}
+	}
+}
+
+// listMarker picks the first many target the page steps read: its first
+// match going stale shows the page changed.
+func listMarker(x step.Exec, steps []*step.Step) string {
+	var marker string
+	step.Walk(steps, func(s *step.Step) {
+		for _, f := range s.Spec.Fields {
+			if marker != "" || (f.Type != step.Target) {
+				continue
+			}
+			if t := x.Target(s.Str(f.Name)); t != nil && t.Many {
+				marker = t.Name
+			}
+		}
+	})
+	return marker
+}
+
+// disabled reports a disabled control: the disabled property, aria-disabled,
+// or a "disabled" class.
+func disabled(el *rod.Element) (bool, error) {
+	res, err := el.Eval(`function () {
+		return !!this.disabled || this.getAttribute('aria-disabled') === 'true' || this.classList.contains('disabled');
+	}`)
+	if err != nil {
+		return false, err
+	}
+	return res.Value.Bool(), nil
+}
+
+type pageState struct {
+	url  string
+	el   *rod.Element
+	text string
+}
+
+func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error) {
+	page, err := x.Page(ctx)
+	if err != nil {
+		return pageState{}, err
+	}
+	info, err := page.Info()
+	if err != nil {
+		return pageState{}, err
+	}
+	st := pageState{url: info.URL}
+	if marker != "" {
+		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true}); err == nil {
+			st.el = m.Elements[0]
+		}
+	}
+	if st.el == nil {
+		if st.el, err = page.Element("body"); err != nil {
+			return pageState{}, err
+		}
+	}
+	res, err := st.el.Eval(`function () { return this.innerText }`)
+	if err == nil {
+		st.text = res.Value.Str()
+	}
+	return st, nil
+}
+
+// waitChanged waits until the URL changed or the marker element went stale
+// (detached, or its content replaced).
+func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
+	page, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	err = poll(ctx, func() (bool, error) {
+		if info, err := page.Info(); err == nil && info.URL != before.url {
+			return true, nil
+		}
+		res, err := before.el.Context(ctx).Eval(`function () { return this.isConnected ? this.innerText : null }`)
+		if err != nil || res.Value.Nil() {
+			return true, nil // the old element is gone
+		}
+		return res.Value.Str() != before.text, nil
+	})
+	return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", waited(start))
+}

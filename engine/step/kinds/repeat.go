@@ -1,0 +1,55 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind:  "repeat",
+		Doc:   "Run steps again and again while a condition holds (or until it holds), at most max times.",
+		Loop:  "repeat",
+		OneOf: []string{"while", "until"},
+		Fields: []step.Field{
+			{Name: "max", Type: step.Bound, Required: true, Doc: "at most this many rounds: a number up to limits.max_loop or ${{ params.X }} with a declared max"},
+			{Name: "while", Type: step.Cond, Doc: "checked before each round; the loop ends when it is false"},
+			{Name: "until", Type: step.Cond, Doc: "checked after each round; the loop ends when it is true"},
+			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps of one round (loop.index is 0-based)"},
+		},
+		Example: "repeat: {max: 5, until: vars.done, steps: [{click: acme.list.load_more}]}",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			max, err := x.BoundOf(s.Bound("max"))
+			if err != nil {
+				return err
+			}
+			while, until := s.Expr("while"), s.Expr("until")
+			for i := 0; i < max; i++ {
+				if while != nil {
+					ok, err := x.Test(ctx, while)
+					if err != nil || !ok {
+						return err
+					}
+				}
+				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i}); err != nil {
+					return err
+				}
+				if until != nil {
+					ok, err := x.Test(ctx, until)
+					if err != nil || ok {
+						return err
+					}
+				}
+			}
+			if while != nil {
+				if ok, err := x.Test(ctx, while); err != nil || !ok {
+					return err
+				}
+				return errs.New(errs.LimitExceeded, "repeat ran %d times and `while: %s` still holds", max, while.Source)
+			}
+			return errs.New(errs.LimitExceeded, "repeat ran %d times and `until: %s` never held", max, until.Source)
+		},
+	})
+}

@@ -1,0 +1,31 @@
+package kinds
+
+import (
+	"context"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind:  "sleep",
+		Doc:   "Pause for a fixed time (at most 10s). Prefer wait: it ends as soon as the page is ready.",
+		Short: "duration",
+		Risk:  "read",
+		Fields: []step.Field{
+			{Name: "duration", Type: step.Duration, Required: true, Max: 10 * time.Second, Doc: "how long to pause, at most 10s"},
+		},
+		Example: "sleep: 500ms",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			t := time.NewTimer(s.Dur("duration"))
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,150 @@
+// Package step is the step-kind registry. Each kind lives in its own file
+// under step/kinds, declares its fields once in a Spec, and registers itself
+// from init(). That one declaration drives decoding, lint, `toolwright docs`
+// and `toolwright schema`; the core never names a kind.
+package step
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Type is the type of a step field.
+type Type int
+
+// Field types. Each says how a value is decoded and checked.
+const (
+	String   Type = iota // literal text, no template
+	Template             // text; `${{ }}` templates allowed; one template keeps its type
+	Expr                 // a bare expression (any result)
+	Cond                 // a bare boolean expression
+	Target               // a selector-map target name
+	Duration             // 500ms, 10s, 2m
+	Int                  // a literal whole number
+	Bound                // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
+	Bool                 // true or false
+	Steps                // a nested list of steps
+	TargetMap            // a map NAME: TARGET
+	ValueMap             // a map NAME: template value
+	VarName              // the name of a variable the step writes
+	Tool                 // the name of another workflow
+	Enum                 // one of Field.Enum
+)
+
+var typeNames = map[Type]string{
+	String: "string", Template: "template", Expr: "expression", Cond: "condition",
+	Target: "target", Duration: "duration", Int: "integer", Bound: "loop bound",
+	Bool: "boolean", Steps: "steps", TargetMap: "map of targets", ValueMap: "map of values",
+	VarName: "variable name", Tool: "tool name", Enum: "one of",
+}
+
+func (t Type) String() string { return typeNames[t] }
+
+// Field declares one key of a step's long form.
+type Field struct {
+	Name     string
+	Type     Type
+	Required bool
+	Doc      string
+	Enum     []string      // for Enum
+	Default  any           // shown in docs and schema
+	Max      time.Duration // for Duration: an upper bound (0: the call's deadline)
+	Secrets  bool          // secrets.* may appear (only fill.value)
+}
+
+// Spec declares a step kind.
+type Spec struct {
+	Kind    string
+	Doc     string
+	Short   string   // the field a scalar short form fills ("" = no short form)
+	Fields  []Field  // the long form's keys, in the order docs show them
+	OneOf   []string // exactly one of these fields must be present
+	Body    Type     // ValueMap: the whole long form is a free map (set); 0: fields
+	Acts    bool     // acts on its target: a read workflow may not use an effect: write target
+	Risk    string   // read or write, as DESIGN.md's table says; "" = of its steps / callee
+	Loop    string   // "" or "repeat", "for_each", "paginate": how nested steps are scoped
+	EnvNew  bool     // allowed only in env: new workflows
+	Example string   // a YAML example for docs
+	// Check adds kind-specific lint after decoding (optional).
+	Check func(c *Checker, s *Step)
+	// Run executes the step.
+	Run func(ctx context.Context, x Exec, s *Step) error
+}
+
+// Field looks up a field declaration.
+func (s *Spec) Field(name string) (Field, bool) {
+	for _, f := range s.Fields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+var (
+	mu    sync.RWMutex
+	kinds = map[string]*Spec{}
+)
+
+// Register adds a kind; a duplicate or malformed spec panics at init.
+func Register(s *Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if s.Kind == "" || s.Run == nil {
+		panic(fmt.Sprintf("step: kind %q registered without a name or a Run", s.Kind))
+	}
+	if _, dup := kinds[s.Kind]; dup {
+		panic(fmt.Sprintf("step: kind %q registered twice", s.Kind))
+	}
+	if s.Short != "" {
+		if _, ok := s.Field(s.Short); !ok {
+			panic(fmt.Sprintf("step: kind %q: short form names unknown field %q", s.Kind, s.Short))
+		}
+	}
+	kinds[s.Kind] = s
+}
+
+// Lookup finds a kind.
+func Lookup(kind string) (*Spec, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	s, ok := kinds[kind]
+	return s, ok
+}
+
+// Kinds returns every registered kind, sorted by name.
+func Kinds() []*Spec {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Spec, 0, len(kinds))
+	for _, s := range kinds {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out
+}
+
+// KindNames returns every registered kind name, sorted.
+func KindNames() []string {
+	specs := Kinds()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Kind
+	}
+	return names
+}
+
+// CommonKeys are the keys every step may carry beside its kind.
+var CommonKeys = map[string]bool{"name": true, "if": true, "timeout": true, "retry": true, "optional": true}
+
+// CommonFields documents the common keys (docs and schema).
+var CommonFields = []Field{
+	{Name: "name", Type: String, Doc: "a label for this step in traces"},
+	{Name: "if", Type: Cond, Doc: "run the step only when this condition holds"},
+	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)"},
+	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures"},
+	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped"},
+}

@@ -1,0 +1,164 @@
+package step
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/tmpl"
+)
+
+// Step is one decoded, compiled step.
+type Step struct {
+	Spec     *Spec
+	Pos      lint.Pos
+	Path     string // "4" or "4.2" for nested steps: the trace's step index
+	Name     string
+	If       *tmpl.Expr
+	Timeout  time.Duration
+	Retry    Retry
+	Optional bool
+	Args     map[string]any
+}
+
+// Retry is a step's retry policy.
+type Retry struct {
+	Attempts int
+	Backoff  time.Duration
+}
+
+// LoopBound is a loop bound: a literal N, or a parameter's value.
+type LoopBound struct {
+	N     int
+	Param string
+}
+
+// NamedTarget is one entry of a TargetMap field.
+type NamedTarget struct {
+	Name   string
+	Target string
+}
+
+// NamedValue is one entry of a ValueMap field.
+type NamedValue struct {
+	Name  string
+	Value *tmpl.Template
+}
+
+// Label names the step for envelopes and traces: `click acme.login.submit (#4)`.
+func (s *Step) Label() string {
+	if s.Name != "" {
+		return fmt.Sprintf("%s (#%s)", s.Name, s.Path)
+	}
+	label := s.Spec.Kind
+	if t := s.TargetName(); t != "" {
+		label += " " + t
+	}
+	return fmt.Sprintf("%s (#%s)", label, s.Path)
+}
+
+// TargetName returns the first Target field's value, for labels and traces.
+func (s *Step) TargetName() string {
+	for _, f := range s.Spec.Fields {
+		if f.Type == Target {
+			if v, ok := s.Args[f.Name].(string); ok && v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// Has reports whether the field was given.
+func (s *Step) Has(name string) bool { _, ok := s.Args[name]; return ok }
+
+// Str returns a String, Target, VarName, Tool or Enum field ("" when absent).
+func (s *Step) Str(name string) string { v, _ := s.Args[name].(string); return v }
+
+// Tmpl returns a Template field (nil when absent).
+func (s *Step) Tmpl(name string) *tmpl.Template { v, _ := s.Args[name].(*tmpl.Template); return v }
+
+// Expr returns an Expr or Cond field (nil when absent).
+func (s *Step) Expr(name string) *tmpl.Expr { v, _ := s.Args[name].(*tmpl.Expr); return v }
+
+// Dur returns a Duration field (0 when absent).
+func (s *Step) Dur(name string) time.Duration { v, _ := s.Args[name].(time.Duration); return v }
+
+// Int returns an Int field (0 when absent).
+func (s *Step) Int(name string) int { v, _ := s.Args[name].(int); return v }
+
+// Bool returns a Bool field (false when absent).
+func (s *Step) Bool(name string) bool { v, _ := s.Args[name].(bool); return v }
+
+// Bound returns a Bound field.
+func (s *Step) Bound(name string) LoopBound { v, _ := s.Args[name].(LoopBound); return v }
+
+// Steps returns a Steps field.
+func (s *Step) Steps(name string) []*Step { v, _ := s.Args[name].([]*Step); return v }
+
+// Targets returns a TargetMap field.
+func (s *Step) Targets(name string) []NamedTarget { v, _ := s.Args[name].([]NamedTarget); return v }
+
+// Values returns a ValueMap field, or the whole body of a ValueMap-bodied kind (name "").
+func (s *Step) Values(name string) []NamedValue { v, _ := s.Args[name].([]NamedValue); return v }
+
+// Exec is what a step may do while it runs. The executor (engine/run)
+// implements it; steps never reach around it.
+type Exec interface {
+	// Eval evaluates a template in the current scope (params, vars, loop, item, page...).
+	Eval(ctx context.Context, t *tmpl.Template) (any, error)
+	// Text evaluates a template as text.
+	Text(ctx context.Context, t *tmpl.Template) (string, error)
+	// Test evaluates a condition.
+	Test(ctx context.Context, e *tmpl.Expr) (bool, error)
+	// Value evaluates a bare expression.
+	Value(ctx context.Context, e *tmpl.Expr) (any, error)
+	// BoundOf evaluates a loop bound.
+	BoundOf(b LoopBound) (int, error)
+	// Page is the environment's page, bound to ctx.
+	Page(ctx context.Context) (*rod.Page, error)
+	// Find resolves a target and records which strategy matched.
+	Find(ctx context.Context, target string, opt FindOpt) (*selector.Match, error)
+	// Target looks up a selector-map entry.
+	Target(name string) *selector.Target
+	// Navigate opens url in the environment's page (allowed hosts enforced).
+	Navigate(ctx context.Context, url, waitUntil string) error
+	// SetVar sets vars.NAME, or appends to a list when appendTo is set.
+	SetVar(name string, v any, appendTo bool)
+	// MarkTruncated marks a list variable as cut short.
+	MarkTruncated(name string)
+	// RunSteps runs nested steps inside frame f (nil: the same scope).
+	RunSteps(ctx context.Context, steps []*Step, f *Frame) error
+	// Call runs another workflow and returns its data.
+	Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error)
+	// OpenEnv, CloseEnv and CheckEgress manage the call's environment.
+	OpenEnv(ctx context.Context, region, purpose string) error
+	CloseEnv(ctx context.Context) error
+	CheckEgress(ctx context.Context) error
+	// Artifact reserves a file under the state dir: its path and a URI for results.
+	Artifact(ext string) (path, uri string, err error)
+	// MaxListItems is limits.max_list_items.
+	MaxListItems() int
+}
+
+// FindOpt refines a Find.
+type FindOpt struct {
+	Parent  *rod.Element // resolve inside this element (targets with within)
+	Visible bool         // wait until visible
+	All     bool         // return every match even for a one-element target
+	Once    bool         // look once, without waiting
+}
+
+// Frame is the scope of a loop body.
+type Frame struct {
+	Index    int    // loop.index
+	Page     int    // loop.page (paginate)
+	ItemName string // for_each: the `as` name
+	Item     any
+	// Touched collects the list variables appended to inside the frame,
+	// so paginate can mark them truncated.
+	Touched map[string]bool
+}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGrants(t *testing.T) {
+	s, path := openTemp(t, Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		ttl    time.Duration
+		reason string
+		want   string
+	}{
+		{15 * time.Minute, " ", "reason"},
+		{0, "x", "more than 0"},
+		{25 * time.Hour, "x", "at most 24h"},
+	} {
+		if _, err := s.AddGrant(ctx, "place_order", "T-1", c.ttl, c.reason, "ops"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AddGrant(ttl %s, reason %q): %v, want an error with %q", c.ttl, c.reason, err, c.want)
+		}
+	}
+
+	g, err := s.AddGrant(ctx, "place_order", "T-1", 15*time.Minute, "customer called", "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^gr_[0-9A-Z]{26}$`).MatchString(g.ID) {
+		t.Fatalf("grant id %q", g.ID)
+	}
+	now := g.Created.Add(time.Minute)
+
+	// another process (handle) sees it at once
+	other := openPath(t, path, Options{})
+	live, err := other.LiveGrant(ctx, "place_order", "T-1", now)
+	if err != nil || live == nil || live.ID != g.ID || live.Reason != "customer called" || live.By != "ops" {
+		t.Fatalf("live grant: %+v, %v", live, err)
+	}
+	for _, k := range [][2]string{{"place_order", "T-2"}, {"cancel_order", "T-1"}} {
+		if g, err := s.LiveGrant(ctx, k[0], k[1], now); g != nil || err != nil {
+			t.Errorf("grant leaks to %v: %+v, %v", k, g, err)
+		}
+	}
+	// expiry with an injected now
+	if g2, _ := s.LiveGrant(ctx, "place_order", "T-1", g.Expires.Add(-time.Millisecond)); g2 == nil {
+		t.Error("grant dead before it expires")
+	}
+	if g2, _ := s.LiveGrant(ctx, "place_order", "T-1", g.Expires); g2 != nil {
+		t.Error("grant alive at its expiry")
+	}
+	if id, _ := s.LiveGrantID(ctx, "place_order", "T-1", now); id != g.ID {
+		t.Errorf("LiveGrantID = %q", id)
+	}
+
+	list, err := s.ListGrants(ctx, false)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %+v, %v", list, err)
+	}
+	// revoke (from the CLI process) ends it for the server at once
+	if err := other.Revoke(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	if g2, _ := s.LiveGrant(ctx, "place_order", "T-1", now); g2 != nil {
+		t.Error("revoked grant still live")
+	}
+	if err := s.Revoke(ctx, g.ID); err != nil {
+		t.Errorf("revoking twice: %v", err)
+	}
+	err = s.Revoke(ctx, "gr_unknown")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"gr_unknown"`) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if list, _ := s.ListGrants(ctx, false); len(list) != 0 {
+		t.Errorf("active list has %d", len(list))
+	}
+	if list, _ := s.ListGrants(ctx, true); len(list) != 1 || !list[0].Revoked {
+		t.Errorf("full list %+v", list)
+	}
+}

@@ -1,0 +1,473 @@
+// Package tmpl compiles `${{ }}` templates and bare expressions with
+// expr-lang at load time, against the names a workflow may use at each place,
+// and evaluates them many times at run time.
+package tmpl
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+	"github.com/toolwright/toolwright/engine/lint"
+	"gopkg.in/yaml.v3"
+)
+
+// Top-level names every expression may use.
+const (
+	Params  = "params"
+	Config  = "config"
+	Secrets = "secrets"
+	EnvName = "env"
+	Page    = "page"
+	Vars    = "vars"
+	Loop    = "loop"
+	Item    = "item"
+)
+
+var (
+	envFields  = []string{"id", "region", "purpose"}
+	pageFields = []string{"url", "title"}
+)
+
+// Scope says which names an expression may use at its place.
+type Scope struct {
+	Params         []string // declared parameter names
+	Config         []string // keys of the config's vars:
+	Secrets        []string // declared secret names
+	SecretsAllowed bool     // only fill.value
+	Vars           []string // variables some step of the workflow sets
+	Loop           bool     // inside repeat, for_each or paginate
+	Paginate       bool     // inside paginate: loop.page exists
+	Items          []string // names bound by enclosing for_each (item or its `as`)
+}
+
+// With returns a copy of s with changes applied by f.
+func (s Scope) With(f func(*Scope)) Scope {
+	s.Items = append([]string(nil), s.Items...)
+	f(&s)
+	return s
+}
+
+// Env is the run-time environment of one evaluation.
+type Env map[string]any
+
+// Template is a compiled string value. A value that is only one `${{ }}`
+// keeps its type; otherwise the parts are joined as text.
+type Template struct {
+	Source   string
+	literal  any
+	single   *vm.Program
+	parts    []part
+	UsesPage bool   // evaluating needs page.url/page.title
+	VarRef   string // set when the whole template is `${{ vars.NAME }}`
+	ParamRef string // set when the whole template is `${{ params.NAME }}`
+}
+
+type part struct {
+	text string
+	prog *vm.Program
+}
+
+// Literal makes a template that always yields v.
+func Literal(v any) *Template { return &Template{literal: v, Source: fmt.Sprint(v)} }
+
+// IsLiteral reports whether the template has no expression.
+func (t *Template) IsLiteral() bool { return t.single == nil && t.parts == nil }
+
+// Value returns the literal value of a template without expressions.
+func (t *Template) Value() any { return t.literal }
+
+// Eval evaluates the template.
+func (t *Template) Eval(env Env) (any, error) {
+	switch {
+	case t.single != nil:
+		return expr.Run(t.single, map[string]any(env))
+	case t.parts != nil:
+		var b strings.Builder
+		for _, p := range t.parts {
+			if p.prog == nil {
+				b.WriteString(p.text)
+				continue
+			}
+			v, err := expr.Run(p.prog, map[string]any(env))
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(Text(v))
+		}
+		return b.String(), nil
+	}
+	return t.literal, nil
+}
+
+// String evaluates the template as text.
+func (t *Template) String(env Env) (string, error) {
+	v, err := t.Eval(env)
+	if err != nil {
+		return "", err
+	}
+	return Text(v), nil
+}
+
+// Text renders a value as text: nil is "", whole floats have no decimals.
+func Text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		if x == float64(int64(x)) {
+			return fmt.Sprintf("%d", int64(x))
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+// Expr is a compiled bare expression (if:, while:, until:, assert.that, items:).
+type Expr struct {
+	Source   string
+	prog     *vm.Program
+	UsesPage bool
+}
+
+// Run evaluates the expression.
+func (e *Expr) Run(env Env) (any, error) { return expr.Run(e.prog, map[string]any(env)) }
+
+// Bool evaluates a condition; a non-boolean result is an error.
+func (e *Expr) Bool(env Env) (bool, error) {
+	v, err := e.Run(env)
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("condition %q gave %T, not true or false", e.Source, v)
+	}
+	return b, nil
+}
+
+// Site locates a scalar inside a file for error positions.
+type Site struct {
+	File string
+	Node *yaml.Node
+}
+
+// pos maps a rune offset within the scalar's value to a file position.
+func (s Site) pos(offset int) lint.Pos {
+	p := lint.At(s.File, s.Node)
+	if s.Node == nil {
+		return p
+	}
+	val := []rune(s.Node.Value)
+	if offset > len(val) {
+		offset = len(val)
+	}
+	line, col := 0, 0
+	for _, r := range val[:offset] {
+		if r == '\n' {
+			line++
+			col = 0
+		} else {
+			col++
+		}
+	}
+	switch s.Node.Style {
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		return lint.Pos{File: s.File, Line: p.Line + 1 + line, Col: p.Col + 2 + col}
+	case yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle:
+		col++
+	}
+	if line > 0 {
+		return lint.Pos{File: s.File, Line: p.Line + line, Col: col + 1}
+	}
+	return lint.Pos{File: s.File, Line: p.Line, Col: p.Col + col}
+}
+
+// CompileTemplate compiles a string value, reporting problems at their place.
+func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
+	t := &Template{Source: src}
+	if !strings.Contains(src, "${{") {
+		if strings.Contains(src, "}}") && strings.Contains(src, "{{") {
+			ps.Addf(site.pos(strings.Index(src, "{{")), lint.Expression, "%q looks like a template without its $: write ${{ ... }}", src)
+		}
+		t.literal = src
+		return t
+	}
+	runes := []rune(src)
+	ok := true
+	var parts []part
+	i := 0
+	for i < len(runes) {
+		start := indexRunes(runes, i, "${{")
+		if start < 0 {
+			parts = append(parts, part{text: string(runes[i:])})
+			break
+		}
+		if start > i {
+			parts = append(parts, part{text: string(runes[i:start])})
+		}
+		end := indexRunes(runes, start+3, "}}")
+		if end < 0 {
+			ps.Addf(site.pos(start), lint.Expression, "template ${{ is never closed with }}")
+			ok = false
+			break
+		}
+		code := string(runes[start+3 : end])
+		if strings.TrimSpace(code) == "" {
+			ps.Addf(site.pos(start), lint.Expression, "empty template ${{ }}")
+			ok = false
+		} else if prog, info, good := compile(code, site, start+3, sc, false, ps); good {
+			parts = append(parts, part{prog: prog})
+			t.UsesPage = t.UsesPage || info.usesPage
+			if len(runes) == end+2 && start == 0 {
+				t.VarRef, t.ParamRef = info.varRef, info.paramRef
+			}
+		} else {
+			ok = false
+		}
+		i = end + 2
+	}
+	if !ok {
+		t.literal = src
+		return t
+	}
+	if len(parts) == 1 && parts[0].prog != nil {
+		t.single = parts[0].prog
+		return t
+	}
+	t.VarRef, t.ParamRef = "", ""
+	t.parts = parts
+	return t
+}
+
+// CompileExpr compiles a bare expression; asBool checks a condition.
+func CompileExpr(src string, site Site, sc Scope, asBool bool, ps *lint.Problems) *Expr {
+	code := strings.TrimSpace(src)
+	if strings.HasPrefix(code, "${{") && strings.HasSuffix(code, "}}") {
+		// Accept the template form too: `if: ${{ x }}` reads naturally.
+		code = code[3 : len(code)-2]
+	}
+	off := strings.Index(src, code)
+	if off < 0 {
+		off = 0
+	}
+	if strings.TrimSpace(code) == "" {
+		ps.Addf(site.pos(0), lint.Expression, "the expression is empty")
+		return nil
+	}
+	prog, info, ok := compile(code, site, len([]rune(src[:off])), sc, asBool, ps)
+	if !ok {
+		return nil
+	}
+	return &Expr{Source: code, prog: prog, UsesPage: info.usesPage}
+}
+
+type info struct {
+	usesPage bool
+	varRef   string
+	paramRef string
+}
+
+// compile parses, checks names against the scope, then compiles.
+func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint.Problems) (*vm.Program, info, bool) {
+	var in info
+	tree, err := parser.Parse(code)
+	if err != nil {
+		addExprErr(err, code, site, offset, ps)
+		return nil, in, false
+	}
+	c := &checker{sc: sc, site: site, offset: offset, ps: ps, locals: map[string]bool{}}
+	ast.Walk(&tree.Node, c)
+	in.usesPage = c.usesPage
+	if m, ok := tree.Node.(*ast.MemberNode); ok {
+		if id, ok := m.Node.(*ast.IdentifierNode); ok {
+			if s, ok := m.Property.(*ast.StringNode); ok {
+				switch id.Value {
+				case Vars:
+					in.varRef = s.Value
+				case Params:
+					in.paramRef = s.Value
+				}
+			}
+		}
+	}
+	if c.bad {
+		return nil, in, false
+	}
+	opts := []expr.Option{expr.Env(compileEnv(sc))}
+	if asBool {
+		opts = append(opts, expr.AsBool())
+	}
+	prog, err := expr.Compile(code, opts...)
+	if err != nil {
+		addExprErr(err, code, site, offset, ps)
+		return nil, in, false
+	}
+	return prog, in, true
+}
+
+// compileEnv is the environment expr type-checks against: every name the
+// scope allows, with dynamic values below it.
+func compileEnv(sc Scope) map[string]any {
+	env := map[string]any{
+		Params: map[string]any{}, Config: map[string]any{}, Secrets: map[string]any{},
+		EnvName: map[string]any{}, Page: map[string]any{}, Vars: map[string]any{},
+	}
+	if sc.Loop {
+		env[Loop] = map[string]any{}
+	}
+	for _, it := range sc.Items {
+		var v any
+		env[it] = v
+	}
+	return env
+}
+
+func addExprErr(err error, code string, site Site, offset int, ps *lint.Problems) {
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		col := fe.Column
+		if fe.Line > 1 {
+			// Multi-line expressions: count runes up to the line.
+			lines := strings.SplitN(code, "\n", fe.Line)
+			n := 0
+			for _, l := range lines[:len(lines)-1] {
+				n += len([]rune(l)) + 1
+			}
+			col += n
+		}
+		ps.Addf(site.pos(offset+col), lint.Expression, "expression %q: %s", strings.TrimSpace(code), fe.Message)
+		return
+	}
+	ps.Addf(site.pos(offset), lint.Expression, "expression %q: %v", strings.TrimSpace(code), err)
+}
+
+type checker struct {
+	sc       Scope
+	site     Site
+	offset   int
+	ps       *lint.Problems
+	locals   map[string]bool
+	bad      bool
+	usesPage bool
+}
+
+func (c *checker) at(n ast.Node) lint.Pos { return c.site.pos(c.offset + n.Location().From) }
+
+func (c *checker) fail(n ast.Node, kind, format string, args ...any) {
+	c.bad = true
+	c.ps.Addf(c.at(n), kind, format, args...)
+}
+
+func (c *checker) tops() []string {
+	t := []string{Params, Config, Secrets, EnvName, Page, Vars}
+	if c.sc.Loop {
+		t = append(t, Loop)
+	}
+	return append(t, c.sc.Items...)
+}
+
+func (c *checker) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.VariableDeclaratorNode:
+		c.locals[n.Name] = true
+	case *ast.IdentifierNode:
+		name := n.Value
+		if c.locals[name] || contains(c.tops(), name) {
+			if name == Secrets && !c.sc.SecretsAllowed {
+				c.fail(n, lint.Secret, "secrets.* may be used only in fill.value, so no secret reaches a result, a trace or a URL")
+			}
+			if name == Page {
+				c.usesPage = true
+			}
+			return
+		}
+		hint := lint.Suggest(name, c.tops())
+		if name == Loop {
+			hint = " (loop.* exists only inside repeat, for_each and paginate)"
+		} else if name == Item {
+			hint = " (item exists only inside for_each)"
+		}
+		c.fail(n, lint.UnknownRef, "unknown name %q%s", name, hint)
+	case *ast.MemberNode:
+		id, ok := n.Node.(*ast.IdentifierNode)
+		if !ok || c.locals[id.Value] {
+			return
+		}
+		prop, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return
+		}
+		var known []string
+		what := id.Value
+		switch id.Value {
+		case Params:
+			known, what = c.sc.Params, "parameter"
+		case Config:
+			known, what = c.sc.Config, "config var"
+		case Secrets:
+			known, what = c.sc.Secrets, "secret"
+		case EnvName:
+			known, what = envFields, "env field"
+		case Page:
+			known, what = pageFields, "page field"
+		case Vars:
+			known, what = c.sc.Vars, "variable"
+		case Loop:
+			if !c.sc.Loop {
+				return // reported on the identifier
+			}
+			known, what = []string{"index"}, "loop field"
+			if c.sc.Paginate {
+				known = append(known, "page")
+			}
+		default:
+			return
+		}
+		if !contains(known, prop.Value) {
+			suffix := lint.Suggest(prop.Value, known)
+			if suffix == "" && len(known) > 0 && len(known) <= 8 {
+				sorted := append([]string(nil), known...)
+				sort.Strings(sorted)
+				suffix = fmt.Sprintf(" (known: %s)", strings.Join(sorted, ", "))
+			}
+			if id.Value == Vars && suffix == "" {
+				suffix = " (no step sets it: use set, extract.into, call.into or screenshot.into)"
+			}
+			c.fail(n, lint.UnknownRef, "unknown %s %s.%s%s", what, id.Value, prop.Value, suffix)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func indexRunes(r []rune, from int, sub string) int {
+	s := []rune(sub)
+	for i := from; i+len(s) <= len(r); i++ {
+		match := true
+		for j := range s {
+			if r[i+j] != s[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
+}

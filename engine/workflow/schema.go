@@ -1,0 +1,238 @@
+package workflow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolwright/toolwright/engine/step"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Obj is a JSON object that keeps its keys in the order they were added,
+// so generated schemas list properties in the order they were written.
+type Obj struct {
+	keys []string
+	vals map[string]any
+}
+
+// NewObj makes an ordered object from alternating keys and values.
+func NewObj(kv ...any) *Obj {
+	o := &Obj{vals: map[string]any{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+// Set adds or replaces a key.
+func (o *Obj) Set(k string, v any) *Obj {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+	return o
+}
+
+// MarshalJSON writes the keys in order.
+func (o *Obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// Task and environment ids: their patterns are part of the contract.
+const (
+	TaskIDPattern = `^[A-Za-z0-9._:-]{1,128}$`
+	EnvIDPattern  = `^env_[A-Za-z0-9]{1,64}$`
+)
+
+// property is the JSON schema of one parameter.
+func (p *Param) property(withDesc bool) *Obj {
+	o := NewObj()
+	typ := p.Type
+	if typ == TTarget {
+		typ = TString
+	}
+	o.Set("type", typ)
+	if withDesc && p.Description != "" {
+		o.Set("description", p.Description)
+	}
+	if len(p.Enum) > 0 {
+		o.Set("enum", p.Enum)
+	}
+	if p.Min != nil {
+		o.Set("minimum", *p.Min)
+	}
+	if p.Max != nil {
+		o.Set("maximum", *p.Max)
+	}
+	if p.Type == TString {
+		if p.MinLength != nil {
+			o.Set("minLength", *p.MinLength)
+		}
+		o.Set("maxLength", p.MaxLength)
+		switch {
+		case p.Pattern != "":
+			o.Set("pattern", p.Pattern)
+		case p.Format == "url":
+			o.Set("pattern", `^https?://[^\s/]+`)
+		}
+	}
+	if p.Type == TArray && p.Items != nil {
+		o.Set("items", p.Items.property(false))
+		o.Set("maxItems", p.MaxItems)
+	}
+	if p.HasDefault {
+		o.Set("default", p.Default)
+	}
+	return o
+}
+
+// buildSchemas generates the input and output schemas and compiles the
+// input schema for argument validation.
+func (w *Workflow) buildSchemas(set *Set) error {
+	props := NewObj()
+	var required []string
+	for _, p := range w.Params {
+		props.Set(p.Name, p.property(true))
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	taskDesc := "Idempotency key: a repeat with the same task_id and arguments returns the first result without running again."
+	if w.NeedsTaskID() {
+		taskDesc += " Required: a person must grant this tool to this task_id first."
+		required = append(required, "task_id")
+	}
+	props.Set("task_id", NewObj("type", "string", "description", taskDesc, "pattern", TaskIDPattern))
+	if w.Env == EnvGiven {
+		props.Set("env_id", NewObj("type", "string", "description", "The environment to run in, as returned by a tool that opens one.", "pattern", EnvIDPattern))
+		required = append(required, "env_id")
+	}
+	in := NewObj("type", "object", "properties", props)
+	if len(required) > 0 {
+		in.Set("required", required)
+	}
+	in.Set("additionalProperties", false)
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	w.InputSchema = b
+	w.schema, err = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(b))
+	if err != nil {
+		return fmt.Errorf("generated schema does not compile: %v", err)
+	}
+	w.OutputSchema, err = json.Marshal(w.outputSchema(set))
+	return err
+}
+
+// outputSchema describes the envelope, with what is known of data's fields.
+func (w *Workflow) outputSchema(set *Set) *Obj {
+	data := NewObj()
+	for _, o := range w.Output {
+		data.Set(o.Name, w.outputProperty(o, set))
+	}
+	str := NewObj("type", "string")
+	boolean := NewObj("type", "boolean")
+	integer := NewObj("type", "integer")
+	return NewObj(
+		"type", "object",
+		"properties", NewObj(
+			"ok", boolean,
+			"code", NewObj("type", "string", "description", "ok, or an error code such as target_not_found"),
+			"message", str,
+			"retryable", NewObj("type", "boolean", "description", "the same call may succeed if retried"),
+			"needs_human", NewObj("type", "boolean", "description", "a person must take over"),
+			"data", NewObj("type", "object", "properties", data),
+			"task_id", str,
+			"trace_id", str,
+			"attempts", integer,
+			"duration_ms", integer,
+			"step", str,
+		),
+		"required", []string{"ok", "code"},
+	)
+}
+
+// listSchema is the shape of every list that leaves the engine.
+func listSchema() *Obj {
+	return NewObj("type", "object", "properties", NewObj(
+		"items", NewObj("type", "array"),
+		"count", NewObj("type", "integer"),
+		"truncated", NewObj("type", "boolean"),
+	))
+}
+
+func (w *Workflow) outputProperty(o step.NamedValue, set *Set) *Obj {
+	t := o.Value
+	switch {
+	case t.ParamRef != "":
+		if p := w.Param(t.ParamRef); p != nil {
+			if p.Type == TArray {
+				return listSchema()
+			}
+			return p.property(false)
+		}
+	case t.VarRef != "":
+		if w.varIsList(t.VarRef) {
+			return listSchema()
+		}
+	case t.IsLiteral():
+		switch t.Value().(type) {
+		case string:
+			return NewObj("type", "string")
+		case []any:
+			return listSchema()
+		}
+	case t.Source == "${{ env.id }}" || t.Source == "${{ page.url }}" || t.Source == "${{ page.title }}":
+		return NewObj("type", "string")
+	}
+	return NewObj()
+}
+
+// varIsList reports whether a list-extracting step writes the variable.
+func (w *Workflow) varIsList(name string) bool {
+	found := false
+	step.Walk(w.Steps, func(s *step.Step) {
+		if s.Bool("list") && s.Str("into") == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// Annotations are the MCP tool annotations of DESIGN.md.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint bool   `json:"destructiveHint"`
+	IdempotentHint  bool   `json:"idempotentHint"`
+	OpenWorldHint   bool   `json:"openWorldHint"`
+}
+
+// Annotations derives the hints from risk and idempotent.
+func (w *Workflow) Annotations() Annotations {
+	return Annotations{
+		Title:           w.Title,
+		ReadOnlyHint:    w.Risk == Read,
+		DestructiveHint: w.Risk == Destructive,
+		IdempotentHint:  w.Idempotent,
+		OpenWorldHint:   true,
+	}
+}

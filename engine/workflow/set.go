@@ -1,0 +1,236 @@
+package workflow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+// Set is a checked, compiled set of workflows with their selector map: what
+// one server serves at one time. Sets are immutable once loaded; hot reload
+// swaps whole sets.
+type Set struct {
+	Config    *config.Config
+	Selectors *selector.Map
+	tools     map[string]*Workflow
+	names     []string
+}
+
+// Tool looks up a workflow by tool name.
+func (s *Set) Tool(name string) (*Workflow, bool) { w, ok := s.tools[name]; return w, ok }
+
+// Names returns the tool names, sorted.
+func (s *Set) Names() []string { return s.names }
+
+// Tools returns the workflows sorted by name.
+func (s *Set) Tools() []*Workflow {
+	out := make([]*Workflow, len(s.names))
+	for i, n := range s.names {
+		out[i] = s.tools[n]
+	}
+	return out
+}
+
+// Load loads the config's workflows folder and selector map.
+func Load(cfg *config.Config) (*Set, lint.Problems) {
+	return LoadPaths(cfg, nil)
+}
+
+// LoadPaths loads workflow files and folders (the config's workflows folder
+// when paths is empty). A path whose file name is selectors.yaml replaces
+// the config's selector map.
+func LoadPaths(cfg *config.Config, paths []string) (*Set, lint.Problems) {
+	var ps lint.Problems
+	selPath := cfg.Selectors
+	var files []string
+	if len(paths) == 0 {
+		paths = []string{cfg.Workflows}
+	}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			ps.Addf(lint.Pos{File: p}, lint.Missing, "cannot read %s: %v", p, errText(err))
+			continue
+		}
+		if info.IsDir() {
+			found, err := workflowFiles(p)
+			if err != nil {
+				ps.Addf(lint.Pos{File: p}, lint.Missing, "cannot list %s: %v", p, err)
+			}
+			files = append(files, found...)
+			continue
+		}
+		if filepath.Base(p) == "selectors.yaml" {
+			selPath = p
+			continue
+		}
+		files = append(files, p)
+	}
+	sel, sps := selector.Load(selPath)
+	ps = append(ps, sps...)
+	set, wps := Build(cfg, sel, files)
+	ps = append(ps, wps...)
+	return set, ps.Sort()
+}
+
+func errText(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// workflowFiles lists the *.yaml and *.yml files directly in dir.
+func workflowFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		if e.IsDir() || (ext != ".yaml" && ext != ".yml") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Build decodes the given files against a selector map and runs the
+// whole-set checks: duplicate names, calls, cycles and the risk of callees.
+func Build(cfg *config.Config, sel *selector.Map, files []string) (*Set, lint.Problems) {
+	var ps lint.Problems
+	set := &Set{Config: cfg, Selectors: sel, tools: map[string]*Workflow{}}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			ps.Addf(lint.Pos{File: f}, lint.Missing, "cannot read %s: %v", f, errText(err))
+			continue
+		}
+		w, wps := Parse(f, data, cfg, sel)
+		ps = append(ps, wps...)
+		if w == nil || w.Name == "" {
+			continue
+		}
+		if prev, dup := set.tools[w.Name]; dup {
+			ps.Addf(w.pos, lint.Duplicate, "tool %q is defined twice: here and in %s", w.Name, prev.File)
+			continue
+		}
+		set.tools[w.Name] = w
+		set.names = append(set.names, w.Name)
+	}
+	sort.Strings(set.names)
+	set.checkCalls(&ps)
+	for _, w := range set.Tools() {
+		if err := w.buildSchemas(set); err != nil {
+			ps.Addf(w.pos, lint.BadValue, "cannot build the input schema: %v", err)
+		}
+	}
+	return set, ps.Sort()
+}
+
+// checkCalls checks every call step: the tool exists, its arguments are its
+// parameters, a read workflow calls no writer, no environment opener is
+// called, and there are no cycles.
+func (s *Set) checkCalls(ps *lint.Problems) {
+	for _, w := range s.Tools() {
+		for _, ref := range w.calls {
+			callee, ok := s.tools[ref.Name]
+			if !ok {
+				ps.Addf(ref.Pos, lint.UnknownRef, "call: unknown tool %q%s", ref.Name, lint.Suggest(ref.Name, s.names))
+				continue
+			}
+			if w.Risk == Read && callee.Writes() {
+				ps.Addf(ref.Pos, lint.Risk, "a risk: read workflow may not call %q, which is risk: %s", callee.Name, callee.Risk)
+			}
+			if callee.Env == EnvNew {
+				ps.Addf(ref.Pos, lint.BadValue, "call: %q opens its own environment (env: new) and cannot be called from a workflow", callee.Name)
+			}
+			given := map[string]bool{}
+			for _, nv := range ref.Step.Values("with") {
+				given[nv.Name] = true
+				if callee.Param(nv.Name) == nil {
+					ps.Addf(ref.Pos, lint.UnknownRef, "call %s: unknown argument %q%s", callee.Name, nv.Name, lint.Suggest(nv.Name, paramNames(callee.Params)))
+				}
+			}
+			for _, p := range callee.Params {
+				if p.Required && !given[p.Name] {
+					ps.Addf(ref.Pos, lint.Missing, "call %s: missing required argument %q", callee.Name, p.Name)
+				}
+			}
+		}
+	}
+	// Cycles: depth-first search with colours.
+	const (
+		white = iota
+		grey
+		black
+	)
+	colour := map[string]int{}
+	var stack []string
+	var visit func(name string)
+	visit = func(name string) {
+		colour[name] = grey
+		stack = append(stack, name)
+		w := s.tools[name]
+		for _, ref := range w.calls {
+			if _, ok := s.tools[ref.Name]; !ok {
+				continue
+			}
+			switch colour[ref.Name] {
+			case grey:
+				i := indexOf(stack, ref.Name)
+				cycle := append(append([]string(nil), stack[i:]...), ref.Name)
+				ps.Addf(ref.Pos, lint.Cycle, "call cycle: %s", strings.Join(cycle, " → "))
+			case white:
+				visit(ref.Name)
+			}
+		}
+		stack = stack[:len(stack)-1]
+		colour[name] = black
+	}
+	for _, name := range s.names {
+		if colour[name] == white {
+			visit(name)
+		}
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// Calls returns the tool names a workflow's steps call.
+func (w *Workflow) Calls() []string {
+	out := make([]string, len(w.calls))
+	for i, r := range w.calls {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// StepCount counts every step, nested ones included.
+func (w *Workflow) StepCount() int {
+	n := 0
+	step.Walk(w.Steps, func(*step.Step) { n++ })
+	return n
+}
+
+// String is a one-line summary.
+func (w *Workflow) String() string {
+	return fmt.Sprintf("%s (%s, env: %s, %d steps)", w.Name, w.Risk, w.Env, w.StepCount())
+}

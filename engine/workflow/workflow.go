@@ -1,0 +1,294 @@
+// Package workflow loads workflow files: it decodes them from yaml.Node with
+// positions, lints them (collecting every problem), compiles their templates
+// and conditions, and generates each tool's MCP input and output schemas.
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
+	"github.com/toolwright/toolwright/engine/yamlx"
+	"github.com/xeipuuv/gojsonschema"
+	"gopkg.in/yaml.v3"
+)
+
+// Risk levels.
+const (
+	Read        = "read"
+	Write       = "write"
+	Destructive = "destructive"
+)
+
+// Environment modes.
+const (
+	EnvTemporary = "temporary"
+	EnvGiven     = "given"
+	EnvNew       = "new"
+)
+
+// DefaultDeadline applies when a workflow declares none.
+const DefaultDeadline = 60 * time.Second
+
+// Workflow is one compiled tool.
+type Workflow struct {
+	File        string
+	Name        string
+	Title       string
+	Description string
+	Risk        string
+	Idempotent  bool
+	Env         string
+	Purposes    []string
+	Deadline    *tmpl.Template // a duration text, or a number of seconds
+	Params      []*Param
+	Steps       []*step.Step
+	Output      []step.NamedValue
+	Vars        []string // variables its steps set
+
+	InputSchema  json.RawMessage
+	OutputSchema json.RawMessage
+	schema       *gojsonschema.Schema
+	pos          lint.Pos
+	calls        []step.Ref
+}
+
+// Param looks up a parameter by name.
+func (w *Workflow) Param(name string) *Param {
+	for _, p := range w.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Writes reports whether calls need a grant (write or destructive).
+func (w *Workflow) Writes() bool { return w.Risk != Read }
+
+// NeedsTaskID reports whether task_id is required.
+func (w *Workflow) NeedsTaskID() bool { return w.Writes() }
+
+var topKeys = []string{"name", "title", "description", "risk", "idempotent", "env", "purposes", "deadline", "params", "steps", "output"}
+
+type decoder struct {
+	file string
+	cfg  *config.Config
+	sel  *selector.Map
+	ps   *lint.Problems
+}
+
+func (d *decoder) pos(n *yaml.Node) lint.Pos { return lint.At(d.file, n) }
+
+// Parse decodes and checks one workflow file (without whole-set checks).
+func Parse(file string, data []byte, cfg *config.Config, sel *selector.Map) (*Workflow, lint.Problems) {
+	var ps lint.Problems
+	d := &decoder{file: file, cfg: cfg, sel: sel, ps: &ps}
+	w := d.decode(data)
+	return w, ps
+}
+
+func (d *decoder) decode(data []byte) *Workflow {
+	root := yamlx.Doc(d.file, data, d.ps)
+	if root == nil {
+		return nil
+	}
+	kvs, ok := yamlx.Map(d.file, root, "a workflow", d.ps)
+	if !ok {
+		return nil
+	}
+	yamlx.Known(d.file, kvs, topKeys, "workflow", d.ps)
+	w := &Workflow{File: d.file, Risk: Write, Env: EnvTemporary, pos: d.pos(root)}
+	get := map[string]yamlx.KV{}
+	for _, kv := range kvs {
+		get[kv.Key] = kv
+	}
+	str := func(key string) (string, *yaml.Node) {
+		kv, ok := get[key]
+		if !ok {
+			return "", nil
+		}
+		s, _ := yamlx.String(d.file, kv.Value, key, d.ps)
+		return s, kv.Value
+	}
+	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
+	name, nameN := str("name")
+	switch {
+	case nameN == nil:
+		d.ps.Addf(d.pos(root), lint.Missing, "missing name (the MCP tool name; it must equal the file name %q)", base)
+	case !nameRE.MatchString(name):
+		d.ps.Addf(d.pos(nameN), lint.BadName, "name %q must be snake_case: lowercase letters, digits and _, starting with a letter, at most 64", name)
+	case name != base:
+		d.ps.Addf(d.pos(nameN), lint.BadName, "name %q must equal the file name %q (rename the file or the tool)", name, base)
+	}
+	w.Name = name
+	w.Title, _ = str("title")
+	desc, descN := str("description")
+	if descN == nil || strings.TrimSpace(desc) == "" {
+		d.ps.Addf(d.pos(root), lint.Missing, "missing description (the agent reads it to choose this tool)")
+	}
+	w.Description = desc
+	if s, n := str("risk"); n != nil {
+		if s != Read && s != Write && s != Destructive {
+			d.ps.Addf(d.pos(n), lint.BadValue, "risk must be read, write or destructive, found %q%s", s, lint.Suggest(s, []string{Read, Write, Destructive}))
+		} else {
+			w.Risk = s
+		}
+	}
+	if kv, ok := get["idempotent"]; ok {
+		w.Idempotent, _ = yamlx.Bool(d.file, kv.Value, "idempotent", d.ps)
+	}
+	if s, n := str("env"); n != nil {
+		if s != EnvTemporary && s != EnvGiven && s != EnvNew {
+			d.ps.Addf(d.pos(n), lint.BadValue, "env must be temporary, given or new, found %q", s)
+		} else {
+			w.Env = s
+		}
+	}
+	if kv, ok := get["purposes"]; ok {
+		w.Purposes, _ = yamlx.Strings(d.file, kv.Value, "purposes", d.ps)
+		if w.Env != EnvGiven {
+			d.ps.Addf(d.pos(kv.KeyN), lint.BadValue, "purposes applies only to env: given workflows")
+		}
+	}
+	// Parameters.
+	params := map[string]step.ParamInfo{}
+	if kv, ok := get["params"]; ok && !yamlx.IsNull(kv.Value) {
+		pkvs, ok := yamlx.Map(d.file, kv.Value, "params", d.ps)
+		if ok {
+			for _, pkv := range pkvs {
+				switch {
+				case pkv.Key == "task_id" || pkv.Key == "env_id":
+					d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param %q is added by toolwright; choose another name", pkv.Key)
+					continue
+				case !nameRE.MatchString(pkv.Key):
+					d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param name %q must be snake_case", pkv.Key)
+					continue
+				}
+				if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
+					w.Params = append(w.Params, p)
+					params[p.Name] = step.ParamInfo{Type: p.Type, Max: p.Max}
+				}
+			}
+		}
+	}
+	scope := tmpl.Scope{Params: paramNames(w.Params), Config: configNames(d.cfg), Secrets: d.cfg.SecretNames()}
+	// Deadline.
+	w.Deadline = tmpl.Literal(DefaultDeadline.String())
+	var literalDeadline = DefaultDeadline
+	if kv, ok := get["deadline"]; ok {
+		if s, ok := yamlx.Scalar(d.file, kv.Value, "deadline", d.ps); ok {
+			t := tmpl.CompileTemplate(s, tmpl.Site{File: d.file, Node: kv.Value}, scope, d.ps)
+			if t.IsLiteral() {
+				dd, err := yamlx.ParseDuration(s)
+				switch {
+				case err != nil:
+					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be a duration like 30s or 2m, found %q", s)
+				case dd <= 0:
+					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be positive")
+				case dd > d.cfg.Limits.MaxDeadline:
+					d.ps.Addf(d.pos(kv.Value), lint.Unbounded, "deadline %s is above limits.max_deadline (%s)", dd, d.cfg.Limits.MaxDeadline)
+				default:
+					literalDeadline = dd
+				}
+			} else {
+				literalDeadline = 0
+			}
+			w.Deadline = t
+		}
+	}
+	// Steps.
+	c := &step.Checker{
+		File: d.file, Map: d.sel, Params: params, MaxLoop: d.cfg.Limits.MaxLoop,
+		EnvMode: w.Env, ReadOnly: w.Risk == Read, Deadline: literalDeadline, Problems: d.ps,
+	}
+	if kv, ok := get["steps"]; ok {
+		w.Steps = c.Decode(kv.Value, "", tmpl.Scope{})
+	} else {
+		d.ps.Addf(d.pos(root), lint.Missing, "missing steps")
+	}
+	c.Compile(scope)
+	w.Vars = c.VarNames()
+	w.calls = c.Calls
+	if w.Env == EnvNew {
+		opens := false
+		step.Walk(w.Steps, func(s *step.Step) { opens = opens || s.Spec.EnvNew })
+		if !opens {
+			d.ps.Addf(d.pos(root), lint.Missing, "an env: new workflow must open its environment with an open_env step")
+		}
+	}
+	// Output.
+	if kv, ok := get["output"]; ok && !yamlx.IsNull(kv.Value) {
+		okvs, ok := yamlx.Map(d.file, kv.Value, "output", d.ps)
+		if ok {
+			outScope := scope
+			outScope.Vars = w.Vars
+			for _, o := range okvs {
+				if !nameRE.MatchString(o.Key) {
+					d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)
+				}
+				var t *tmpl.Template
+				if vn := yamlx.Resolve(o.Value); vn != nil && vn.Kind == yaml.ScalarNode {
+					t = tmpl.CompileTemplate(vn.Value, tmpl.Site{File: d.file, Node: vn}, outScope, d.ps)
+					if t.IsLiteral() && vn.Tag != "!!str" {
+						t = tmpl.Literal(yamlx.Value(vn))
+					}
+				} else {
+					t = tmpl.Literal(yamlx.Value(o.Value))
+				}
+				w.Output = append(w.Output, step.NamedValue{Name: o.Key, Value: t})
+			}
+		}
+	}
+	return w
+}
+
+func paramNames(ps []*Param) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
+func configNames(cfg *config.Config) []string {
+	out := make([]string, 0, len(cfg.Vars))
+	for k := range cfg.Vars {
+		out = append(out, k)
+	}
+	return out
+}
+
+// DeadlineOf evaluates the workflow's deadline for a call, capped by max.
+func (w *Workflow) DeadlineOf(env tmpl.Env, max time.Duration) (time.Duration, error) {
+	v, err := w.Deadline.Eval(env)
+	if err != nil {
+		return 0, err
+	}
+	var d time.Duration
+	switch x := v.(type) {
+	case int:
+		d = time.Duration(x) * time.Second
+	case float64:
+		d = time.Duration(x * float64(time.Second))
+	default:
+		s := tmpl.Text(v)
+		if d, err = yamlx.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("deadline %q is not a duration", s)
+		}
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("deadline %s is not positive", d)
+	}
+	if max > 0 && d > max {
+		d = max
+	}
+	return d, nil
+}

@@ -1,0 +1,291 @@
+// Package testsite serves the fixture site in testdata/site on a loopback
+// httptest server and launches the system Chromium the same way for every
+// package's browser tests.
+//
+//	func TestMain(m *testing.M) { testsite.Main(m) } // closes the shared browser
+//
+//	site := testsite.Start(t)
+//	page := testsite.NewPage(t, testsite.Browser(t), site.URL("/login.html"))
+package testsite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// Site is a running fixture server.
+type Site struct {
+	*httptest.Server
+}
+
+// Dir is the absolute path of testdata/site.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "site")
+}
+
+// Start serves testdata/site on 127.0.0.1 until the test ends. Besides the
+// static pages it answers:
+//
+//	/slow?ms=N                   a page sent after N ms (at most 30s; stops when the request does)
+//	/redirect?to=URL             302 to URL
+//	/setcookie?name=N&value=V    sets a cookie (path=/); with &next=/path, then 302 there
+//	/cookies                     the request's cookies, one "name=value" a line
+//	/status?code=N               a small page with status N
+//
+// Signing in is setting the acme_user cookie, so
+// /setcookie?name=acme_user&value=a@example.com&next=/catalog.html skips the form.
+func Start(t testing.TB) *Site {
+	t.Helper()
+	s := &Site{httptest.NewServer(Handler(Dir()))}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// URL is the absolute URL of path ("/login.html", "catalog.html?q=bolt").
+func (s *Site) URL(path string) string {
+	return s.Server.URL + "/" + strings.TrimPrefix(path, "/")
+}
+
+// Handler serves the static files of dir and the dynamic pages of Start.
+func Handler(dir string) http.Handler {
+	mux := http.NewServeMux()
+	files := http.FileServer(http.Dir(dir))
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		files.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		d := min(max(time.Duration(ms)*time.Millisecond, 0), 30*time.Second)
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-timer.C:
+		}
+		page(w, http.StatusOK, "Slow page", fmt.Sprintf(`<p id="slow">waited %d ms</p>`, d.Milliseconds()))
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		to := r.URL.Query().Get("to")
+		if to == "" {
+			http.Error(w, "missing ?to=", http.StatusBadRequest)
+			return
+		}
+		http.Redirect(w, r, to, http.StatusFound)
+	})
+	mux.HandleFunc("/setcookie", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		name := q.Get("name")
+		if name == "" {
+			http.Error(w, "missing ?name=", http.StatusBadRequest)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: name, Value: q.Get("value"), Path: "/"})
+		if next := q.Get("next"); strings.HasPrefix(next, "/") && !strings.HasPrefix(next, "//") {
+			http.Redirect(w, r, next, http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "cookie %s set\n", name)
+	})
+	mux.HandleFunc("/cookies", func(w http.ResponseWriter, r *http.Request) {
+		var lines []string
+		for _, c := range r.Cookies() {
+			lines = append(lines, c.Name+"="+c.Value)
+		}
+		sort.Strings(lines)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	})
+	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
+		code, err := strconv.Atoi(r.URL.Query().Get("code"))
+		if err != nil || code < 200 || code > 599 {
+			http.Error(w, "?code= must be 200..599", http.StatusBadRequest)
+			return
+		}
+		page(w, code, fmt.Sprintf("Status %d", code), fmt.Sprintf(`<p id="status">status %d</p>`, code))
+	})
+	return mux
+}
+
+func page(w http.ResponseWriter, code int, title, body string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head>\n<body><h1>%s</h1>%s</body></html>\n", title, title, body)
+}
+
+// ErrNoChromium is returned by Launch when no Chromium is installed.
+var ErrNoChromium = errors.New("no Chromium found (install the chromium package)")
+
+// Launch starts the system Chromium (never a downloaded one) with the
+// project's test flags and profile dir, and connects to it. stop closes the
+// browser and waits for it to exit.
+func Launch(userDataDir string) (b *rod.Browser, stop func(), err error) {
+	bin, found := launcher.LookPath()
+	if !found {
+		return nil, nil, ErrNoChromium
+	}
+	l := launcher.New().Bin(bin).
+		Headless(true).
+		NoSandbox(os.Geteuid() == 0).
+		Set("disable-gpu").
+		Set("disable-background-networking").
+		Set("disable-component-update").
+		Set("no-first-run").
+		Set("disable-sync").
+		Set("disable-quic").
+		UserDataDir(userDataDir)
+	u, err := l.Launch()
+	if err != nil {
+		return nil, nil, fmt.Errorf("launch %s: %w", bin, err)
+	}
+	b = rod.New().ControlURL(u)
+	if err := b.Connect(); err != nil {
+		l.Kill()
+		return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)
+	}
+	stop = func() {
+		_ = b.Close()
+		done := make(chan struct{})
+		go func() { l.Cleanup(); close(done) }() // waits for the exit, removes the profile
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			l.Kill()
+			<-done
+		}
+	}
+	return b, stop, nil
+}
+
+// LaunchBrowser starts a browser of its own for t, closed when t ends. It
+// skips t when no Chromium is installed.
+func LaunchBrowser(t testing.TB) *rod.Browser {
+	t.Helper()
+	b, stop, err := Launch(t.TempDir())
+	if errors.Is(err, ErrNoChromium) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return b
+}
+
+var shared struct {
+	once sync.Once
+	b    *rod.Browser
+	stop func()
+	dir  string
+	err  error
+}
+
+// Browser is one browser shared by the tests of a test binary, launched on
+// first use; Main closes it (without Main, leakless ends it with the test
+// binary). It skips t when no Chromium is installed.
+// Give each test its own incognito context with NewPage.
+func Browser(t testing.TB) *rod.Browser {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "toolwright-chromium-")
+		if shared.err == nil {
+			shared.b, shared.stop, shared.err = Launch(shared.dir)
+		}
+	})
+	if errors.Is(shared.err, ErrNoChromium) {
+		t.Skip(shared.err)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.b
+}
+
+// Main runs the tests, then closes the shared browser. Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.stop != nil {
+		shared.stop()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// NewPage opens a page in a fresh incognito context of b (its own cookies
+// and storage), goes to u when it is not empty, waits for the load event,
+// and closes the context when t ends.
+func NewPage(t testing.TB, b *rod.Browser, u string) *rod.Page {
+	t.Helper()
+	inc, err := b.Incognito()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = proto.TargetDisposeBrowserContext{BrowserContextID: inc.BrowserContextID}.Call(b)
+	})
+	p, err := inc.Page(proto.TargetCreateTarget{URL: "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	if u != "" {
+		Goto(t, p, u)
+	}
+	return p
+}
+
+// Goto navigates p to u and waits for the load event (10s at most), also
+// when the page goes on to another one by script.
+func Goto(t testing.TB, p *rod.Page, u string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pc := p.Context(ctx)
+	if err := pc.Navigate(u); err != nil {
+		t.Fatalf("navigate to %s: %v", u, err)
+	}
+	// A page that moves on by script while loading (catalog.html when
+	// signed out) destroys the context WaitLoad evaluates in: try again.
+	for {
+		err := pc.WaitLoad()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("load %s: %v", u, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// SignIn sets the fixture's sign-in cookie in p's browser context.
+func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
+	t.Helper()
+	Goto(t, p, s.URL("/setcookie?name=acme_user&value="+url.QueryEscape(email)))
+}
