@@ -51,14 +51,24 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.config, "config", "", "config file (default ./toolwright.yaml when present)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	root.AddCommand(
-		validateCmd(g), toolsCmd(g), schemaCmd(), docsCmd(g), runCmd(g), selectorsCmd(g), testCmd(g),
-		serveCmd(g), tracesCmd(g), replayCmd(g), auditCmd(g), grantCmd(g), grantsCmd(g), revokeCmd(g),
+		validateCmd(g), toolsCmd(g), schemaCmd(), docsCmd(g), runCmd(g), selectorsCmd(g),
+		serveCmd(g), demoCmd(g), tracesCmd(g), replayCmd(g), auditCmd(g), grantCmd(g), grantsCmd(g), revokeCmd(g),
 	)
 	return root
 }
 
-// load reads the config named by --config (or the defaults).
-func (g *globals) load() (*config.Config, error) { return config.Load(g.config) }
+// load reads the config named by --config, or the defaults (with the
+// built-in workflows when there is no ./workflows folder).
+func (g *globals) load() (*config.Config, error) {
+	cfg, err := config.Load(g.config)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := app.WithDefaults(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
 
 // logger makes the stderr logger for cmd.
 func (g *globals) logger(cmd *cobra.Command, cfg *config.Config) (*slog.Logger, error) {

@@ -47,7 +47,7 @@ one with problems is logged and the previous tools stay.`,
 				if addr == "" {
 					addr = cfg.HTTP.Addr
 				}
-				if token, err = httpToken(cfg, addr); err != nil {
+				if token, err = httpToken(cfg); err != nil {
 					return err
 				}
 				if err := mcpserver.CheckHTTP(addr, token); err != nil {
@@ -81,17 +81,15 @@ one with problems is logged and the previous tools stay.`,
 	return cmd
 }
 
-// httpToken reads http.token. On loopback a token given by an environment
-// variable that is not set means no token; anything else unreadable is an error.
-func httpToken(cfg *config.Config, addr string) (string, error) {
+// httpToken reads http.token. A token from an environment variable that is
+// not set is no token (CheckHTTP then refuses a non-loopback address); a
+// token file that cannot be read is an error.
+func httpToken(cfg *config.Config) (string, error) {
 	tok, err := cfg.HTTP.Token.Read()
-	if err == nil {
-		return tok, nil
+	if err != nil && cfg.HTTP.Token.File != "" {
+		return "", fmt.Errorf("http.token: %v", err)
 	}
-	if config.IsLoopback(addr) && cfg.HTTP.Token.File == "" {
-		return "", nil
-	}
-	return "", fmt.Errorf("http.token: %v", err)
+	return tok, nil
 }
 
 // buildVersion is the module version the binary was built from.

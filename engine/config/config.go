@@ -92,7 +92,7 @@ func Default(dir string) *Config {
 		Workflows: filepath.Join(dir, "workflows"),
 		Selectors: filepath.Join(dir, "selectors", "selectors.yaml"),
 		StateDir:  filepath.Join(dir, ".toolwright"),
-		Vars:      map[string]any{},
+		Vars:      map[string]any{"warmup_url": ""},
 		Secrets:   map[string]Secret{},
 		Browser: Browser{
 			Provider: "local", Headless: true,
@@ -254,6 +254,9 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 				}
 			}
 		}
+	}
+	if _, ok := c.Vars["warmup_url"]; !ok {
+		c.Vars["warmup_url"] = c.WarmupURL // visible to workflows as config.warmup_url
 	}
 	return c, ps
 }

@@ -33,7 +33,7 @@ description: Open a fixture page and read its main heading.
 risk: read
 idempotent: true
 params:
-  page: {type: string, description: The page to open, enum: [index.html, catalog.html, login.html], default: index.html}
+  page: {type: string, description: The page to open, pattern: "^[a-z]+[.]html$", max_length: 40, default: index.html}
   times: {type: integer, description: How many times to read it, min: 1, max: 3, default: 1}
 steps:
   - goto: ${{ config.base }}/${{ params.page }}

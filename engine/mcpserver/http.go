@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,12 +83,14 @@ func (s *Server) serveListener(ctx context.Context, ln net.Listener, token, boun
 	}
 	s.log.Info("shutting down the HTTP server")
 	go func() {
+		// Calls get the grace, then are cancelled and answered; then the
+		// sessions close, which ends the clients' standing GET streams.
 		s.drain(s.o.ShutdownGrace)
 		for ss := range s.mcp.Sessions() {
 			_ = ss.Close()
 		}
 	}()
-	sctx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownGrace+5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), s.o.ShutdownGrace+20*time.Second)
 	defer cancel()
 	err := hs.Shutdown(sctx)
 	if err != nil {
@@ -111,7 +114,7 @@ func (s *Server) Handler(boundHost, token string) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, mh)
-	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}}
+	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}, posts: &s.posts}
 	h := strings.ToLower(strings.Trim(boundHost, "[]"))
 	switch ip := net.ParseIP(h); {
 	case h == "" || (ip != nil && ip.IsUnspecified()):
@@ -136,6 +139,7 @@ type guard struct {
 	hosts   map[string]bool // allowed Host names besides loopback
 	anyHost bool
 	token   []byte // sha256 of the token; nil: no token
+	posts   *atomic.Int64
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -158,6 +162,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, g.max)
+	}
+	if r.Method == http.MethodPost {
+		// Shutdown closes the sessions only once every POST is answered.
+		g.posts.Add(1)
+		defer g.posts.Add(-1)
 	}
 	g.next.ServeHTTP(w, r)
 }

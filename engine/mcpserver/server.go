@@ -50,7 +50,9 @@ type Options struct {
 	MaxBodyBytes int64
 }
 
-// Server serves one engine's workflows as MCP tools.
+// Server serves one engine's workflows as MCP tools. It serves once: when
+// the context of Serve, ServeStdio or ServeHTTP ends, the calls still
+// running are cancelled after ShutdownGrace, for good.
 type Server struct {
 	eng *run.Engine
 	mcp *mcp.Server
@@ -63,7 +65,8 @@ type Server struct {
 	// base ends the calls still running when serving stops (after the grace).
 	base     context.Context
 	abort    context.CancelFunc
-	inflight atomic.Int64
+	inflight atomic.Int64 // tool calls running
+	posts    atomic.Int64 // HTTP POSTs not yet answered (their answers may still be on the way)
 }
 
 // New makes a server and registers the engine's current workflows.
@@ -112,22 +115,28 @@ func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
 	next := make(map[string][]byte, len(set.Names()))
 	for _, w := range set.Tools() {
 		t := Tool(w)
+		old, had := s.tools[w.Name]
 		b, err := json.Marshal(t)
-		if err != nil { // generated schemas are always JSON; keep serving the old one
+		if err == nil && had && bytes.Equal(old, b) {
+			next[w.Name] = old
+			continue
+		}
+		if err == nil {
+			err = s.addTool(t)
+		}
+		if err != nil { // generated schemas never fail; keep what was served
 			s.log.Error("tool not registered", "tool", w.Name, "err", err)
+			if had {
+				next[w.Name] = old
+			}
 			continue
 		}
 		next[w.Name] = b
-		old, had := s.tools[w.Name]
-		switch {
-		case had && bytes.Equal(old, b):
-			continue
-		case had:
+		if had {
 			changed++
-		default:
+		} else {
 			added++
 		}
-		s.mcp.AddTool(t, s.handle)
 	}
 	var gone []string
 	for name := range s.tools {
@@ -140,6 +149,17 @@ func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
 	}
 	s.tools = next
 	return added, changed, len(gone)
+}
+
+// addTool registers t, turning the SDK's panic on a bad schema into an error.
+func (s *Server) addTool(t *mcp.Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	s.mcp.AddTool(t, s.handle)
+	return nil
 }
 
 // Tool is the MCP tool of a workflow: its generated schemas and the
@@ -269,16 +289,23 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return s.Serve(ctx, &mcp.StdioTransport{})
 }
 
-// drain waits up to grace for the calls in flight, then cancels the rest.
+// drain waits up to grace for the calls in flight, cancels the rest, and
+// waits (bounded) until they have answered.
 func (s *Server) drain(grace time.Duration) {
-	deadline := time.Now().Add(grace)
-	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.waitIdle(grace)
 	if n := s.inflight.Load(); n > 0 {
 		s.log.Warn("cancelling calls still running at shutdown", "calls", n)
 	}
 	s.abort()
+	s.waitIdle(15 * time.Second)
+}
+
+// waitIdle waits up to d until no call runs and no HTTP answer is pending.
+func (s *Server) waitIdle(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for s.inflight.Load()+s.posts.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // debugOnly logs every record of the SDK at debug level.

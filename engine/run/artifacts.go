@@ -35,13 +35,14 @@ func (c *call) saveFailure(ctx context.Context) {
 	if env == nil || env.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
 	defer cancel()
 	dir, err := c.e.artifactDir(c.traceID)
 	if err != nil {
 		return
 	}
 	page := env.Page().Context(ctx)
+	_ = proto.PageStopLoading{}.Call(page) // a page still loading would hold the capture
 	if res, err := page.Eval(blankPasswordsJS); err == nil {
 		html := c.e.redactor.Redact(res.Value.Str())
 		_ = os.WriteFile(filepath.Join(dir, "page.html"), []byte(html), 0o600)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"

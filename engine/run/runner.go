@@ -266,10 +266,11 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 	if b := r.blocked(); b != nil {
 		return b
 	}
-	if env := r.c.currentEnv(); env != nil {
-		if gone := env.Err(); gone != nil {
-			return env.Check(err)
-		}
+	if errors.Is(callCtx.Err(), context.Canceled) {
+		return errs.Wrap(errs.Cancelled, err, "the call was cancelled")
+	}
+	if env := r.c.currentEnv(); env != nil && env.Err() != nil {
+		return env.Check(err)
 	}
 	var e *errs.Error
 	if errors.As(err, &e) && e.Code != errs.Cancelled && e.Code != errs.DeadlineExceeded {
@@ -277,9 +278,6 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 	}
 	switch {
 	case callCtx.Err() != nil:
-		if errors.Is(callCtx.Err(), context.Canceled) {
-			return errs.Wrap(errs.Cancelled, err, "the call was cancelled")
-		}
 		if c := context.Cause(callCtx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
 			return errs.Wrap(errs.DeadlineExceeded, err, "%s", errs.As(c).Message)
 		}
@@ -571,11 +569,14 @@ func (r *runner) CloseEnv(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.c.e.browsers.Release(env)
-	r.c.setEnv(nil)
+	// Close while this call still holds it, so no other call can take it
+	// in between; the later Release of a closed environment does nothing.
 	if err := r.c.e.browsers.Close(ctx, env.ID); err != nil && errs.CodeOf(err) != errs.EnvNotFound {
 		return err
 	}
+	r.c.e.browsers.Release(env)
+	r.c.setEnv(nil)
+	r.refreshEnvScope()
 	return nil
 }
 

@@ -37,6 +37,7 @@ type Claim struct {
 	finished              bool
 	stop                  chan struct{} // stops the heartbeat
 	gate                  chan struct{} // closed when finished: wakes in-process waiters
+	gateKey               string
 	onceStop, onceRelease sync.Once
 }
 
@@ -99,7 +100,11 @@ func (s *SQLite) Claim(ctx context.Context, tool, taskID, argsHash string, ttl t
 		ttl = s.opts.IdempotencyTTL
 	}
 	s.maybePurge(ctx)
-	key := tool + "\x00" + taskID
+	// Waiters with the same arguments queue on one in-process gate; other
+	// arguments get their own gate and the database decides between them
+	// (one leases, the other sees a conflict), so a stored record always
+	// answers correctly.
+	key := tool + "\x00" + taskID + "\x00" + argsHash
 	for {
 		if s.isClosed() {
 			return nil, ErrClosed
@@ -110,6 +115,8 @@ func (s *SQLite) Claim(ctx context.Context, tool, taskID, argsHash string, ttl t
 			select {
 			case <-ch:
 				continue
+			case <-s.closing:
+				return nil, ErrClosed
 			case <-ctx.Done():
 				return nil, fmt.Errorf("waiting for task_id %q: %w", taskID, ctx.Err())
 			}
@@ -123,7 +130,7 @@ func (s *SQLite) Claim(ctx context.Context, tool, taskID, argsHash string, ttl t
 			s.leaveGate(key, gate)
 			return c, err
 		}
-		c.gate = gate
+		c.gate, c.gateKey = gate, key
 		s.startHeartbeat(c)
 		return c, nil
 	}
@@ -365,7 +372,7 @@ func (c *Claim) end() {
 	c.onceStop.Do(func() { close(c.stop) })
 	c.onceRelease.Do(func() {
 		if c.gate != nil {
-			c.s.leaveGate(c.tool+"\x00"+c.taskID, c.gate)
+			c.s.leaveGate(c.gateKey, c.gate)
 		}
 	})
 }

@@ -359,8 +359,8 @@ func TestSchemaVersion(t *testing.T) {
 	if err := s.rdb.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&n, &v); err != nil {
 		t.Fatal(err)
 	}
-	if n != SchemaVersion || v != SchemaVersion {
-		t.Fatalf("schema_version has %d rows, max %d; want %d", n, v, SchemaVersion)
+	if n != SchemaVersion() || v != SchemaVersion() {
+		t.Fatalf("schema_version has %d rows, max %d; want %d", n, v, SchemaVersion())
 	}
 	var mode string
 	s.rdb.QueryRow(`PRAGMA journal_mode`).Scan(&mode)

@@ -83,7 +83,7 @@ var migrations = [][]string{
 }
 
 // SchemaVersion is the schema version this build writes.
-var SchemaVersion = len(migrations)
+func SchemaVersion() int { return len(migrations) }
 
 // migrate creates or upgrades the schema in one write transaction, so two
 // processes opening a new file at once do not both migrate it.

@@ -61,6 +61,7 @@ type Audit interface {
 	AppendAudit(ctx context.Context, rec *AuditRecord) error
 	ExportAudit(ctx context.Context, since, until time.Time) ([]AuditRecord, error)
 	VerifyAudit(ctx context.Context) (firstBad *AuditRecord, err error)
+	CheckAudit(ctx context.Context) (*AuditProblem, error)
 	AuditHead(ctx context.Context) (seq int64, hash string, err error)
 }
 

@@ -301,7 +301,9 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	if c.bad {
 		return nil, in, false
 	}
-	opts := []expr.Option{expr.Env(compileEnv(sc))}
+	// Names were checked above; undefined ones (for_each items, whose type
+	// is only known at run time) compile as dynamic values.
+	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables()}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
@@ -322,10 +324,6 @@ func compileEnv(sc Scope) map[string]any {
 	}
 	if sc.Loop {
 		env[Loop] = map[string]any{}
-	}
-	for _, it := range sc.Items {
-		var v any
-		env[it] = v
 	}
 	return env
 }

@@ -13,7 +13,7 @@ import (
 // writeMany writes n copies of search_catalog under distinct names.
 func writeMany(tb testing.TB, n int) string {
 	tb.Helper()
-	src, err := os.ReadFile(filepath.Join(repo, "testdata", "workflows", "search_catalog.yaml"))
+	src, err := os.ReadFile(filepath.Join(repo, "examples", "demo", "workflows", "search_catalog.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 func FuzzParse(f *testing.F) {
 	cfg := testConfig(f)
 	sel, _ := selector.Load(cfg.Selectors)
-	for _, dir := range []string{"testdata/workflows", "testdata/lint/bad"} {
+	for _, dir := range []string{"examples/demo/workflows", "testdata/lint/bad"} {
 		files, _ := filepath.Glob(filepath.Join(repo, dir, "*.yaml"))
 		for _, file := range files {
 			data, err := os.ReadFile(file)

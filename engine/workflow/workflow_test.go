@@ -81,7 +81,7 @@ func TestGoodSetIsClean(t *testing.T) {
 	cfg := testConfig(t)
 	set, ps := workflow.Load(cfg)
 	if len(ps) > 0 {
-		t.Fatalf("problems in testdata/workflows:\n%v", ps.Err())
+		t.Fatalf("problems in examples/demo/workflows:\n%v", ps.Err())
 	}
 	if len(set.Names()) == 0 {
 		t.Fatal("no tools loaded")

@@ -1,0 +1,477 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// serveBinary builds the toolwright binary into a temporary folder.
+func serveBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "toolwright")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func serveNeedChromium(tb testing.TB) {
+	tb.Helper()
+	if _, ok := launcher.LookPath(); !ok {
+		tb.Skip(testsite.ErrNoChromium)
+	}
+}
+
+// serveSet writes a config, a selector map and workflows into dir and
+// returns the config's path.
+func serveSet(tb testing.TB, dir, base string, workflows map[string]string) string {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "workflows"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	files := map[string]string{
+		"toolwright.yaml": "workflows: ./workflows\nselectors: ./selectors.yaml\nstate_dir: ./state\n" +
+			"vars:\n  base: " + base + "\nhttp:\n  token: {env: TOOLWRIGHT_SERVE_TEST_TOKEN}\n",
+		"selectors.yaml": "site.heading:\n  css: h1\n",
+	}
+	for name, body := range workflows {
+		files[filepath.Join("workflows", name)] = body
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "toolwright.yaml")
+}
+
+var serveWorkflows = map[string]string{
+	"read_title.yaml": `name: read_title
+description: Open a fixture page and read its main heading.
+risk: read
+params:
+  page: {type: string, description: The page to open, max_length: 40, default: index.html}
+steps:
+  - goto: ${{ config.base }}/${{ params.page }}
+  - extract: {from: site.heading, into: heading}
+output:
+  heading: ${{ vars.heading }}
+`,
+	"set_only.yaml": `name: set_only
+description: Compute a greeting without touching a page.
+risk: read
+params:
+  name: {type: string, description: Who to greet, max_length: 20, default: world}
+steps:
+  - set: {greeting: "hello ${{ params.name }}"}
+output:
+  greeting: ${{ vars.greeting }}
+`,
+}
+
+// lockedBuffer is a bytes.Buffer safe for a process's writes and a test's reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// stdioPeer drives `toolwright serve` over its stdin and stdout, keeping
+// every stdout line.
+type stdioPeer struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	all    []string
+	stderr *lockedBuffer
+}
+
+func startStdio(tb testing.TB, bin string, args ...string) *stdioPeer {
+	tb.Helper()
+	p := &stdioPeer{cmd: exec.Command(bin, args...), lines: make(chan string, 64), stderr: &lockedBuffer{}}
+	p.cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	tb.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	return p
+}
+
+func (p *stdioPeer) send(tb testing.TB, msg string) {
+	tb.Helper()
+	if _, err := io.WriteString(p.stdin, msg+"\n"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// await reads stdout lines until the answer to id.
+func (p *stdioPeer) await(tb testing.TB, id int64, timeout time.Duration) *jsonrpc.Response {
+	tb.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				tb.Fatalf("stdout closed before answer %d; stderr:\n%s", id, p.stderr.String())
+			}
+			p.all = append(p.all, line)
+			msg, err := jsonrpc.DecodeMessage([]byte(line))
+			if err != nil {
+				tb.Fatalf("stdout line is not JSON-RPC: %q (%v)", line, err)
+			}
+			if r, ok := msg.(*jsonrpc.Response); ok && r.ID.Raw() == id {
+				return r
+			}
+		case <-deadline:
+			tb.Fatalf("no answer %d within %s; stderr:\n%s", id, timeout, p.stderr.String())
+		}
+	}
+}
+
+const (
+	stdioInit        = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"stdio-test","version":"1"}}}`
+	stdioInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`
+	stdioList        = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
+)
+
+func TestServeStdio(t *testing.T) {
+	serveNeedChromium(t)
+	bin := serveBinary(t)
+	site := testsite.Start(t)
+	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)
+	p := startStdio(t, bin, "serve", "--config", cfg, "--log-level", "debug")
+
+	p.send(t, stdioInit)
+	if r := p.await(t, 1, 20*time.Second); r.Error != nil {
+		t.Fatalf("initialize: %v", r.Error)
+	}
+	p.send(t, stdioInitialized)
+	p.send(t, stdioList)
+	var list struct{ Tools []mcp.Tool }
+	if err := json.Unmarshal(p.await(t, 2, 10*time.Second).Result, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 2 {
+		t.Fatalf("%d tools, want 2", len(list.Tools))
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_title","arguments":{"page":"login.html"},"_meta":{"progressToken":7}}}`)
+	var res struct {
+		IsError           bool
+		StructuredContent map[string]any
+		Content           []map[string]any
+	}
+	if err := json.Unmarshal(p.await(t, 3, 60*time.Second).Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := res.StructuredContent["data"].(map[string]any)
+	if res.IsError || data["heading"] != "Sign in to Acme" || len(res.Content) != 1 {
+		t.Fatalf("tools/call: %+v", res)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+	if r := p.await(t, 4, 10*time.Second); r.Error == nil || !strings.Contains(r.Error.Error(), "unknown tool") {
+		t.Errorf("unknown tool: %+v", r)
+	}
+
+	// Closing stdin ends the session; the server closes the browser and exits 0.
+	p.stdin.Close()
+	done := make(chan error, 1)
+	go func() {
+		for line := range p.lines {
+			p.all = append(p.all, line)
+		}
+		done <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve exited with %v; stderr:\n%s", err, p.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit after stdin closed")
+	}
+	progress := 0
+	for _, line := range p.all {
+		msg, err := jsonrpc.DecodeMessage([]byte(line))
+		if err != nil {
+			t.Errorf("stdout line is not JSON-RPC: %q", line)
+			continue
+		}
+		if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/progress" {
+			progress++
+		}
+	}
+	t.Logf("stdout: %d lines, all JSON-RPC (%d progress notifications)", len(p.all), progress)
+	if progress < 2 {
+		t.Errorf("%d progress notifications, want one per step and one at the end", progress)
+	}
+	logs := p.stderr.String()
+	for _, want := range []string{"level=DEBUG", "trace_id=tr_", "tool=read_title", "serving MCP over stdio"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+func TestServeHTTP(t *testing.T) {
+	serveNeedChromium(t)
+	bin := serveBinary(t)
+	site := testsite.Start(t)
+	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)
+	cmd := exec.Command(bin, "serve", "--config", cfg, "--http", "127.0.0.1:0")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	urlRE := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	var url string
+	deadline := time.Now().Add(20 * time.Second)
+	for url == "" {
+		if m := urlRE.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no listening line on stderr:\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 2 {
+		t.Fatalf("tools/list over HTTP: %v, %+v", err, tools)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "set_only", Arguments: map[string]any{"name": "http"}})
+	if err != nil || res.IsError {
+		t.Fatalf("tools/call over HTTP: %v %+v", err, res)
+	}
+
+	for name, tc := range map[string]struct {
+		set  func(*http.Request)
+		want int
+	}{
+		"loopback":       {func(*http.Request) {}, 200},
+		"foreign host":   {func(r *http.Request) { r.Host = "evil.example" }, 403},
+		"foreign origin": {func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }, 403},
+		"body over 1MiB": {func(r *http.Request) {
+			r.Body = io.NopCloser(strings.NewReader(strings.Repeat(" ", 2<<20) + stdioInit))
+			r.ContentLength = -1 // chunked: the limit holds while reading too
+		}, 413},
+	} {
+		r, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(stdioInit))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		tc.set(r)
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", name, resp.StatusCode, tc.want)
+		}
+	}
+
+	// SIGTERM: graceful shutdown with a session open, browsers and store closed, exit 0.
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve exited with %v; stderr:\n%s", err, stderr.String())
+		}
+		t.Logf("SIGTERM to exit: %s", time.Since(start).Round(time.Millisecond))
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve did not stop on SIGTERM; stderr:\n%s", stderr.String())
+	}
+	cs.Close()
+}
+
+func TestServeRefusesOpenAddressWithoutToken(t *testing.T) {
+	t.Setenv("TOOLWRIGHT_SERVE_TEST_TOKEN", "")
+	os.Unsetenv("TOOLWRIGHT_SERVE_TEST_TOKEN")
+	cfg := serveSet(t, t.TempDir(), "http://127.0.0.1:1", serveWorkflows)
+	for _, addr := range []string{"0.0.0.0:0", ":0"} {
+		var out, errb bytes.Buffer
+		root := newRoot(&out, &errb)
+		root.SetArgs([]string{"serve", "--config", cfg, "--http", addr})
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), "refusing to serve without a token") {
+			t.Errorf("serve --http %s without a token: %v", addr, err)
+		}
+		if out.Len() > 0 {
+			t.Errorf("stdout: %q", out.String())
+		}
+	}
+}
+
+// BenchmarkColdStartToolsList measures a process start to its first
+// tools/list answer over stdio with 200 generated workflows. The browser
+// starts lazily, so no Chromium may run.
+func BenchmarkColdStartToolsList(b *testing.B) {
+	bin := serveBinary(b)
+	dir := b.TempDir()
+	wfs := map[string]string{}
+	for i := range 200 {
+		name := fmt.Sprintf("tool_%03d", i)
+		wfs[name+".yaml"] = fmt.Sprintf(`name: %s
+description: Generated tool number %d for the cold start benchmark.
+risk: read
+params:
+  query: {type: string, description: Search words, max_length: 100, default: ""}
+  pages: {type: integer, description: Pages to read, min: 1, max: 5, default: 1}
+  mode: {type: string, description: How to search, pattern: "^(fast|full)$", max_length: 4, default: fast}
+steps:
+  - set: {q: "${{ params.query }}", n: "${{ params.pages }}"}
+  - goto: ${{ config.base }}/index.html
+  - extract: {from: site.heading, into: heading}
+output:
+  heading: ${{ vars.heading }}
+  q: ${{ vars.q }}
+`, name, i)
+	}
+	cfg := serveSet(b, dir, "http://127.0.0.1:1", wfs)
+	var times []time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		p := startStdio(b, bin, "serve", "--config", cfg, "--log-level", "warn")
+		p.send(b, stdioInit)
+		p.await(b, 1, 30*time.Second)
+		p.send(b, stdioInitialized)
+		p.send(b, stdioList)
+		r := p.await(b, 2, 30*time.Second)
+		times = append(times, time.Since(start))
+		b.StopTimer()
+		if i == 0 {
+			var list struct{ Tools []json.RawMessage }
+			if err := json.Unmarshal(r.Result, &list); err != nil || len(list.Tools) != 200 {
+				b.Fatalf("tools/list: %v, %d tools", err, len(list.Tools))
+			}
+			if kids := descendants(p.cmd.Process.Pid); len(kids) > 0 {
+				b.Fatalf("serve started processes before any call: %v", kids)
+			}
+		}
+		p.stdin.Close()
+		for range p.lines {
+		}
+		if err := p.cmd.Wait(); err != nil {
+			b.Fatalf("serve: %v\n%s", err, p.stderr.String())
+		}
+		b.StartTimer()
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "ms-p90")
+}
+
+// descendants lists the commands of pid's child processes, recursively (Linux).
+func descendants(pid int) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	parent := map[int]int{}
+	comm := map[int]string{}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		lo, hi := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if lo < 0 || hi < lo {
+			continue
+		}
+		fields := strings.Fields(s[hi+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		parent[n], comm[n] = ppid, s[lo+1:hi]
+	}
+	var out []string
+	for n := range parent {
+		for p := parent[n]; p > 1; p = parent[p] {
+			if p == pid {
+				out = append(out, comm[n])
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// Risk levels of a workflow (DESIGN.md "Permissions").
+const (
+	RiskRead        = "read"
+	RiskWrite       = "write"
+	RiskDestructive = "destructive"
+)
+
+// WriteMode is policy.write_tools: how write and destructive tools are let
+// through.
+type WriteMode string
+
+// The write modes.
+const (
+	// WriteGrant (the default) needs a live grant for the tool and the
+	// call's task_id.
+	WriteGrant WriteMode = "grant"
+	// WriteEnabled lets every write call through (for development).
+	WriteEnabled WriteMode = "enabled"
+	// WriteDisabled refuses every write call.
+	WriteDisabled WriteMode = "disabled"
+)
+
+// ParseWriteMode reads policy.write_tools; "" is WriteGrant.
+func ParseWriteMode(s string) (WriteMode, error) {
+	switch WriteMode(s) {
+	case "":
+		return WriteGrant, nil
+	case WriteGrant, WriteEnabled, WriteDisabled:
+		return WriteMode(s), nil
+	}
+	return "", fmt.Errorf("policy.write_tools: unknown mode %q (expected %q, %q or %q)", s, WriteGrant, WriteEnabled, WriteDisabled)
+}
+
+// GrantSource finds the live grant for a tool and task_id, returning its id
+// or "" when there is none. The store satisfies it ((*store.SQLite).LiveGrantID);
+// it must read its source every time, so grants made while the server runs
+// count at once.
+type GrantSource interface {
+	LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error)
+}
+
+// GrantSourceFunc adapts a function to GrantSource.
+type GrantSourceFunc func(ctx context.Context, tool, taskID string, now time.Time) (string, error)
+
+// LiveGrantID calls f.
+func (f GrantSourceFunc) LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error) {
+	return f(ctx, tool, taskID, now)
+}
+
+// Decide says whether a call of tool (of the given risk) with taskID may run,
+// and under which grant (the id goes into the audit record; "" when no grant
+// was needed).
+//
+//   - read tools always run;
+//   - write and destructive tools (an empty or unknown risk counts as write)
+//     need a task_id in every mode;
+//   - WriteEnabled lets them run, WriteDisabled refuses them;
+//   - WriteGrant (and an empty mode) needs a live grant from grants for this
+//     tool and task_id, and says the exact command that makes one.
+//
+// Refusals are *errs.Error with code not_granted (needs_human); a failing
+// GrantSource gives internal.
+func Decide(ctx context.Context, mode WriteMode, risk, tool, taskID string, grants GrantSource) (string, error) {
+	if risk == RiskRead {
+		return "", nil
+	}
+	if risk != RiskDestructive {
+		risk = RiskWrite
+	}
+	if mode == WriteDisabled {
+		return "", errs.New(errs.NotGranted, "tool %q is a %s tool and write tools are disabled by policy.write_tools", tool, risk)
+	}
+	if taskID == "" {
+		return "", errs.New(errs.NotGranted, "tool %q is a %s tool and needs a task_id; call it again with a task_id an operator can grant", tool, risk)
+	}
+	if mode == WriteEnabled {
+		return "", nil
+	}
+	if grants == nil {
+		return "", errs.New(errs.Internal, "no grant source is configured")
+	}
+	id, err := grants.LiveGrantID(ctx, tool, taskID, time.Now())
+	if err != nil {
+		return "", errs.Wrap(errs.Internal, err, "could not look up grants for tool %q", tool)
+	}
+	if id == "" {
+		return "", errs.New(errs.NotGranted,
+			"tool %q is a %s tool and has no live grant for task_id %q; an operator can allow it with: toolwright grant --tool %s --task %s --ttl 15m --reason \"...\"",
+			tool, risk, taskID, shellWord(tool), shellWord(taskID))
+	}
+	return id, nil
+}
+
+// shellWord quotes s for a POSIX shell unless it only has safe characters
+// (tool names and valid task_ids always do).
+func shellWord(s string) string {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-/", c) >= 0) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}

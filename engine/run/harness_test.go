@@ -1,0 +1,168 @@
+package run_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run"
+	_ "github.com/toolwright/toolwright/engine/step/kinds"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+const repo = "../.."
+
+// Test credentials: the fixture site accepts any password but "wrong".
+const (
+	testUser     = "buyer@example.com"
+	testPassword = "correct-horse-battery-staple"
+)
+
+// harness is one engine on real Chromium and real SQLite, serving the
+// fixture site's workflows plus the test's own.
+type harness struct {
+	t    *testing.T
+	site *testsite.Site
+	cfg  *config.Config
+	eng  *run.Engine
+	st   *store.SQLite
+	bm   *browser.Manager
+}
+
+// newHarness writes workflows (file name → YAML) next to the shared test
+// workflows and starts an engine. tweak may adjust the config first.
+func newHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) *harness {
+	t.Helper()
+	if _, ok := launcher.LookPath(); !ok {
+		t.Skip("no Chromium installed")
+	}
+	site := testsite.Start(t)
+	dir := t.TempDir()
+	wdir := filepath.Join(dir, "workflows")
+	if err := os.MkdirAll(wdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shared, _ := filepath.Glob(filepath.Join(repo, "examples", "demo", "workflows", "*.yaml"))
+	for _, f := range shared {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(wdir, filepath.Base(f)), string(data))
+	}
+	for name, body := range workflows {
+		writeFile(t, filepath.Join(wdir, name+".yaml"), body)
+	}
+	sel, err := filepath.Abs(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default(dir)
+	cfg.Workflows, cfg.Selectors = wdir, sel
+	cfg.Vars["acme_base"] = site.URL("")
+	cfg.SetSecretValue("acme_user", testUser)
+	cfg.SetSecretValue("acme_password", testPassword)
+	cfg.Policy.WriteTools = "enabled"
+	if tweak != nil {
+		tweak(cfg)
+	}
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		t.Fatalf("workflows: %v", ps.Err())
+	}
+	st, err := store.Open(filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	bo, err := app.BrowserOptions(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, err := browser.NewManager(bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = bm.Shutdown(ctx)
+	})
+	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, StepTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness{t: t, site: site, cfg: cfg, eng: eng, st: st, bm: bm}
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// call runs a tool with JSON arguments and a 60s safety net.
+func (h *harness) call(tool, args string) *result.Envelope {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return h.callCtx(ctx, tool, args)
+}
+
+func (h *harness) callCtx(ctx context.Context, tool, args string) *result.Envelope {
+	h.t.Helper()
+	env, err := h.eng.Call(ctx, run.Request{Tool: tool, Args: json.RawMessage(args)})
+	if err != nil {
+		h.t.Fatalf("call %s: %v", tool, err)
+	}
+	return env
+}
+
+// ok fails the test unless env is ok, printing it.
+func (h *harness) ok(env *result.Envelope) *result.Envelope {
+	h.t.Helper()
+	if !env.OK {
+		h.t.Fatalf("want ok, got %s", env.JSON())
+	}
+	return env
+}
+
+// code fails the test unless env failed with code.
+func (h *harness) code(env *result.Envelope, code string) *result.Envelope {
+	h.t.Helper()
+	if env.OK || env.Code != code {
+		h.t.Fatalf("want code %s, got %s", code, env.JSON())
+	}
+	return env
+}
+
+// trace loads the call's trace.
+func (h *harness) trace(env *result.Envelope) *store.Trace {
+	h.t.Helper()
+	tr, err := h.st.GetTrace(context.Background(), env.TraceID)
+	if err != nil {
+		h.t.Fatalf("trace %s: %v", env.TraceID, err)
+	}
+	return tr
+}
+
+// list reads data[name] as a list envelope.
+func list(t *testing.T, env *result.Envelope, name string) result.List {
+	t.Helper()
+	l, ok := env.Data[name].(result.List)
+	if !ok {
+		t.Fatalf("data.%s is %T, not a list: %s", name, env.Data[name], env.JSON())
+	}
+	return l
+}
