@@ -17,6 +17,7 @@ import (
 
 func serveCmd(g *globals) *cobra.Command {
 	var httpAddr string
+	var demo bool
 	cmd := &cobra.Command{
 		Use:   "serve [--http ADDR]",
 		Short: "Serve the workflows as MCP tools over stdio (default) or Streamable HTTP at /mcp",
@@ -30,12 +31,25 @@ takes http.addr from the config. Off loopback a token is required
 
 Workflow files and the selector map are watched: a change that loads
 cleanly replaces the tools (clients get notifications/tools/list_changed);
-one with problems is logged and the previous tools stay.`,
+one with problems is logged and the previous tools stay.
+
+--demo serves the built-in Acme demo instead: its site on a free loopback
+port and its tools (search_catalog, product_details, add_to_cart).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
+			}
+			if demo {
+				d, err := app.StartDemo(cfg.StateDir, "")
+				if err != nil {
+					return err
+				}
+				defer d.Close()
+				d.Config.HTTP = cfg.HTTP
+				cfg = d.Config
+				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright demo: the Acme site is at %s\n", d.SiteURL)
 			}
 			log, err := g.logger(cmd, cfg)
 			if err != nil {
@@ -78,6 +92,7 @@ one with problems is logged and the previous tools stay.`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (--http= uses http.addr)")
+	cmd.Flags().BoolVar(&demo, "demo", false, "serve the built-in Acme demo site and its tools")
 	return cmd
 }
 

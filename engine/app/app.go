@@ -96,6 +96,9 @@ func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
 
 // OpenWith assembles toolwright around an already loaded set.
 func OpenWith(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, error) {
+	if err := cfg.SecretsErr(); err != nil {
+		return nil, err
+	}
 	st, err := OpenStore(cfg)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,7 @@ type Config struct {
 	Limits     Limits
 	HTTP       HTTP
 	secretVals map[string]string
+	secretErr  error
 }
 
 // Secret says where a secret value comes from.
@@ -118,7 +119,8 @@ func Load(path string) (*Config, error) {
 		if _, err := os.Stat(path); err != nil {
 			wd, _ := os.Getwd()
 			c := Default(wd)
-			return c, c.resolveSecrets()
+			c.secretErr = c.resolveSecrets()
+			return c, nil
 		}
 	}
 	data, err := os.ReadFile(path)
@@ -133,8 +135,14 @@ func Load(path string) (*Config, error) {
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
-	return c, c.resolveSecrets()
+	c.secretErr = c.resolveSecrets()
+	return c, nil
 }
+
+// SecretsErr says which secrets could not be read when the config was
+// loaded. Commands that only check files (validate, tools, docs) ignore it;
+// commands that run workflows refuse to start with it.
+func (c *Config) SecretsErr() error { return c.secretErr }
 
 var topKeys = []string{"workflows", "selectors", "state_dir", "vars", "secrets", "browser", "regions", "warmup_url", "policy", "limits", "http"}
 
@@ -145,7 +153,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	c := Default(dir)
 	c.File = file
 	var ps lint.Problems
-	root := yamlx.Doc(file, data, &ps)
+	root := yamlx.DocOrEmpty(file, data, &ps)
 	if root == nil || yamlx.IsNull(root) {
 		return c, ps
 	}
@@ -255,7 +263,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 			}
 		}
 	}
-	if _, ok := c.Vars["warmup_url"]; !ok {
+	if v, ok := c.Vars["warmup_url"]; !ok || v == "" {
 		c.Vars["warmup_url"] = c.WarmupURL // visible to workflows as config.warmup_url
 	}
 	return c, ps

@@ -207,7 +207,11 @@ func TestShutdownGrace(t *testing.T) {
 		if env := checkResult(t, a.res); env["code"] != "cancelled" {
 			t.Errorf("envelope %v, want code cancelled", env)
 		}
-		t.Logf("call in flight answered %s after shutdown began", time.Since(start).Round(time.Millisecond))
+		took := time.Since(start)
+		t.Logf("call in flight answered %s after shutdown began", took.Round(time.Millisecond))
+		if took < 500*time.Millisecond || took > 500*time.Millisecond+promptCancel {
+			t.Errorf("answered after %s, want the 500ms grace and then a prompt cancellation", took)
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the call in flight was never answered")
 	}

@@ -17,21 +17,21 @@ type Type int
 
 // Field types. Each says how a value is decoded and checked.
 const (
-	String   Type = iota // literal text, no template
-	Template             // text; `${{ }}` templates allowed; one template keeps its type
-	Expr                 // a bare expression (any result)
-	Cond                 // a bare boolean expression
-	Target               // a selector-map target name
-	Duration             // 500ms, 10s, 2m
-	Int                  // a literal whole number
-	Bound                // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
-	Bool                 // true or false
-	Steps                // a nested list of steps
-	TargetMap            // a map NAME: TARGET
-	ValueMap             // a map NAME: template value
-	VarName              // the name of a variable the step writes
-	Tool                 // the name of another workflow
-	Enum                 // one of Field.Enum
+	String    Type = iota // literal text, no template
+	Template              // text; `${{ }}` templates allowed; one template keeps its type
+	Expr                  // a bare expression (any result)
+	Cond                  // a bare boolean expression
+	Target                // a selector-map target name
+	Duration              // 500ms, 10s, 2m
+	Int                   // a literal whole number
+	Bound                 // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
+	Bool                  // true or false
+	Steps                 // a nested list of steps
+	TargetMap             // a map NAME: TARGET
+	ValueMap              // a map NAME: template value
+	VarName               // the name of a variable the step writes
+	Tool                  // the name of another workflow
+	Enum                  // one of Field.Enum
 )
 
 var typeNames = map[Type]string{

@@ -439,7 +439,7 @@ func (c *checker) Visit(node *ast.Node) {
 			if id.Value == Vars && suffix == "" {
 				suffix = " (no step sets it: use set, extract.into, call.into or screenshot.into)"
 			}
-			c.fail(n, lint.UnknownRef, "unknown %s %s.%s%s", what, id.Value, prop.Value, suffix)
+			c.fail(id, lint.UnknownRef, "unknown %s %s.%s%s", what, id.Value, prop.Value, suffix)
 		}
 	}
 }

@@ -58,3 +58,10 @@ func BenchmarkBind(b *testing.B) {
 		}
 	}
 }
+
+func writeTestFile(tb testing.TB, path, body string) {
+	tb.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}

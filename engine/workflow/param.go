@@ -230,14 +230,18 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 		} else if vn := yamlx.Resolve(kv.Value); vn == nil || vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
 			d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: enum must be a non-empty list", where)
 		} else {
+			// Each value must pass the other rules; p.Enum is set after, so
+			// a value is never checked against the list being built.
+			var values []any
 			for _, c := range vn.Content {
 				v := yamlx.Value(c)
 				if msg := p.check(v); msg != "" {
 					d.ps.Addf(d.pos(c), lint.BadValue, "%s: enum value %v: %s", where, v, msg)
 					continue
 				}
-				p.Enum = append(p.Enum, normalize(p.Type, v))
+				values = append(values, normalize(p.Type, v))
 			}
+			p.Enum = values
 		}
 	}
 	if kv, ok := get["default"]; ok {

@@ -113,12 +113,19 @@ func TestLintGolden(t *testing.T) {
 }
 
 func TestSchemasGolden(t *testing.T) {
-	cfg := testConfig(t)
-	set, ps := workflow.Load(cfg)
+	root, err := filepath.Abs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo, ps := workflow.Load(testConfig(t))
 	if len(ps) > 0 {
 		t.Fatal(ps.Err())
 	}
-	for _, w := range set.Tools() {
+	defaults, ps := workflow.Load(config.Default(root))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	for _, w := range append(demo.Tools(), defaults.Tools()...) {
 		var in, out any
 		if err := json.Unmarshal(w.InputSchema, &in); err != nil {
 			t.Fatal(err)

@@ -26,11 +26,23 @@ type KV struct {
 // Doc parses one YAML document and returns its root value node. A syntax
 // error becomes a problem at the line YAML reports.
 func Doc(file string, data []byte, ps *lint.Problems) *yaml.Node {
+	return doc(file, data, ps, false)
+}
+
+// DocOrEmpty is Doc for files that may be empty (a config of comments):
+// an empty file gives nil and no problem.
+func DocOrEmpty(file string, data []byte, ps *lint.Problems) *yaml.Node {
+	return doc(file, data, ps, true)
+}
+
+func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
+			if !emptyOK {
+				ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
+			}
 			return nil
 		}
 		line, msg := syntaxLine(err)
@@ -42,7 +54,9 @@ func Doc(file string, data []byte, ps *lint.Problems) *yaml.Node {
 		return nil
 	}
 	if len(doc.Content) == 0 {
-		ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
+		if !emptyOK {
+			ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
+		}
 		return nil
 	}
 	var extra yaml.Node

@@ -25,7 +25,7 @@ func init() {
 			{Name: "message", Type: step.Template, Doc: "the message to fail with"},
 			{Name: "retryable", Type: step.Bool, Doc: "whether the failure is retryable (default false)"},
 		},
-		Example: "assert: {that: vars.rows.count > 0, code: no_results, message: nothing matched}",
+		Example: "assert: {that: len(vars.rows) > 0, code: no_results, message: nothing matched}",
 		Check:   checkCode,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			ok, what, err := holds(ctx, x, s)

@@ -15,7 +15,7 @@ func init() {
 			{Name: "with", Type: step.ValueMap, Doc: "its arguments"},
 			{Name: "into", Type: step.VarName, Doc: "store its data in this variable"},
 		},
-		Example: "call: {tool: sign_in, with: {account: \"${{ params.account }}\"}, into: session}",
+		Example: "call: {tool: product_details, with: {sku: \"${{ params.sku }}\"}, into: details}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			args := map[string]any{}
 			for _, nv := range s.Values("with") {

@@ -11,7 +11,7 @@ func init() {
 		Kind:    "do",
 		Doc:     "A group of steps; use it with if to run several steps on one condition.",
 		Body:    step.Steps,
-		Example: "do: [{click: acme.cookie_banner.accept}]\nif: page.url contains 'consent'",
+		Example: "do: [{click: acme.catalog.next_page}]\nif: page.url contains 'catalog'",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			return x.RunSteps(ctx, s.Steps(""), nil)
 		},

@@ -15,7 +15,7 @@ func init() {
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the target to hover"},
 		},
-		Example: "hover: acme.nav.account_menu",
+		Example: "hover: acme.login.submit",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			el, err := element(ctx, x, s, "target", 0)
 			if err != nil {

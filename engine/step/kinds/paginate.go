@@ -23,7 +23,7 @@ func init() {
 			{Name: "max_pages", Type: step.Bound, Required: true, Doc: "at most this many pages: a number up to limits.max_loop or ${{ params.X }} with a declared max"},
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps for one page (loop.page is 1-based)"},
 		},
-		Example: "paginate: {next: acme.catalog.next_page, max_pages: \"${{ params.max_pages }}\", steps: [...]}",
+		Example: "paginate: {next: acme.catalog.next_page, max_pages: \"${{ params.max_pages }}\", steps: [{extract: {from: acme.catalog.rows, list: true, into: rows, append: true}}]}",
 		Run:     runPaginate,
 	})
 }

@@ -19,7 +19,7 @@ func init() {
 			{Name: "until", Type: step.Cond, Doc: "checked after each round; the loop ends when it is true"},
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps of one round (loop.index is 0-based)"},
 		},
-		Example: "repeat: {max: 5, until: vars.done, steps: [{click: acme.list.load_more}]}",
+		Example: "repeat: {max: 5, until: vars.done, steps: [{click: acme.catalog.next_page}]}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			max, err := x.BoundOf(s.Bound("max"))
 			if err != nil {

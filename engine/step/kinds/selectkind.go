@@ -17,7 +17,7 @@ func init() {
 			{Name: "target", Type: step.Target, Required: true, Doc: "the <select> element"},
 			{Name: "value", Type: step.Template, Required: true, Doc: "an option's value or label"},
 		},
-		Example: `select: {target: acme.catalog.sort, value: "Price"}`,
+		Example: `select: {target: acme.catalog.sort, value: "Price: low to high"}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			el, err := element(ctx, x, s, "target", 0)
 			if err != nil {

@@ -12,7 +12,7 @@ func init() {
 		Doc:     "Set variables (vars.NAME) from values or templates.",
 		Risk:    "read",
 		Body:    step.ValueMap,
-		Example: `set: {greeting: "Hello ${{ params.name }}", count: 0}`,
+		Example: `set: {greeting: "Hello ${{ params.query }}", count: 0}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			for _, nv := range s.Values("") {
 				v, err := x.Eval(ctx, nv.Value)

@@ -1,0 +1,131 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/config"
+)
+
+func TestDefaults(t *testing.T) {
+	c, ps := config.Parse("/srv/tw/toolwright.yaml", []byte("# nothing set\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if c.Workflows != "/srv/tw/workflows" || c.Selectors != "/srv/tw/selectors/selectors.yaml" || c.StateDir != "/srv/tw/.toolwright" {
+		t.Errorf("paths: %s %s %s", c.Workflows, c.Selectors, c.StateDir)
+	}
+	if c.Browser.MaxEnvironments != 8 || c.Browser.MaxPerPurpose != 4 || c.Browser.IdleTimeout != 10*time.Minute || !c.Browser.Headless {
+		t.Errorf("browser: %+v", c.Browser)
+	}
+	if c.Limits.MaxLoop != 100 || c.Limits.MaxListItems != 200 || c.Limits.MaxResponseBytes != 65536 || c.Limits.MaxDeadline != 10*time.Minute {
+		t.Errorf("limits: %+v", c.Limits)
+	}
+	if len(c.Regions) != 1 || c.Policy.WriteTools != "grant" || c.HTTP.Addr != "127.0.0.1:8080" {
+		t.Errorf("regions %v, policy %v, http %v", c.Regions, c.Policy, c.HTTP)
+	}
+}
+
+func TestFullConfig(t *testing.T) {
+	src := `
+workflows: ./wf
+selectors: /etc/tw/selectors.yaml
+vars: {acme_base: "http://127.0.0.1:8000", retries: 3}
+secrets:
+  user: {env: TW_TEST_USER}
+  password: {file: secret.txt}
+browser: {provider: local, headless: false, max_environments: 2, max_per_purpose: 1, idle_timeout: 30s}
+regions:
+  local: {}
+  US-CA: {proxy: "http://u:p@127.0.0.1:3128", egress_check: {url: "http://127.0.0.1:9/ip", expect_status: 204}}
+warmup_url: http://127.0.0.1:8000/
+policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "*.example.com"]}
+limits: {max_deadline: 2m, max_loop: 10, max_list_items: 50, max_response_bytes: 1000}
+http: {addr: "0.0.0.0:9000", token: {env: TW_TEST_TOKEN}}
+`
+	dir := t.TempDir()
+	file := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("s3cret-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TW_TEST_USER", "user-from-env")
+	c, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SecretsErr(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Workflows != filepath.Join(dir, "wf") || c.Selectors != "/etc/tw/selectors.yaml" {
+		t.Errorf("paths %s %s", c.Workflows, c.Selectors)
+	}
+	if got := c.SecretValues(); got["user"] != "user-from-env" || got["password"] != "s3cret-from-file" {
+		t.Errorf("secrets = %v", got)
+	}
+	if c.Vars["retries"] != 3 || c.Vars["warmup_url"] != "http://127.0.0.1:8000/" {
+		t.Errorf("vars = %v", c.Vars)
+	}
+	us := c.Regions["US-CA"]
+	if us.Proxy == "" || us.EgressCheck == nil || us.EgressCheck.ExpectStatus != 204 {
+		t.Errorf("region %+v", us)
+	}
+	if c.Browser.Headless || c.Browser.MaxEnvironments != 2 || c.Limits.MaxLoop != 10 || c.Policy.WriteTools != "enabled" || len(c.Policy.AllowedHosts) != 2 {
+		t.Errorf("config %+v", c)
+	}
+	if config.IsLoopback(c.HTTP.Addr) || !config.IsLoopback("127.0.0.1:8080") || !config.IsLoopback("localhost:1") || !config.IsLoopback("[::1]:80") {
+		t.Error("IsLoopback")
+	}
+}
+
+func TestMissingSecretNeverPrintsValues(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(file, []byte("secrets: {a: {env: TW_SURELY_UNSET_VAR}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SecretsErr(); err == nil || !strings.Contains(err.Error(), "TW_SURELY_UNSET_VAR is not set") {
+		t.Errorf("SecretsErr = %v", err)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	src := `
+workflow: ./wf
+secrets:
+  inline: hunter2
+browser: {provider: firefox, max_environments: 0}
+policy: {write_tools: maybe}
+limits: {max_deadline: soon}
+`
+	_, ps := config.Parse("/x/toolwright.yaml", []byte(src))
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.String())
+	}
+	want := []string{
+		`/x/toolwright.yaml:2:1: config: unknown key "workflow" (did you mean "workflows"?)`,
+		`/x/toolwright.yaml:4:11: secret inline: write {env: NAME} or {file: PATH}; secret values never go in the config file itself`,
+		`/x/toolwright.yaml:5:21: browser.provider must be local or cdp, found "firefox"`,
+		`/x/toolwright.yaml:5:48: browser.max_environments must be at least 1, found 0`,
+		`/x/toolwright.yaml:6:23: policy.write_tools must be grant, enabled or disabled, found "maybe"`,
+		`/x/toolwright.yaml:7:24: limits.max_deadline must be a duration like 500ms, 10s or 2m, found "soon"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, p := range ps {
+		if strings.Contains(p.Message, "hunter2") {
+			t.Errorf("a problem repeats an inline secret: %s", p)
+		}
+	}
+}

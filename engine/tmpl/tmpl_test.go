@@ -1,0 +1,144 @@
+package tmpl_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/tmpl"
+	"gopkg.in/yaml.v3"
+)
+
+var scope = tmpl.Scope{
+	Params: []string{"query", "max_pages"}, Config: []string{"base"},
+	Secrets: []string{"password"}, Vars: []string{"rows"},
+}
+
+var env = tmpl.Env{
+	"params":  map[string]any{"query": "bolt", "max_pages": 3},
+	"config":  map[string]any{"base": "http://127.0.0.1:8000"},
+	"secrets": map[string]any{"password": "pw"},
+	"vars":    map[string]any{"rows": []any{1, 2}},
+	"env":     map[string]any{"id": "env_1", "region": "local", "purpose": "default"},
+	"page":    map[string]any{"url": "http://x/", "title": "X"},
+}
+
+func TestTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want any
+	}{
+		{"plain text", "plain text"},
+		{"${{ params.max_pages }}", 3},                 // one template keeps its type
+		{"${{ params.max_pages * 2 }}", 6},             // arithmetic
+		{"${{ config.base }}/login.html", "http://127.0.0.1:8000/login.html"},
+		{"q=${{ params.query }}&n=${{ len(vars.rows) }}", "q=bolt&n=2"},
+		{"${{ vars.rows }}", []any{1, 2}},
+		{"${{ env.id }} in ${{ env.region }}", "env_1 in local"},
+		{"${{ page.title }}", "X"},
+	} {
+		var ps lint.Problems
+		tm := tmpl.CompileTemplate(tc.src, tmpl.Site{File: "f.yaml"}, scope, &ps)
+		if len(ps) > 0 {
+			t.Errorf("%q: %v", tc.src, ps.Err())
+			continue
+		}
+		got, err := tm.Eval(env)
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.src, diff)
+		}
+	}
+}
+
+func TestTemplateRefs(t *testing.T) {
+	var ps lint.Problems
+	if tm := tmpl.CompileTemplate("${{ vars.rows }}", tmpl.Site{}, scope, &ps); tm.VarRef != "rows" {
+		t.Errorf("VarRef = %q", tm.VarRef)
+	}
+	if tm := tmpl.CompileTemplate("${{ params.query }}", tmpl.Site{}, scope, &ps); tm.ParamRef != "query" {
+		t.Errorf("ParamRef = %q", tm.ParamRef)
+	}
+	if tm := tmpl.CompileTemplate("x ${{ vars.rows }}", tmpl.Site{}, scope, &ps); tm.VarRef != "" {
+		t.Errorf("a mixed template is no var reference: %q", tm.VarRef)
+	}
+	if tm := tmpl.CompileTemplate("${{ page.url }}", tmpl.Site{}, scope, &ps); !tm.UsesPage {
+		t.Error("page.url must mark the template as using the page")
+	}
+}
+
+// TestProblems: unknown names are load errors at their column in the file.
+func TestProblems(t *testing.T) {
+	node := func(value string, style yaml.Style) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Value: value, Line: 7, Column: 10, Style: style}
+	}
+	for _, tc := range []struct {
+		src    string
+		style  yaml.Style
+		secret bool
+		want   string
+	}{
+		{"${{ params.qeury }}", 0, false, `f.yaml:7:14: unknown parameter params.qeury (did you mean "query"?)`},
+		{"${{ params.qeury }}", yaml.DoubleQuotedStyle, false, `f.yaml:7:15: unknown parameter params.qeury (did you mean "query"?)`},
+		{"x ${{ vars.row }}", 0, false, `f.yaml:7:16: unknown variable vars.row (did you mean "rows"?)`},
+		{"${{ secrets.password }}", 0, false, "f.yaml:7:14: secrets.* may be used only in fill.value, so no secret reaches a result, a trace or a URL"},
+		{"${{ loop.index }}", 0, false, `f.yaml:7:14: unknown name "loop" (loop.* exists only inside repeat, for_each and paginate)`},
+		{"${{ parms.query }}", 0, false, `f.yaml:7:14: unknown name "parms" (did you mean "params"?)`},
+		{"${{ params.query", 0, false, "f.yaml:7:10: template ${{ is never closed with }}"},
+		{"{{ params.query }}", 0, false, `f.yaml:7:10: "{{ params.query }}" looks like a template without its $: write ${{ ... }}`},
+		{"${{ env.zone }}", 0, false, `f.yaml:7:14: unknown env field env.zone (known: id, purpose, region)`},
+	} {
+		var ps lint.Problems
+		sc := scope
+		sc.SecretsAllowed = tc.secret
+		tmpl.CompileTemplate(tc.src, tmpl.Site{File: "f.yaml", Node: node(tc.src, tc.style)}, sc, &ps)
+		if len(ps) != 1 {
+			t.Errorf("%q: want one problem, got %v", tc.src, ps)
+			continue
+		}
+		if got := ps[0].String(); got != tc.want {
+			t.Errorf("%q:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestConditions(t *testing.T) {
+	var ps lint.Problems
+	e := tmpl.CompileExpr("params.max_pages > 2 && len(vars.rows) == 2", tmpl.Site{}, scope, true, &ps)
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if ok, err := e.Bool(env); err != nil || !ok {
+		t.Errorf("Bool = %v, %v", ok, err)
+	}
+	// The template form is accepted for conditions too.
+	e = tmpl.CompileExpr("${{ params.query == 'bolt' }}", tmpl.Site{}, scope, true, &ps)
+	if ok, err := e.Bool(env); err != nil || !ok || len(ps) > 0 {
+		t.Errorf("template-form condition: %v, %v, %v", ok, err, ps)
+	}
+	// A non-boolean result at run time is an error, not a silent false.
+	e = tmpl.CompileExpr("vars.rows", tmpl.Site{}, scope, false, &ps)
+	if _, err := e.Bool(env); err == nil || !strings.Contains(err.Error(), "not true or false") {
+		t.Errorf("non-boolean condition: %v", err)
+	}
+	tmpl.CompileExpr("params.query ==", tmpl.Site{File: "f.yaml"}, scope, true, &ps)
+	if len(ps) != 1 || ps[0].Kind != lint.Expression {
+		t.Errorf("syntax error: %v", ps)
+	}
+}
+
+// TestArgumentsAreData: a parameter value that looks like a template is
+// never evaluated.
+func TestArgumentsAreData(t *testing.T) {
+	var ps lint.Problems
+	tm := tmpl.CompileTemplate("q=${{ params.query }}", tmpl.Site{}, scope, &ps)
+	e := tmpl.Env{"params": map[string]any{"query": "${{ secrets.password }}"}}
+	got, err := tm.Eval(e)
+	if err != nil || got != "q=${{ secrets.password }}" {
+		t.Errorf("got %v, %v", got, err)
+	}
+}

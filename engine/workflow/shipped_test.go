@@ -1,0 +1,54 @@
+package workflow_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// TestShippedWorkflows loads and lints every workflow this repository
+// ships, so a default tool or an example can never rot: workflows/ with the
+// default selector map, and every examples/*/toolwright.yaml with its own.
+func TestShippedWorkflows(t *testing.T) {
+	root, err := filepath.Abs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaults := config.Default(root)
+	configs := map[string]*config.Config{"defaults": defaults}
+	found, _ := filepath.Glob(filepath.Join(root, "examples", "*", "toolwright.yaml"))
+	if len(found) == 0 {
+		t.Fatal("no examples/*/toolwright.yaml found")
+	}
+	for _, path := range found {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, ps := config.Parse(path, data)
+		if len(ps) > 0 {
+			t.Fatalf("%s: %v", path, ps.Err())
+		}
+		configs[path] = cfg
+	}
+	for name, cfg := range configs {
+		set, ps := workflow.Load(cfg)
+		if len(ps) > 0 {
+			t.Errorf("%s: %v", name, ps.Err())
+			continue
+		}
+		if len(set.Names()) == 0 {
+			t.Errorf("%s: no workflows in %s", name, cfg.Workflows)
+		}
+	}
+	want := []string{"close_environment", "list_links", "open_page", "prepare_environment", "read_page_text", "take_screenshot"}
+	set, _ := workflow.Load(defaults)
+	for _, name := range want {
+		if _, ok := set.Tool(name); !ok {
+			t.Errorf("default tool %s is missing", name)
+		}
+	}
+}
