@@ -275,13 +275,16 @@ func (m *Map) check(ps *lint.Problems) {
 			ps.Addf(t.Pos, lint.UnknownRef, "target %q: within names unknown target %q%s", name, t.Within, lint.Suggest(t.Within, m.names))
 			continue
 		}
-		seen := map[string]bool{name: true}
-		for cur := m.Targets[t.Within]; cur != nil && cur.Within != ""; cur = m.Targets[cur.Within] {
-			if seen[cur.Name] {
-				ps.Addf(t.Pos, lint.Cycle, "target %q: within forms a loop through %q", name, cur.Name)
+		chain := []string{name}
+		for cur := m.Targets[t.Within]; cur != nil; cur = m.Targets[cur.Within] {
+			chain = append(chain, cur.Name)
+			if cur.Name == name {
+				ps.Addf(t.Pos, lint.Cycle, "target %q: within forms a loop: %s", name, strings.Join(chain, " → "))
 				break
 			}
-			seen[cur.Name] = true
+			if cur.Within == "" || len(chain) > len(m.names) {
+				break
+			}
 		}
 	}
 }

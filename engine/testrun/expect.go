@@ -1,0 +1,253 @@
+package testrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/result"
+)
+
+// envelopeFields are the top-level keys of an envelope an expectation may name.
+var envelopeFields = []string{"ok", "code", "message", "retryable", "needs_human", "data", "task_id", "trace_id", "attempts", "duration_ms", "step"}
+
+// matcherKeys are the keys of a matcher map.
+var matcherKeys = []string{"equals", "contains", "matches", "len", "exists"}
+
+// check is one line of expect: a path and what must be there.
+type check struct {
+	path string   // as written: data.rows.count
+	segs []string // split at the dots
+	pos  lint.Pos
+	want want
+}
+
+// want is an exact value or a set of matchers that must all hold.
+type want struct {
+	equals      any // may hold templates
+	hasEquals   bool
+	contains    any // may hold templates
+	hasContains bool
+	matches     *regexp.Regexp
+	length      *int
+	exists      *bool
+}
+
+// Envelope turns an envelope into the JSON tree expectations look at, with
+// the fields JSON leaves out set to their zero values.
+func Envelope(env *result.Envelope) map[string]any {
+	var tree map[string]any
+	if err := json.Unmarshal(env.JSON(), &tree); err != nil || tree == nil {
+		tree = map[string]any{}
+	}
+	for k, zero := range map[string]any{"message": "", "data": map[string]any{}, "task_id": "", "trace_id": "", "attempts": float64(0), "step": ""} {
+		if _, ok := tree[k]; !ok {
+			tree[k] = zero
+		}
+	}
+	return tree
+}
+
+// walk follows path from v. When it cannot, why says where it stopped.
+func walk(v any, path []string) (got any, found bool, why string) {
+	at := ""
+	for _, seg := range path {
+		name := seg
+		if at != "" {
+			name = at + "." + seg
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[seg]
+			if !ok {
+				return nil, false, fmt.Sprintf("%s has no key %q%s", where(at), seg, keysHint(seg, x))
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil {
+				return nil, false, fmt.Sprintf("%s is a list: index it with a number, as in %s.0", where(at), at)
+			}
+			if i < 0 || i >= len(x) {
+				return nil, false, fmt.Sprintf("%s has %d items, so no item %d", where(at), len(x), i)
+			}
+			v = x[i]
+		default:
+			return nil, false, fmt.Sprintf("%s is %s, which has no %q", where(at), show(v), seg)
+		}
+		at = name
+	}
+	return v, true, ""
+}
+
+func where(at string) string {
+	if at == "" {
+		return "the envelope"
+	}
+	return at
+}
+
+// keysHint offers the closest key, or lists a few keys.
+func keysHint(key string, m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if s := lint.Suggest(key, keys); s != "" {
+		return s
+	}
+	if len(keys) == 0 {
+		return " (it is empty)"
+	}
+	if len(keys) > 8 {
+		keys = append(keys[:8], "...")
+	}
+	return " (it has " + strings.Join(keys, ", ") + ")"
+}
+
+// eval checks the envelope tree; it returns "" when the check holds, or
+// what is wrong: `data.rows.count: want 15, got 10`.
+func (c *check) eval(env any, sc *scope) string {
+	got, found, why := walk(env, c.segs)
+	w := c.want
+	fail := func(format string, args ...any) string { return c.path + ": " + fmt.Sprintf(format, args...) }
+	nothing := "got nothing (" + why + ")"
+	if w.exists != nil {
+		switch {
+		case *w.exists && !found:
+			return fail("want a value, %s", nothing)
+		case !*w.exists && found:
+			return fail("want nothing, got %s", show(got))
+		}
+	}
+	if w.hasEquals {
+		v, err := resolve(w.equals, sc)
+		if err != nil {
+			return fail("%v", err)
+		}
+		v = normalize(v)
+		switch {
+		case !found && v != nil:
+			return fail("want %s, %s", show(v), nothing)
+		case found && !reflect.DeepEqual(v, got):
+			return fail("want %s, got %s", show(v), show(got))
+		}
+	}
+	if w.hasContains {
+		v, err := resolve(w.contains, sc)
+		if err != nil {
+			return fail("%v", err)
+		}
+		v = normalize(v)
+		if !found {
+			return fail("want something containing %s, %s", show(v), nothing)
+		}
+		switch g := got.(type) {
+		case string:
+			s, ok := v.(string)
+			if !ok {
+				s = textOf(v)
+			}
+			if !strings.Contains(g, s) {
+				return fail("want a string containing %s, got %s", show(s), show(g))
+			}
+		case []any:
+			in := false
+			for _, item := range g {
+				if reflect.DeepEqual(item, v) {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return fail("want a list containing %s, got %s", show(v), show(g))
+			}
+		default:
+			return fail("want a string or list containing %s, got %s", show(v), show(got))
+		}
+	}
+	if w.matches != nil {
+		if !found {
+			return fail("want a string matching /%s/, %s", w.matches, nothing)
+		}
+		s, ok := got.(string)
+		if !ok || !w.matches.MatchString(s) {
+			return fail("want a string matching /%s/, got %s", w.matches, show(got))
+		}
+	}
+	if w.length != nil {
+		if !found {
+			return fail("want length %d, %s", *w.length, nothing)
+		}
+		n := -1
+		switch g := got.(type) {
+		case string:
+			n = utf8.RuneCountInString(g)
+		case []any:
+			n = len(g)
+		case map[string]any:
+			n = len(g)
+		}
+		switch {
+		case n < 0:
+			return fail("want length %d, got %s, which has no length", *w.length, show(got))
+		case n != *w.length:
+			return fail("want length %d, got length %d", *w.length, n)
+		}
+	}
+	return ""
+}
+
+// normalize makes a decoded YAML value comparable with a JSON tree:
+// every number becomes a float64.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case float32:
+		return float64(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+// show writes a value for a message: JSON, cut when long.
+func show(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	const max = 200
+	if len(b) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		return string(b[:cut]) + "…"
+	}
+	return string(b)
+}
