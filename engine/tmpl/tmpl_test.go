@@ -30,8 +30,8 @@ func TestTemplates(t *testing.T) {
 		want any
 	}{
 		{"plain text", "plain text"},
-		{"${{ params.max_pages }}", 3},                 // one template keeps its type
-		{"${{ params.max_pages * 2 }}", 6},             // arithmetic
+		{"${{ params.max_pages }}", 3},     // one template keeps its type
+		{"${{ params.max_pages * 2 }}", 6}, // arithmetic
 		{"${{ config.base }}/login.html", "http://127.0.0.1:8000/login.html"},
 		{"q=${{ params.query }}&n=${{ len(vars.rows) }}", "q=bolt&n=2"},
 		{"${{ vars.rows }}", []any{1, 2}},
