@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,20 +86,12 @@ func replayCmd(g *globals) *cobra.Command {
 		Short: "Run a recorded call again with the same arguments and print the new envelope",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
+			a, ctx, done, err := g.openApp(cmd)
 			if err != nil {
 				return err
 			}
-			log, err := g.logger(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			a, err := app.Open(cfg, log)
-			if err != nil {
-				return err
-			}
-			defer a.Close(context.WithoutCancel(cmd.Context()))
-			t, err := a.Store.GetTrace(cmd.Context(), args[0])
+			defer done()
+			t, err := a.Store.GetTrace(ctx, args[0])
 			if err != nil {
 				return fmt.Errorf("trace %s: %w", args[0], err)
 			}
@@ -109,7 +100,7 @@ func replayCmd(g *globals) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "replaying %s (%s) with %s\n", t.ID, t.Tool, raw)
-			env, err := a.Engine.Call(cmd.Context(), run.Request{Tool: t.Tool, Args: raw})
+			env, err := a.Engine.Call(ctx, run.Request{Tool: t.Tool, Args: raw})
 			if err != nil {
 				return err
 			}

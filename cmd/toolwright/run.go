@@ -25,21 +25,11 @@ func runCmd(g *globals) *cobra.Command {
 		Short: "Run one call and print its envelope as JSON (exit 0 ok, 1 not ok)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := g.load()
+			a, ctx, done, err := g.openApp(cmd)
 			if err != nil {
 				return err
 			}
-			log, err := g.logger(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			a, err := app.Open(cfg, log)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
-			defer a.Close(context.WithoutCancel(ctx))
+			defer done()
 			w, ok := a.Engine.Workflows().Tool(args[0])
 			if !ok {
 				return fmt.Errorf("unknown tool %q (see toolwright tools)", args[0])
@@ -72,6 +62,28 @@ func runCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&argsJSON, "args-json", "", "all arguments as one JSON object")
 	cmd.Flags().StringVar(&taskID, "task-id", "", "the task_id (idempotency key; needed for write tools)")
 	return cmd
+}
+
+// openApp assembles toolwright for a command that runs calls. ctx ends on
+// Ctrl-C; done closes the browsers and the store.
+func (g *globals) openApp(cmd *cobra.Command) (*app.App, context.Context, func(), error) {
+	cfg, err := g.load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	log, err := g.logger(cmd, cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a, err := app.Open(cfg, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	return a, ctx, func() {
+		stop()
+		_ = a.Close(context.WithoutCancel(ctx))
+	}, nil
 }
 
 // printEnvelope writes the envelope and turns not-ok into exit status 1.

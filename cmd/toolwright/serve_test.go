@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -95,24 +94,6 @@ output:
 `,
 }
 
-// lockedBuffer is a bytes.Buffer safe for a process's writes and a test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // stdioPeer drives `toolwright serve` over its stdin and stdout, keeping
 // every stdout line.
 type stdioPeer struct {
@@ -120,12 +101,12 @@ type stdioPeer struct {
 	stdin  io.WriteCloser
 	lines  chan string
 	all    []string
-	stderr *lockedBuffer
+	stderr *testsite.Buffer
 }
 
 func startStdio(tb testing.TB, bin string, args ...string) *stdioPeer {
 	tb.Helper()
-	p := &stdioPeer{cmd: exec.Command(bin, args...), lines: make(chan string, 64), stderr: &lockedBuffer{}}
+	p := &stdioPeer{cmd: exec.Command(bin, args...), lines: make(chan string, 64), stderr: &testsite.Buffer{}}
 	p.cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -276,7 +257,7 @@ func TestServeHTTP(t *testing.T) {
 	site := testsite.Start(t)
 	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)
 	cmd := exec.Command(bin, "serve", "--config", cfg, "--http", "127.0.0.1:0")
-	stderr := &lockedBuffer{}
+	stderr := &testsite.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -77,7 +76,7 @@ type fixture struct {
 	cfg     *config.Config
 	app     *app.App
 	srv     *mcpserver.Server
-	logs    *syncBuffer
+	logs    *testsite.Buffer
 	session *mcp.ClientSession
 	events  *events
 }
@@ -94,23 +93,6 @@ func (e *events) counts() (int, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.listChanged, len(e.progress)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func needChromium(t testing.TB) {
@@ -139,7 +121,7 @@ func writeSet(t testing.TB, dir, base string, files map[string]string) string {
 func newFixture(t testing.TB, o mcpserver.Options) *fixture {
 	t.Helper()
 	site := testsite.Start(t)
-	f := &fixture{dir: t.TempDir(), logs: &syncBuffer{}, events: &events{changed: make(chan struct{}, 16)}}
+	f := &fixture{dir: t.TempDir(), logs: &testsite.Buffer{}, events: &events{changed: make(chan struct{}, 16)}}
 	cfgPath := writeSet(t, f.dir, site.URL(""), workflowFiles)
 	f.cfg = loadConfig(t, cfgPath)
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -299,15 +299,18 @@ steps:
 	h.code(h.call("business_fail", `{"stock": 11}`), "invalid_params")
 }
 
-func TestCancelMidCall(t *testing.T) {
-	h := newHarness(t, map[string]string{"slow_read": `
+// slowRead opens a page that answers after 20s.
+const slowRead = `
 name: slow_read
 description: A page that takes 20s.
 risk: read
 steps:
   - goto: ${{ config.acme_base }}/slow?ms=20000
     timeout: 30s
-`}, nil)
+`
+
+func TestCancelMidCall(t *testing.T) {
+	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
 	h.ok(h.call("search_catalog", `{}`)) // the browser is up: the cancel lands mid-navigation
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
@@ -322,14 +325,7 @@ steps:
 }
 
 func TestBrowserKilledMidCall(t *testing.T) {
-	h := newHarness(t, map[string]string{"slow_read": `
-name: slow_read
-description: A page that takes 20s.
-risk: read
-steps:
-  - goto: ${{ config.acme_base }}/slow?ms=20000
-    timeout: 30s
-`}, nil)
+	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
 	h.ok(h.call("search_catalog", `{}`)) // the browser is up
 	done := make(chan *result.Envelope)
 	go func() { done <- h.call("slow_read", `{}`) }()

@@ -814,7 +814,7 @@ steps:
   - goto: "${{ config.acme_base }}/links.html?other=${{ params.other }}"
   - click: ` + target + "\n"
 	if wait {
-		w += "  - wait: {url: \"*/elsewhere*\", timeout: 3s}\n"
+		w += "  - wait: {text: \"hit \", timeout: 3s}\n" // the other page's text
 	}
 	return w
 }
@@ -901,12 +901,12 @@ func TestListAndResponseLimits(t *testing.T) {
 		t.Errorf("max_list_items 3: %d rows (count %d), truncated %v", len(rows.Items), rows.Count, rows.Truncated)
 	}
 
-	h = newHarness(t, nil, func(c *config.Config) { c.Limits.MaxResponseBytes = 1500 })
+	h = newHarness(t, nil, func(c *config.Config) { c.Limits.MaxResponseBytes = 1000 })
 	small := h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
-	if n := len(small.JSON()); n > 1500 {
+	if n := len(small.JSON()); n > 1000 {
 		t.Fatalf("a small result is %d bytes", n)
 	}
-	env = h.code(h.call("search_catalog", `{"max_pages": 3, "task_id": "T-big"}`), "limit_exceeded")
+	env = h.code(h.call("search_catalog", `{"max_pages": 5, "task_id": "T-big"}`), "limit_exceeded")
 	if env.Retryable || env.Data != nil || !strings.Contains(env.Message, "max_response_bytes") {
 		t.Errorf("limit_exceeded envelope: %s", env.JSON())
 	}

@@ -1,0 +1,533 @@
+package testrun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/yamlx"
+	"gopkg.in/yaml.v3"
+)
+
+// File is one decoded test file.
+type File struct {
+	Path      string   // the file, as given
+	Serve     string   // the folder served for its cases; "" for none
+	Workflows []string // workflow files or folders; empty: the config's
+	Selectors string   // the selector map; "": the config's
+	Cases     []*Case
+
+	vars       []namedValue      // over the config's vars:, in written order
+	secrets    map[string]string // test values of secrets
+	secretsPos lint.Pos          // where secrets: is, for problems about them
+}
+
+type namedValue struct {
+	name  string
+	value any // may hold templates
+}
+
+// Case is one call and what its envelope must hold.
+type Case struct {
+	Name   string
+	ID     string // "" when no later case uses it
+	Tool   string
+	TaskID string
+	Grant  bool
+
+	args    map[string]any // may hold templates
+	argKeys []yamlx.KV
+	expect  []*check
+	needs   []int // indexes of the earlier cases it uses
+	pos     lint.Pos
+	toolPos lint.Pos
+	refs    []*ref
+}
+
+var (
+	topKeys  = []string{"serve", "workflows", "selectors", "vars", "secrets", "cases"}
+	caseKeys = []string{"name", "id", "tool", "args", "task_id", "grant", "expect"}
+	idRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+)
+
+type decoder struct {
+	file string
+	dir  string
+	ps   *lint.Problems
+}
+
+func (d *decoder) at(n *yaml.Node) lint.Pos { return lint.At(d.file, n) }
+
+// Decode reads a test file; paths in it are relative to its folder. Every
+// problem is collected, with its position.
+func Decode(file string, data []byte) (*File, lint.Problems) {
+	var ps lint.Problems
+	d := &decoder{file: file, dir: filepath.Dir(file), ps: &ps}
+	f := &File{Path: file, secrets: map[string]string{}, secretsPos: lint.Pos{File: file, Line: 1, Col: 1}}
+	root := yamlx.Doc(file, data, &ps)
+	if root == nil {
+		return f, ps.Sort()
+	}
+	kvs, ok := yamlx.Map(file, root, "a test file", &ps)
+	if !ok {
+		return f, ps.Sort()
+	}
+	yamlx.Known(file, kvs, topKeys, "test file", &ps)
+	var cases *yaml.Node
+	for _, kv := range kvs {
+		switch kv.Key {
+		case "serve":
+			f.Serve = d.path(kv.Value, "serve", true)
+		case "workflows":
+			f.Workflows = d.workflows(kv.Value)
+		case "selectors":
+			f.Selectors = d.path(kv.Value, "selectors", false)
+		case "vars":
+			f.vars = d.vars(kv.Value)
+		case "secrets":
+			f.secretsPos = d.at(kv.KeyN)
+			d.secrets(kv.Value, f.secrets)
+		case "cases":
+			cases = kv.Value
+		}
+	}
+	if cases == nil {
+		ps.Addf(d.at(root), lint.Missing, "a test file needs cases: a list of {name, tool, args, expect}")
+		return f, ps.Sort()
+	}
+	f.Cases = d.cases(cases)
+	d.checkRefs(f)
+	return f, ps.Sort()
+}
+
+// path reads a path relative to the file's folder and checks that it exists
+// (as a folder when dir).
+func (d *decoder) path(n *yaml.Node, where string, dir bool) string {
+	s, ok := yamlx.String(d.file, n, where, d.ps)
+	if !ok {
+		return ""
+	}
+	if s == "" {
+		d.ps.Addf(d.at(n), lint.BadValue, "%s: give a path", where)
+		return ""
+	}
+	p := s
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(d.dir, p)
+	}
+	info, err := os.Stat(p)
+	switch {
+	case err != nil:
+		d.ps.Addf(d.at(n), lint.Missing, "%s: %s does not exist (paths are relative to the test file's folder)", where, p)
+		return ""
+	case dir && !info.IsDir():
+		d.ps.Addf(d.at(n), lint.BadValue, "%s: %s is not a folder", where, p)
+		return ""
+	}
+	return p
+}
+
+func (d *decoder) workflows(n *yaml.Node) []string {
+	n = yamlx.Resolve(n)
+	if n != nil && n.Kind == yaml.SequenceNode {
+		var out []string
+		for _, c := range n.Content {
+			if p := d.path(c, "workflows item", false); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if p := d.path(n, "workflows", false); p != "" {
+		return []string{p}
+	}
+	return nil
+}
+
+func (d *decoder) vars(n *yaml.Node) []namedValue {
+	if yamlx.IsNull(n) {
+		return nil
+	}
+	kvs, ok := yamlx.Map(d.file, n, "vars", d.ps)
+	if !ok {
+		return nil
+	}
+	out := make([]namedValue, 0, len(kvs))
+	for _, kv := range kvs {
+		v := d.value(kv.Value)
+		for _, r := range refsIn(v) {
+			if !r.site {
+				d.ps.Addf(r.pos, lint.UnknownRef, "vars %s: ${{ %s }}: vars can use only site.url (no case has run yet)", kv.Key, r.text)
+			}
+		}
+		out = append(out, namedValue{kv.Key, v})
+	}
+	return out
+}
+
+func (d *decoder) secrets(n *yaml.Node, into map[string]string) {
+	if yamlx.IsNull(n) {
+		return
+	}
+	kvs, ok := yamlx.Map(d.file, n, "secrets", d.ps)
+	if !ok {
+		return
+	}
+	for _, kv := range kvs {
+		s, ok := yamlx.Scalar(d.file, kv.Value, "secret "+kv.Key, d.ps)
+		if !ok {
+			continue
+		}
+		if s == "" {
+			d.ps.Addf(d.at(kv.Value), lint.BadValue, "secret %s: give a test value", kv.Key)
+			continue
+		}
+		into[kv.Key] = s
+	}
+}
+
+// value decodes any YAML value to plain values; strings with ${{ }} become
+// *template.
+func (d *decoder) value(n *yaml.Node) any {
+	n = yamlx.Resolve(n)
+	if n == nil {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.ScalarNode:
+		v := yamlx.Value(n)
+		s, ok := v.(string)
+		if !ok {
+			return v
+		}
+		t, err := parseString(s, d.at(n))
+		if err != nil {
+			d.ps.Addf(d.at(n), lint.Expression, "%v", err)
+			return s
+		}
+		return t
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, d.value(c))
+		}
+		return out
+	case yaml.MappingNode:
+		kvs, _ := yamlx.Map(d.file, n, "a map", d.ps)
+		out := make(map[string]any, len(kvs))
+		for _, kv := range kvs {
+			out[kv.Key] = d.value(kv.Value)
+		}
+		return out
+	}
+	return nil
+}
+
+func (d *decoder) cases(n *yaml.Node) []*Case {
+	n = yamlx.Resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		d.ps.Addf(d.at(n), lint.BadValue, "cases must be a list, found %s", yamlx.Describe(n))
+		return nil
+	}
+	if len(n.Content) == 0 {
+		d.ps.Addf(d.at(n), lint.Missing, "cases: the list is empty")
+		return nil
+	}
+	names := map[string]int{} // name → line
+	ids := map[string]int{}
+	var out []*Case
+	for i, cn := range n.Content {
+		c := d.caseOf(cn, i)
+		if c == nil {
+			continue
+		}
+		if c.Name != "" {
+			if line, dup := names[c.Name]; dup {
+				d.ps.Addf(c.pos, lint.Duplicate, "case name %q is used twice (also on line %d)", c.Name, line)
+			}
+			names[c.Name] = c.pos.Line
+		}
+		if c.ID != "" {
+			if line, dup := ids[c.ID]; dup {
+				d.ps.Addf(c.pos, lint.Duplicate, "case id %q is used twice (also on line %d)", c.ID, line)
+			}
+			ids[c.ID] = c.pos.Line
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
+	where := fmt.Sprintf("case %d", i+1)
+	kvs, ok := yamlx.Map(d.file, n, where, d.ps)
+	if !ok {
+		return nil
+	}
+	c := &Case{pos: d.at(yamlx.Resolve(n)), toolPos: d.at(yamlx.Resolve(n))}
+	for _, kv := range kvs { // name first, so messages can use it
+		if kv.Key == "name" {
+			if s, ok := yamlx.String(d.file, kv.Value, where+" name", d.ps); ok {
+				c.Name = strings.TrimSpace(s)
+				if c.Name == "" {
+					d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: name must not be empty", where)
+				} else {
+					where = fmt.Sprintf("case %q", c.Name)
+				}
+			}
+		}
+	}
+	yamlx.Known(d.file, kvs, caseKeys, where, d.ps)
+	var expect *yaml.Node
+	var grantN *yaml.Node
+	for _, kv := range kvs {
+		switch kv.Key {
+		case "id":
+			if s, ok := yamlx.String(d.file, kv.Value, where+" id", d.ps); ok {
+				if !idRE.MatchString(s) {
+					d.ps.Addf(d.at(kv.Value), lint.BadName, "%s: id %q must match %s (lowercase letters, digits and _)", where, s, idRE)
+				} else {
+					c.ID = s
+				}
+			}
+		case "tool":
+			c.toolPos = d.at(kv.Value)
+			c.Tool, _ = yamlx.String(d.file, kv.Value, where+" tool", d.ps)
+		case "args":
+			if yamlx.IsNull(kv.Value) {
+				continue
+			}
+			kvs, ok := yamlx.Map(d.file, kv.Value, where+" args", d.ps)
+			if !ok {
+				continue
+			}
+			c.args = map[string]any{}
+			for _, a := range kvs {
+				if a.Key == "task_id" {
+					d.ps.Addf(d.at(a.KeyN), lint.BadValue, "%s: write task_id as a key of the case (task_id: %s), not in args", where, a.Value.Value)
+					continue
+				}
+				c.args[a.Key] = d.value(a.Value)
+				c.argKeys = append(c.argKeys, a)
+			}
+		case "task_id":
+			c.TaskID, _ = yamlx.String(d.file, kv.Value, where+" task_id", d.ps)
+		case "grant":
+			grantN = kv.Value
+			c.Grant, _ = yamlx.Bool(d.file, kv.Value, where+" grant", d.ps)
+		case "expect":
+			expect = kv.Value
+		}
+	}
+	if c.Name == "" && !hasKey(kvs, "name") {
+		d.ps.Addf(c.pos, lint.Missing, "%s needs a name", where)
+	}
+	if c.Tool == "" && !hasKey(kvs, "tool") {
+		d.ps.Addf(c.pos, lint.Missing, "%s needs a tool", where)
+	}
+	if c.Grant && c.TaskID == "" {
+		d.ps.Addf(d.at(grantN), lint.Missing, "%s: grant: true needs a task_id (a grant is for one tool and one task_id)", where)
+	}
+	if expect == nil {
+		d.ps.Addf(c.pos, lint.Missing, "%s needs expect: the envelope fields it must have, as in {ok: true}", where)
+	} else {
+		c.expect = d.expect(expect, where)
+	}
+	for _, v := range c.args {
+		c.refs = append(c.refs, refsIn(v)...)
+	}
+	for _, ch := range c.expect {
+		c.refs = append(c.refs, refsIn(ch.want.equals)...)
+		c.refs = append(c.refs, refsIn(ch.want.contains)...)
+	}
+	return c
+}
+
+func hasKey(kvs []yamlx.KV, key string) bool {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *decoder) expect(n *yaml.Node, where string) []*check {
+	kvs, ok := yamlx.Map(d.file, n, where+" expect", d.ps)
+	if !ok {
+		return nil
+	}
+	if len(kvs) == 0 {
+		d.ps.Addf(d.at(n), lint.Missing, "%s: expect is empty; name at least one envelope field, as in {ok: true}", where)
+		return nil
+	}
+	var out []*check
+	for _, kv := range kvs {
+		c := &check{path: kv.Key, segs: strings.Split(kv.Key, "."), pos: d.at(kv.KeyN)}
+		if !d.checkPath(c, where) {
+			continue
+		}
+		c.want = d.want(kv.Value, where+" expect "+kv.Key)
+		out = append(out, c)
+	}
+	return out
+}
+
+// checkPath checks the envelope side of a path: the first name is an
+// envelope field, and only data has fields.
+func (d *decoder) checkPath(c *check, where string) bool {
+	for _, s := range c.segs {
+		if s == "" {
+			d.ps.Addf(c.pos, lint.BadValue, "%s expect: %q has an empty name between dots", where, c.path)
+			return false
+		}
+	}
+	head := c.segs[0]
+	if !contains(envelopeFields, head) {
+		d.ps.Addf(c.pos, lint.UnknownKey, "%s expect: unknown envelope field %q%s (expect keys are dotted paths into the envelope: %s)",
+			where, head, lint.Suggest(head, envelopeFields), strings.Join(envelopeFields, ", "))
+		return false
+	}
+	if len(c.segs) > 1 && head != "data" {
+		d.ps.Addf(c.pos, lint.BadValue, "%s expect: %s has no fields (only data has): write %s: VALUE", where, head, head)
+		return false
+	}
+	return true
+}
+
+func (d *decoder) want(n *yaml.Node, where string) want {
+	n = yamlx.Resolve(n)
+	var w want
+	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		w.equals, w.hasEquals = d.value(n), true
+		return w
+	}
+	kvs, _ := yamlx.Map(d.file, n, where, d.ps)
+	matchers := 0
+	for _, kv := range kvs {
+		if contains(matcherKeys, kv.Key) {
+			matchers++
+		}
+	}
+	if matchers == 0 {
+		if len(kvs) == 1 {
+			if s := lint.Suggest(kvs[0].Key, matcherKeys); s != "" {
+				d.ps.Addf(d.at(kvs[0].KeyN), lint.UnknownKey, "%s: unknown matcher %q%s; to compare a whole map, write {equals: {...}}", where, kvs[0].Key, s)
+				return w
+			}
+		}
+		w.equals, w.hasEquals = d.value(n), true
+		return w
+	}
+	for _, kv := range kvs {
+		switch kv.Key {
+		case "equals":
+			w.equals, w.hasEquals = d.value(kv.Value), true
+		case "contains":
+			w.contains, w.hasContains = d.value(kv.Value), true
+			if yamlx.IsNull(kv.Value) {
+				d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: contains needs a value", where)
+			}
+		case "matches":
+			s, ok := yamlx.String(d.file, kv.Value, where+" matches", d.ps)
+			if !ok {
+				continue
+			}
+			re, err := regexp.Compile(s)
+			if err != nil {
+				d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: matches: %q is not a regular expression (RE2): %v", where, s, err)
+				continue
+			}
+			w.matches = re
+		case "len":
+			if v, ok := yamlx.Int(d.file, kv.Value, where+" len", d.ps); ok {
+				if v < 0 {
+					d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: len must be 0 or more, found %d", where, v)
+					continue
+				}
+				w.length = &v
+			}
+		case "exists":
+			if v, ok := yamlx.Bool(d.file, kv.Value, where+" exists", d.ps); ok {
+				w.exists = &v
+			}
+		default:
+			d.ps.Addf(d.at(kv.KeyN), lint.UnknownKey, "%s: unknown matcher %q%s (matchers: %s); to compare a whole map, write {equals: {...}}",
+				where, kv.Key, lint.Suggest(kv.Key, matcherKeys), strings.Join(matcherKeys, ", "))
+		}
+	}
+	if w.exists != nil && !*w.exists && len(kvs) > 1 {
+		d.ps.Addf(d.at(n), lint.BadValue, "%s: exists: false cannot go with other matchers", where)
+	}
+	return w
+}
+
+// checkRefs checks every reference of the cases: site.url needs serve:, and
+// cases.ID names an earlier case.
+func (d *decoder) checkRefs(f *File) {
+	index := map[string]int{}
+	for i, c := range f.Cases {
+		if c.ID != "" {
+			if _, dup := index[c.ID]; !dup {
+				index[c.ID] = i
+			}
+		}
+	}
+	siteUsed := func(r *ref) {
+		if f.Serve == "" {
+			d.ps.Addf(r.pos, lint.UnknownRef, "${{ site.url }} needs serve: a folder to serve for the cases")
+		}
+	}
+	for _, nv := range f.vars {
+		for _, r := range refsIn(nv.value) {
+			if r.site {
+				siteUsed(r)
+			}
+		}
+	}
+	for i, c := range f.Cases {
+		seen := map[int]bool{}
+		for _, r := range c.refs {
+			if r.site {
+				siteUsed(r)
+				continue
+			}
+			j, ok := index[r.caseID]
+			switch {
+			case !ok:
+				var earlier []string
+				for _, e := range f.Cases[:i] {
+					if e.ID != "" {
+						earlier = append(earlier, e.ID)
+					}
+				}
+				hint := lint.Suggest(r.caseID, earlier)
+				if hint == "" {
+					hint = " (give the earlier case an id: to use its envelope)"
+				}
+				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: no earlier case has id %q%s", r.text, r.caseID, hint)
+			case j == i:
+				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: a case cannot use its own envelope", r.text)
+			case j > i:
+				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: case %q comes later; a case can use only earlier cases", r.text, r.caseID)
+			case !seen[j]:
+				seen[j] = true
+				c.needs = append(c.needs, j)
+			}
+		}
+		sort.Ints(c.needs)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
