@@ -53,6 +53,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		validateCmd(g), toolsCmd(g), schemaCmd(), docsCmd(g), runCmd(g), selectorsCmd(g),
 		serveCmd(g), demoCmd(g), tracesCmd(g), replayCmd(g), auditCmd(g), grantCmd(g), grantsCmd(g), revokeCmd(g),
+		testCmd(g),
 	)
 	return root
 }

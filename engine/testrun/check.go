@@ -34,7 +34,7 @@ func Check(f *File, set *workflow.Set) lint.Problems {
 			}
 		}
 		if c.Grant && !w.Writes() {
-			ps.Addf(c.pos, lint.BadValue, "%s: grant: true, but %q is a risk: read tool and needs no grant", where, w.Name)
+			ps.Addf(c.grantPos, lint.BadValue, "%s: grant: true, but %q is a risk: read tool and needs no grant", where, w.Name)
 		}
 		outputs := make([]string, len(w.Output))
 		for i, o := range w.Output {

@@ -82,7 +82,8 @@
 // engine with its own fresh state directory (never the user's state), on the
 // config's workflows or the file's own. An unknown argument is a problem,
 // unless the case expects code invalid_params. A secret the config declares
-// and the file does not set is read as usual; one that cannot be read is a
-// problem. When policy.allowed_hosts is not empty, the served site's host
-// (127.0.0.1) is added to it.
+// and the file does not set is read as usual (environment or file); one that
+// cannot be read is a problem only when a workflow uses it. When
+// policy.allowed_hosts is not empty, the served site's host (127.0.0.1) is
+// added to it.
 package testrun

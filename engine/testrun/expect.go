@@ -40,9 +40,9 @@ type want struct {
 	exists      *bool
 }
 
-// Envelope turns an envelope into the JSON tree expectations look at, with
+// EnvelopeTree turns an envelope into the JSON tree expectations look at, with
 // the fields JSON leaves out set to their zero values.
-func Envelope(env *result.Envelope) map[string]any {
+func EnvelopeTree(env *result.Envelope) map[string]any {
 	var tree map[string]any
 	if err := json.Unmarshal(env.JSON(), &tree); err != nil || tree == nil {
 		tree = map[string]any{}
@@ -138,7 +138,7 @@ func (c *check) eval(env any, sc *scope) string {
 		case !found && v != nil:
 			return fail("want %s, %s", show(v), nothing)
 		case found && !reflect.DeepEqual(v, got):
-			return fail("want %s, got %s", show(v), show(got))
+			return fail("want %s, got %s%s", show(v), show(got), firstDiff(v, got, c.path))
 		}
 	}
 	if w.hasContains {
@@ -201,6 +201,61 @@ func (c *check) eval(env any, sc *scope) string {
 			return fail("want length %d, got %s, which has no length", *w.length, show(got))
 		case n != *w.length:
 			return fail("want length %d, got length %d", *w.length, n)
+		}
+	}
+	return ""
+}
+
+// firstDiff says where two unequal maps or lists first differ, as
+// "; at data.rows.items.2.sku: ..." ("" for scalars: the values say it all).
+func firstDiff(want, got any, at string) string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return ""
+		}
+		keys := make([]string, 0, len(w)+len(g))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		for k := range g {
+			if _, dup := w[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			wv, inW := w[k]
+			gv, inG := g[k]
+			switch {
+			case !inG:
+				return fmt.Sprintf(" (%s has no key %q)", at, k)
+			case !inW:
+				return fmt.Sprintf(" (%s has the unexpected key %q)", at, k)
+			case !reflect.DeepEqual(wv, gv):
+				if d := firstDiff(wv, gv, at+"."+k); d != "" {
+					return d
+				}
+				return fmt.Sprintf(" (at %s.%s: want %s, got %s)", at, k, show(wv), show(gv))
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return ""
+		}
+		for i := 0; i < len(w) && i < len(g); i++ {
+			if !reflect.DeepEqual(w[i], g[i]) {
+				p := fmt.Sprintf("%s.%d", at, i)
+				if d := firstDiff(w[i], g[i], p); d != "" {
+					return d
+				}
+				return fmt.Sprintf(" (at %s: want %s, got %s)", p, show(w[i]), show(g[i]))
+			}
+		}
+		if len(w) != len(g) {
+			return fmt.Sprintf(" (%s has %d items, not %d)", at, len(g), len(w))
 		}
 	}
 	return ""

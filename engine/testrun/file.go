@@ -39,13 +39,14 @@ type Case struct {
 	TaskID string
 	Grant  bool
 
-	args    map[string]any // may hold templates
-	argKeys []yamlx.KV
-	expect  []*check
-	needs   []int // indexes of the earlier cases it uses
-	pos     lint.Pos
-	toolPos lint.Pos
-	refs    []*ref
+	args     map[string]any // may hold templates
+	argKeys  []yamlx.KV
+	expect   []*check
+	needs    []int // indexes of the earlier cases it uses
+	pos      lint.Pos
+	toolPos  lint.Pos
+	grantPos lint.Pos
+	refs     []*ref
 }
 
 var (
@@ -318,6 +319,7 @@ func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 			c.TaskID, _ = yamlx.String(d.file, kv.Value, where+" task_id", d.ps)
 		case "grant":
 			grantN = kv.Value
+			c.grantPos = d.at(kv.Value)
 			c.Grant, _ = yamlx.Bool(d.file, kv.Value, where+" grant", d.ps)
 		case "expect":
 			expect = kv.Value
@@ -491,6 +493,7 @@ func (d *decoder) checkRefs(f *File) {
 	}
 	for i, c := range f.Cases {
 		seen := map[int]bool{}
+		where := fmt.Sprintf("case %q: ", c.Name)
 		for _, r := range c.refs {
 			if r.site {
 				siteUsed(r)
@@ -509,11 +512,11 @@ func (d *decoder) checkRefs(f *File) {
 				if hint == "" {
 					hint = " (give the earlier case an id: to use its envelope)"
 				}
-				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: no earlier case has id %q%s", r.text, r.caseID, hint)
+				d.ps.Addf(r.pos, lint.UnknownRef, "%s${{ %s }}: no earlier case has id %q%s", where, r.text, r.caseID, hint)
 			case j == i:
-				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: a case cannot use its own envelope", r.text)
+				d.ps.Addf(r.pos, lint.UnknownRef, "%s${{ %s }}: a case cannot use its own envelope", where, r.text)
 			case j > i:
-				d.ps.Addf(r.pos, lint.UnknownRef, "${{ %s }}: case %q comes later; a case can use only earlier cases", r.text, r.caseID)
+				d.ps.Addf(r.pos, lint.UnknownRef, "%s${{ %s }}: case %q comes later; a case can use only earlier cases", where, r.text, r.caseID)
 			case !seen[j]:
 				seen[j] = true
 				c.needs = append(c.needs, j)
