@@ -31,7 +31,11 @@ func (w *Workflow) Bind(raw json.RawMessage) (*Call, error) {
 	if raw[0] != '{' {
 		return nil, errs.New(errs.InvalidParams, "arguments must be a JSON object")
 	}
-	res, err := w.schema.Validate(gojsonschema.NewBytesLoader(raw))
+	schema, err := w.validator()
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "the tool's input schema is broken; the trace has the details")
+	}
+	res, err := schema.Validate(gojsonschema.NewBytesLoader(raw))
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "arguments are not valid JSON")
 	}

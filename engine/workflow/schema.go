@@ -134,12 +134,21 @@ func (w *Workflow) buildSchemas(set *Set) error {
 		return err
 	}
 	w.InputSchema = b
-	w.schema, err = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(b))
-	if err != nil {
-		return fmt.Errorf("generated schema does not compile: %v", err)
-	}
 	w.OutputSchema, err = json.Marshal(w.outputSchema(set))
 	return err
+}
+
+// validator compiles the input schema on first use: compiling every
+// pattern of every tool at load time would double the cost of loading a
+// large set, and most tools of a set are never called in a process.
+func (w *Workflow) validator() (*gojsonschema.Schema, error) {
+	w.schemaOnce.Do(func() {
+		w.schema, w.schemaErr = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(w.InputSchema))
+		if w.schemaErr != nil {
+			w.schemaErr = fmt.Errorf("the generated input schema of %s does not compile: %v", w.Name, w.schemaErr)
+		}
+	})
+	return w.schema, w.schemaErr
 }
 
 // outputSchema describes the envelope, with what is known of data's fields.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
@@ -55,7 +56,9 @@ type Workflow struct {
 
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	schemaOnce   sync.Once
 	schema       *gojsonschema.Schema
+	schemaErr    error
 	pos          lint.Pos
 	calls        []step.Ref
 }

@@ -126,6 +126,10 @@ func TestSchemasGolden(t *testing.T) {
 		t.Fatal(ps.Err())
 	}
 	for _, w := range append(demo.Tools(), defaults.Tools()...) {
+		// The generated schema compiles (it is compiled lazily, on the first call).
+		if _, err := w.Bind([]byte(`{"unknown_argument": 1}`)); err == nil || !strings.Contains(err.Error(), "invalid_params") {
+			t.Errorf("%s: a bad call was not refused by its schema: %v", w.Name, err)
+		}
 		var in, out any
 		if err := json.Unmarshal(w.InputSchema, &in); err != nil {
 			t.Fatal(err)
