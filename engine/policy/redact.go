@@ -24,10 +24,10 @@ type Redactor struct {
 
 // NewRedactor builds a Redactor for secrets (name → value). Empty values are
 // ignored. Besides each raw value it catches the forms a value takes on its
-// way out: URL-encoded (query and path escaping) and JSON-escaped (with and
-// without Go's HTML escaping, and with "\/"). Where values overlap, the
-// longest match wins; where two secrets share a value, the name that sorts
-// first is used.
+// way out: URL-encoded (query and path escaping), HTML-escaped (as browsers
+// serialize attributes and text) and JSON-escaped (with and without Go's HTML
+// escaping, and with "\/"). Where values overlap, the longest match wins;
+// where two secrets share a value, the name that sorts first is used.
 func NewRedactor(secrets map[string]string) *Redactor {
 	names := make([]string, 0, len(secrets))
 	for n, v := range secrets {
@@ -75,9 +75,23 @@ func NewRedactor(secrets map[string]string) *Redactor {
 	return r
 }
 
+// htmlEscapers write a value the ways HTML serializers do: a browser's
+// outerHTML in attribute values (current Chromium also escapes < and >; older
+// ones only & and ") and in text, and Go's html.EscapeString. A failed call's
+// page.html artifact holds field values in attributes.
+var htmlEscapers = []*strings.Replacer{
+	strings.NewReplacer("&", "&amp;", `"`, "&quot;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;"),
+	strings.NewReplacer("&", "&amp;", `"`, "&quot;", "\u00a0", "&nbsp;"),
+	strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;"),
+	strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", `"`, "&#34;"),
+}
+
 // forms are the encodings of v that are caught.
 func forms(v string) []string {
 	out := []string{v, url.QueryEscape(v), url.PathEscape(v), strings.ReplaceAll(url.QueryEscape(v), "+", "%20")}
+	for _, e := range htmlEscapers {
+		out = append(out, e.Replace(v))
+	}
 	j, _ := json.Marshal(v) // Go's form: <, >, & as \u003c...
 	jg := string(j[1 : len(j)-1])
 	var b strings.Builder

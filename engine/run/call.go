@@ -33,7 +33,12 @@ type call struct {
 	attempts int
 	env      *browser.Env
 	artifact int
-	done     int // top-level steps finished, for progress
+	done     int       // top-level steps finished, for progress
+	nav      *navWatch // the last acting step's navigation watch (navwatch.go)
+	// a refused navigation noticed by a watch, and the acting step that
+	// started it, until blocked() reports it
+	blockedURL, blockedBy string
+	stepCancel            context.CancelCauseFunc // ends the step running now
 }
 
 func (e *Engine) newCall(set *workflow.Set, w *workflow.Workflow, req Request) *call {
@@ -102,6 +107,7 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	ctx, cancel := context.WithTimeoutCause(ctx, deadline, errs.New(errs.DeadlineExceeded, "the call ran past its deadline of %s", deadline))
 	defer cancel()
 	defer c.releaseEnv()
+	defer c.keepNav(nil)
 	switch c.w.Env {
 	case workflow.EnvGiven:
 		if err := c.acquireGiven(ctx, bound.EnvID); err != nil {
@@ -115,7 +121,11 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 		c.setEnv(env)
 	}
 	r.refreshEnvScope()
-	if err := r.runSteps(ctx, c.w.Steps, nil); err != nil {
+	err = r.runSteps(ctx, c.w.Steps, nil)
+	if err == nil {
+		err = r.settleLast(ctx)
+	}
+	if err != nil {
 		c.saveFailure(ctx)
 		return nil, err
 	}

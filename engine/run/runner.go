@@ -149,7 +149,8 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 			break
 		}
 	}
-	if s.Optional && ctx.Err() == nil {
+	// A refused navigation is never skipped: the agent must hear of it.
+	if s.Optional && ctx.Err() == nil && errs.CodeOf(err) != errs.HostNotAllowed {
 		return nil
 	}
 	var fe *failure
@@ -176,12 +177,27 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		sctx, unbind = env.Bind(sctx)
 		defer unbind()
 	}
+	// A refused navigation ends the step (navwatch.go).
+	sctx, stepCancel := context.WithCancelCause(sctx)
+	defer stepCancel(nil)
+	outer := r.c.swapStepCancel(stepCancel)
+	defer r.c.swapStepCancel(outer)
 	start := time.Now()
 	rec := r.record(s, n, start, "", "", "")
 	prev := r.current
 	r.current = rec
+	// An acting step watches for a navigation it starts (navwatch.go).
+	var nav *navWatch
+	if s.Spec.Acts && !container(s) {
+		nav = r.watchNavigation(ctx, r.label(s))
+		r.c.keepNav(nav)
+	}
 	err := s.Spec.Run(sctx, r, s)
 	r.current = prev
+	nav.stepDone()
+	if err == nil {
+		nav.settle(sctx, false)
+	}
 	if err == nil {
 		err = r.blocked()
 	}
@@ -243,20 +259,32 @@ func (r *runner) progress(s *step.Step) {
 	r.c.req.Progress(done, len(r.c.w.Steps), r.label(s))
 }
 
-// blocked turns a navigation the browser refused into host_not_allowed.
+// blocked turns a navigation the browser refused into host_not_allowed;
+// one a navigation watch noticed names the acting step that started it.
 func (r *runner) blocked() error {
-	env := r.c.currentEnv()
-	if env == nil {
-		return nil
-	}
-	if u, ok := env.TakeBlocked(); ok {
-		host := u
-		if _, h := r.c.e.hosts.AllowedURL(u); h != "" {
-			host = h
+	r.c.mu.Lock()
+	u, by := r.c.blockedURL, r.c.blockedBy
+	r.c.blockedURL, r.c.blockedBy = "", ""
+	r.c.mu.Unlock()
+	if u == "" {
+		env := r.c.currentEnv()
+		if env == nil {
+			return nil
 		}
-		return errs.New(errs.HostNotAllowed, "navigation to host %q was blocked: it is not in policy.allowed_hosts", host)
+		var ok bool
+		if u, ok = env.TakeBlocked(); !ok {
+			return nil
+		}
 	}
-	return nil
+	host := u
+	if _, h := r.c.e.hosts.AllowedURL(u); h != "" {
+		host = h
+	}
+	err := errs.New(errs.HostNotAllowed, "navigation to host %q was blocked: it is not in policy.allowed_hosts", host)
+	if by != "" {
+		return &failure{err: err, step: by}
+	}
+	return err
 }
 
 // classify maps any error from a step to a coded error, in one place:
@@ -474,6 +502,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 		event = proto.PageLifecycleEventNameDOMContentLoaded
 	}
 	wait := page.WaitNavigation(event)
+	r.c.ownNavigation()
 	if err := page.Navigate(url); err != nil {
 		if b := r.blocked(); b != nil {
 			return b

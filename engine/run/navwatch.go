@@ -1,0 +1,230 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// The browser refuses a navigation to a host outside policy.allowed_hosts
+// on its own schedule: a clicked link, a submitted form, a script's
+// location.href= or a server redirect reaches the guard some milliseconds
+// after the click itself has returned. So an acting step (click, fill,
+// press, select) watches the main frame for a navigation that starts while
+// it runs or within navGrace after it, until the next acting step:
+//
+//   - when the step itself saw the navigation start, it waits until the
+//     navigation was let through (a document committed) or ended (loading
+//     stopped), at most navSettleMax, so a refusal is known before the step
+//     is judged;
+//   - when it starts or settles later, a refusal ends the step then running
+//     at once (a wait for the next page would otherwise run out its timeout
+//     first), and the failure names the acting step;
+//   - a call whose steps are done waits for the window and the settling
+//     before it can end ok.
+const (
+	navSettleMax = 2 * time.Second
+	navGrace     = 150 * time.Millisecond
+)
+
+// navWatch follows the main frame of the call's page from the start of an
+// acting step.
+type navWatch struct {
+	label   string // the acting step
+	started chan struct{}
+	settled chan struct{}
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	mu                   sync.Mutex
+	isStarted, isSettled bool
+	until                time.Time // a navigation starting later is not the step's (zero while it runs)
+}
+
+// watchNavigation starts watching the page of the call's environment; nil
+// when there is none. The watch outlives the step (and a container the step
+// is in) until stop, which keepNav and the end of the call see to.
+func (r *runner) watchNavigation(ctx context.Context, label string) *navWatch {
+	env := r.c.currentEnv()
+	if env == nil || env.Err() != nil {
+		return nil
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	page := env.Page().Context(wctx)
+	frame := page.FrameID
+	w := &navWatch{label: label, started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	c := r.c
+	wait := page.EachEvent(
+		func(e *proto.PageFrameStartedLoading) {
+			if e.FrameID == frame {
+				w.mark(true)
+			}
+		},
+		func(e *proto.PageFrameNavigated) {
+			if e.Frame != nil && e.Frame.ID == frame && w.mark(false) {
+				c.noticeBlocked(env, w.label)
+			}
+		},
+		func(e *proto.PageFrameStoppedLoading) {
+			if e.FrameID == frame && w.mark(false) {
+				c.noticeBlocked(env, w.label)
+			}
+		},
+	)
+	go func() {
+		defer close(w.done)
+		wait()
+	}()
+	return w
+}
+
+// mark records that a navigation started, or (once one started) that it
+// committed or stopped; it reports whether the navigation just settled.
+func (w *navWatch) mark(start bool) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case start && !w.isStarted && (w.until.IsZero() || time.Now().Before(w.until)):
+		w.isStarted = true
+		close(w.started)
+	case !start && w.isStarted && !w.isSettled:
+		w.isSettled = true
+		close(w.settled)
+		return true
+	}
+	return false
+}
+
+// stepDone closes the window for the step's navigation navGrace from now.
+func (w *navWatch) stepDone() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.until = time.Now().Add(navGrace)
+	w.mu.Unlock()
+}
+
+// settle waits until the step's navigation committed or stopped, at most
+// navSettleMax or until ctx ends. With waitStart it first waits for one to
+// start until the window closes; without, it returns unless one started.
+func (w *navWatch) settle(ctx context.Context, waitStart bool) {
+	if w == nil {
+		return
+	}
+	if waitStart {
+		w.mu.Lock()
+		left := time.Until(w.until)
+		w.mu.Unlock()
+		if left > 0 {
+			t := time.NewTimer(left)
+			select {
+			case <-w.started:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+	}
+	select {
+	case <-w.started:
+	default:
+		return
+	}
+	t := time.NewTimer(navSettleMax)
+	defer t.Stop()
+	select {
+	case <-w.settled:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (w *navWatch) stop() {
+	if w == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
+}
+
+// keepNav makes w the watch of the call's latest acting step, ending the
+// one before.
+func (c *call) keepNav(w *navWatch) {
+	c.mu.Lock()
+	old := c.nav
+	c.nav = w
+	c.mu.Unlock()
+	old.stop()
+}
+
+// ownNavigation closes the window of the latest acting step when it saw no
+// navigation start: the one about to start is the engine's own (goto).
+func (c *call) ownNavigation() {
+	c.mu.Lock()
+	w := c.nav
+	c.mu.Unlock()
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	if !w.isStarted {
+		w.until = time.Now()
+	}
+	w.mu.Unlock()
+}
+
+// errNavBlocked is the cause a refused navigation cancels the running step with.
+var errNavBlocked = errs.New(errs.HostNotAllowed, "a navigation was blocked")
+
+// noticeBlocked keeps a navigation the browser refused, named after the
+// acting step that started it, and ends the step running now.
+func (c *call) noticeBlocked(env *browser.Env, label string) {
+	u, ok := env.TakeBlocked()
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	if c.blockedURL == "" {
+		c.blockedURL, c.blockedBy = u, label
+	}
+	cancel := c.stepCancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel(errNavBlocked)
+	}
+}
+
+// swapStepCancel makes cancel the one noticeBlocked calls and returns the
+// one before (steps nest). A refusal noticed while no step ran ends the
+// step at once.
+func (c *call) swapStepCancel(cancel context.CancelCauseFunc) context.CancelCauseFunc {
+	c.mu.Lock()
+	old := c.stepCancel
+	c.stepCancel = cancel
+	pending := c.blockedURL != ""
+	c.mu.Unlock()
+	if pending && cancel != nil {
+		cancel(errNavBlocked)
+	}
+	return old
+}
+
+// settleLast waits for a navigation the call's latest acting step started
+// and turns its refusal into host_not_allowed.
+func (r *runner) settleLast(ctx context.Context) error {
+	r.c.mu.Lock()
+	w := r.c.nav
+	r.c.nav = nil
+	r.c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	w.settle(ctx, true)
+	w.stop()
+	return r.blocked()
+}
