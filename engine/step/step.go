@@ -56,6 +56,8 @@ func (s *Step) Label() string {
 	label := s.Spec.Kind
 	if t := s.TargetName(); t != "" {
 		label += " " + t
+	} else if v := s.Str(s.Spec.Short); v != "" {
+		label += " " + v // press Enter
 	}
 	return fmt.Sprintf("%s (#%s)", label, s.Path)
 }
