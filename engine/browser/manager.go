@@ -123,19 +123,27 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		m.mu.Unlock()
 		return nil, errs.New(errs.EnvUnavailable, "environment pool is full (%d open, browser.max_environments)", n)
 	}
-	if n := m.countLocked(purpose) + m.pendingFor[purpose]; n >= m.opts.MaxPerPurpose {
-		m.mu.Unlock()
-		return nil, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", purpose, n)
+	// max_per_purpose bounds the environments a purpose keeps between
+	// calls; a temporary one lives for one call and counts only toward
+	// max_environments, so parallel calls of env: temporary tools are
+	// bounded by the pool, not by their shared "default" purpose.
+	held := 0
+	if !temporary {
+		held = 1
+		if n := m.countLocked(purpose) + m.pendingFor[purpose]; n >= m.opts.MaxPerPurpose {
+			m.mu.Unlock()
+			return nil, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", purpose, n)
+		}
 	}
 	m.pending++
-	m.pendingFor[purpose]++
+	m.pendingFor[purpose] += held
 	m.mu.Unlock()
 
 	env, err := m.create(ctx, region, purpose, px, temporary)
 
 	m.mu.Lock()
 	m.pending--
-	m.pendingFor[purpose]--
+	m.pendingFor[purpose] -= held
 	if err == nil && m.closed {
 		err = errClosed
 		m.mu.Unlock()
@@ -173,10 +181,11 @@ func (m *Manager) idleLocked(region, purpose string) *Env {
 	return nil
 }
 
+// countLocked counts the environments purpose keeps (temporary ones excluded).
 func (m *Manager) countLocked(purpose string) int {
 	n := 0
 	for _, e := range m.envs {
-		if e.Purpose == purpose {
+		if e.Purpose == purpose && !e.Temporary {
 			n++
 		}
 	}

@@ -148,8 +148,14 @@ func TestLimitsAndLookups(t *testing.T) {
 	if !errs.As(err).Retryable {
 		t.Error("a full pool is not retryable")
 	}
+	// A temporary environment counts toward the pool, not the purpose.
+	tmp, err := m.OpenTemporary(ctx, "eu", "x")
+	if err != nil {
+		t.Fatalf("a temporary environment of a full purpose: %v", err)
+	}
 	_, err = m.OpenTemporary(ctx, "eu", "x")
-	wantCode(t, err, errs.EnvUnavailable)
+	wantCode(t, err, errs.EnvUnavailable) // the pool (3) is full now
+	m.Release(tmp)
 
 	y := mustOpen(t, m, "eu", "y")
 	_, err = m.Open(ctx, "eu", "z")

@@ -161,6 +161,12 @@ func TestSearchPaginate(t *testing.T) {
 		{`{"query": "rocket", "max_pages": 5}`, 0, false},
 	} {
 		env := h.ok(h.call("search_catalog", tc.args))
+		for _, sr := range h.trace(env).Steps {
+			// Container steps keep their record while their nested steps append theirs.
+			if sr.Code != "ok" || (sr.Kind == "paginate" && (sr.DurationMS == 0 || sr.Strategy == "")) {
+				t.Errorf("%s: trace step %+v", tc.args, sr)
+			}
+		}
 		rows := list(t, env, "rows")
 		if tc.count > 0 && (rows.Count != tc.count || rows.Truncated != tc.truncated) {
 			t.Errorf("%s: %d rows, truncated %v; want %d, %v", tc.args, rows.Count, rows.Truncated, tc.count, tc.truncated)

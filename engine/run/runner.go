@@ -31,7 +31,7 @@ type runner struct {
 	frames    []*step.Frame
 	prefix    string // path prefix of a called workflow's steps in the trace
 	depth     int    // call depth
-	current   *store.StepRecord
+	current   int // the trace record of the step running now; -1 for none
 }
 
 // failure is a step's error with the step that raised it.
@@ -48,7 +48,7 @@ func newRunner(c *call, w *workflow.Workflow, params map[string]any) *runner {
 	for k, v := range c.e.cfg.SecretValues() {
 		secrets[k] = v
 	}
-	r := &runner{c: c, w: w, vars: map[string]any{}, truncated: map[string]bool{}}
+	r := &runner{c: c, w: w, vars: map[string]any{}, truncated: map[string]bool{}, current: -1}
 	r.scope = tmpl.Env{
 		tmpl.Params:  params,
 		tmpl.Config:  c.e.cfg.Vars,
@@ -205,16 +205,16 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	if err != nil && !errors.As(err, &fe) {
 		err = r.classify(ctx, sctx, s, err)
 	}
-	r.c.mu.Lock()
-	rec.DurationMS = time.Since(start).Milliseconds()
-	rec.Code = errs.CodeOf(err)
-	if err != nil {
-		rec.Error = causeText(err)
-	}
-	if n > r.c.attempts {
-		r.c.attempts = n
-	}
-	r.c.mu.Unlock()
+	r.c.updateStep(rec, func(sr *store.StepRecord) {
+		sr.DurationMS = time.Since(start).Milliseconds()
+		sr.Code = errs.CodeOf(err)
+		if err != nil {
+			sr.Error = causeText(err)
+		}
+		if n > r.c.attempts {
+			r.c.attempts = n
+		}
+	})
 	return err
 }
 
@@ -231,15 +231,23 @@ func container(s *step.Step) bool {
 	return false
 }
 
-// record appends a step record to the trace and returns it for updates.
-func (r *runner) record(s *step.Step, attempt int, start time.Time, strategy, code, errText string) *store.StepRecord {
+// record appends a step record to the trace and returns its index for
+// updates (an index, not a pointer: nested steps append and move the slice).
+func (r *runner) record(s *step.Step, attempt int, start time.Time, strategy, code, errText string) int {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	r.c.steps = append(r.c.steps, store.StepRecord{
 		Index: len(r.c.steps), Path: r.prefix + s.Path, Kind: s.Spec.Kind, Name: s.Name,
 		Target: s.TargetName(), Strategy: strategy, Code: code, Attempt: attempt, Error: errText,
 	})
-	return &r.c.steps[len(r.c.steps)-1]
+	return len(r.c.steps) - 1
+}
+
+// updateStep changes the trace record at index i under the call's lock.
+func (c *call) updateStep(i int, f func(*store.StepRecord)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(&c.steps[i])
 }
 
 func (r *runner) label(s *step.Step) string {
@@ -477,13 +485,15 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 	if err != nil {
 		return nil, err
 	}
-	if r.current != nil && opt.Parent == nil && r.current.Strategy == "" {
-		r.c.mu.Lock()
-		r.current.Strategy = m.Describe()
-		if r.current.Target == "" {
-			r.current.Target = name
-		}
-		r.c.mu.Unlock()
+	if r.current >= 0 && opt.Parent == nil {
+		r.c.updateStep(r.current, func(sr *store.StepRecord) {
+			if sr.Strategy == "" {
+				sr.Strategy = m.Describe()
+				if sr.Target == "" {
+					sr.Target = name
+				}
+			}
+		})
 	}
 	return m, nil
 }
@@ -572,10 +582,12 @@ func (r *runner) Call(ctx context.Context, tool string, args map[string]any) (ma
 }
 
 func (r *runner) currentPath() string {
-	if r.current == nil {
+	if r.current < 0 {
 		return ""
 	}
-	return strings.TrimPrefix(r.current.Path, r.prefix)
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	return strings.TrimPrefix(r.c.steps[r.current].Path, r.prefix)
 }
 
 // OpenEnv opens (or reuses) an environment for an env: new call.

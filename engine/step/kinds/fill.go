@@ -3,6 +3,8 @@ package kinds
 import (
 	"context"
 
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -36,7 +38,30 @@ func init() {
 				_, err = el.Eval(`function () { this.dispatchEvent(new Event('change', {bubbles: true})); }`)
 				return err
 			}
-			return el.Input(value)
+			return typeInto(ctx, el, value)
 		},
 	})
+}
+
+// typeInto types value into the field el, as rod's el.Input does: scroll it
+// into view, focus it, insert the text, fire input and change. el.Input
+// scrolls with ScrollIntoView, which first waits until the element has kept
+// its shape over two animation frames (WaitStableRAF, about 33 ms at 60 Hz,
+// on every fill); inserted text goes to the focused element, not to a point
+// on the screen, so the field need not stand still and the wait is skipped.
+func typeInto(ctx context.Context, el *rod.Element, value string) error {
+	if err := (proto.DOMScrollIntoViewIfNeeded{ObjectID: el.Object.ObjectID}).Call(el); err != nil {
+		return err
+	}
+	if _, err := el.Evaluate(rod.Eval(`() => this.focus()`).ByUser()); err != nil {
+		return err
+	}
+	if err := el.Page().Context(ctx).InsertText(value); err != nil {
+		return err
+	}
+	_, err := el.Evaluate(rod.Eval(`() => {
+		this.dispatchEvent(new Event('input', {bubbles: true}));
+		this.dispatchEvent(new Event('change', {bubbles: true}));
+	}`).ByUser())
+	return err
 }

@@ -10,6 +10,12 @@
 // It prints {"rows": [...], "count": N} on stdout. With -warm N it launches
 // the browser once, runs the search N+1 times (the first is a warm-up) and
 // prints {"runs_ms": [...], "rows": [...], "count": N} instead.
+//
+// Waiting: by default (-sleeper toolwright) rod re-checks a missing element
+// every 100 ms and the page change after Next every 50 ms, the intervals
+// toolwright's selector engine and paginate use, so the comparison shows the
+// engine's own overhead. -sleeper rod keeps rod's default backoff (200 ms,
+// 400 ms, 800 ms, then 1 s), which is what rod code gets without tuning.
 package main
 
 import (
@@ -19,12 +25,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/go-rod/rod/lib/utils"
 )
 
 // Selectors: the primary css of examples/demo/selectors.yaml.
@@ -36,6 +45,18 @@ const (
 	cssRows      = "#results tbody tr"
 	cssNext      = "#next-page"
 )
+
+// verbose prints each step's time on stderr.
+var verbose = os.Getenv("RODSEARCH_VERBOSE") != ""
+
+// elementPoll and changePoll make the sleepers of element waits and of the
+// wait for the next result page.
+var elementPoll, changePoll func() utils.Sleeper
+
+// constant re-checks every d.
+func constant(d time.Duration) func() utils.Sleeper {
+	return func() utils.Sleeper { return utils.BackoffSleeper(d, d, nil) }
+}
 
 // stepTimeout is toolwright's default step timeout.
 const stepTimeout = 10 * time.Second
@@ -53,7 +74,17 @@ func main() {
 	pages := flag.Int("pages", 3, "result pages to read")
 	warm := flag.Int("warm", 0, "launch once, then time this many searches on the warm browser")
 	bin := flag.String("bin", "", "Chromium binary (default: looked up on PATH like toolwright does)")
+	sleeper := flag.String("sleeper", "toolwright", "how waits re-check: toolwright (100 ms, 50 ms for the page change) or rod (rod's default backoff)")
 	flag.Parse()
+	switch *sleeper {
+	case "toolwright":
+		elementPoll, changePoll = constant(100*time.Millisecond), constant(50*time.Millisecond)
+	case "rod":
+		elementPoll, changePoll = rod.DefaultSleeper, rod.DefaultSleeper
+	default:
+		fmt.Fprintln(os.Stderr, "rodsearch: -sleeper is toolwright or rod")
+		os.Exit(2)
+	}
 	user, password := os.Getenv("ACME_USER"), os.Getenv("ACME_PASSWORD")
 	if *base == "" || user == "" || password == "" {
 		fmt.Fprintln(os.Stderr, "rodsearch: need -base and the ACME_USER and ACME_PASSWORD environment variables")
@@ -81,7 +112,11 @@ func run(bin, base, user, password, query string, pages, warm int) error {
 	}
 	var rows []Row
 	var runs []float64
+	var cpu0 time.Duration
 	for i := 0; i <= warm; i++ {
+		if i == 1 {
+			cpu0 = treeCPU(os.Getpid())
+		}
 		start := time.Now()
 		rows, err = search(ctx, b, base, user, password, query, pages)
 		if err != nil {
@@ -91,7 +126,49 @@ func run(bin, base, user, password, query string, pages, warm int) error {
 			runs = append(runs, float64(time.Since(start).Microseconds())/1000)
 		}
 	}
-	return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs_ms": runs, "rows": rows, "count": len(rows)})
+	cpu := treeCPU(os.Getpid()) - cpu0
+	return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs_ms": runs, "rows": rows, "count": len(rows),
+		"tree_cpu_ms_per_run": float64(cpu.Microseconds()) / 1000 / float64(warm)})
+}
+
+// treeCPU is the CPU time used so far by pid and every process under it
+// (this program and its Chromium): utime+stime of the live ones plus
+// cutime+cstime, what they used of the children they already reaped.
+func treeCPU(pid int) time.Duration {
+	kids := map[int][]int{}
+	ticks := map[int]int64{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		f := strings.Fields(string(stat)[i+1:])
+		if len(f) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		kids[ppid] = append(kids[ppid], p)
+		for _, k := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+			n, _ := strconv.ParseInt(f[k], 10, 64)
+			ticks[p] += n
+		}
+	}
+	var total int64
+	var walk func(int)
+	walk = func(p int) {
+		total += ticks[p]
+		for _, k := range kids[p] {
+			walk(k)
+		}
+	}
+	walk(pid)
+	return time.Duration(total) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // launch starts the system Chromium with engine/browser's flags (never a
@@ -153,9 +230,17 @@ func search(ctx context.Context, b *rod.Browser, base, user, password, query str
 	if err != nil {
 		return nil, err
 	}
+	last := time.Now()
 	step := func() (*rod.Page, context.CancelFunc) {
+		if verbose {
+			fmt.Fprintf(os.Stderr, "%6.1fms ", float64(time.Since(last).Microseconds())/1000)
+			last = time.Now()
+		}
 		c, cancel := context.WithTimeout(ctx, stepTimeout)
-		return page.Context(c), cancel
+		return page.Context(c).Sleeper(elementPoll), cancel
+	}
+	if verbose {
+		defer func() { fmt.Fprintf(os.Stderr, "%6.1fms\n", float64(time.Since(last).Microseconds())/1000) }()
 	}
 
 	// goto login.html (wait for load)
@@ -174,11 +259,14 @@ func search(ctx context.Context, b *rod.Browser, base, user, password, query str
 	if err := fill(step, cssPassword, password); err != nil {
 		return nil, err
 	}
-	// click submit
+	// click submit, which goes to catalog.html
 	p, cancel = step()
 	el, err := p.Element(cssSubmit)
 	if err == nil {
-		err = el.Click(proto.InputMouseButtonLeft, 1)
+		wait := p.WaitNavigation(proto.PageLifecycleEventNameLoad)
+		if err = el.Click(proto.InputMouseButtonLeft, 1); err == nil {
+			wait()
+		}
 	}
 	cancel()
 	if err != nil {
@@ -294,7 +382,7 @@ func nextPage(p *rod.Page, firstSKU string) (bool, error) {
 	if err := next.Click(proto.InputMouseButtonLeft, 1); err != nil {
 		return false, err
 	}
-	err = p.Wait(rod.Eval(`(sku) => {
+	err = p.Sleeper(changePoll).Wait(rod.Eval(`(sku) => {
 		const td = document.querySelector('#results tbody tr td.sku');
 		return !!td && td.textContent !== sku;
 	}`, firstSKU))

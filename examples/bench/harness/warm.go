@@ -1,0 +1,254 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run"
+)
+
+// warmCmd times engine.Call of one tool on a warm engine (browser already
+// launched by a warm-up call) in this process: what toolwright itself costs
+// without process start, browser launch or MCP framing.
+//
+//	harness warm -config FILE -runs N -tool search_catalog -args '{"query":"ACM","max_pages":3}'
+func warmCmd(args []string) error {
+	fs := flag.NewFlagSet("warm", flag.ExitOnError)
+	cfgPath := fs.String("config", "", "toolwright config")
+	runs := fs.Int("runs", 10, "timed calls (after one warm-up call)")
+	tool := fs.String("tool", "search_catalog", "tool to call")
+	argJSON := fs.String("args", `{"query":"ACM","max_pages":3}`, "arguments as JSON")
+	out := fs.String("out", "", "write the JSON result here (default stdout)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed calls here")
+	_ = fs.Parse(args)
+
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	defer a.Close(ctx)
+	// Each step's start, from the progress callback, for the breakdown.
+	type event struct {
+		label string
+		at    time.Duration
+	}
+	var events []event
+	call := func() (*result.Envelope, time.Duration, error) {
+		events = events[:0]
+		start := time.Now()
+		env, err := a.Engine.Call(ctx, run.Request{Tool: *tool, Args: json.RawMessage(*argJSON),
+			Progress: func(_, _ int, label string) { events = append(events, event{label, time.Since(start)}) }})
+		d := time.Since(start)
+		if err != nil {
+			return nil, d, err
+		}
+		if !env.OK {
+			return nil, d, fmt.Errorf("%s failed: %s", *tool, env.JSON())
+		}
+		return env, d, nil
+	}
+	if _, _, err := call(); err != nil { // launches the browser
+		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
+	var ms []float64
+	var last *result.Envelope
+	phases := newPhases()
+	cpu0, tree0 := cpuTime(), treeCPU(os.Getpid())
+	for i := 0; i < *runs; i++ {
+		env, d, err := call()
+		if err != nil {
+			return err
+		}
+		ms = append(ms, millis(d))
+		last = env
+		// Where the time went: the trace's step durations placed on the
+		// progress timeline (the trace is read after the clock stopped).
+		tr, err := a.Store.GetTrace(ctx, env.TraceID)
+		if err != nil || len(tr.Steps) != len(events) || len(events) == 0 {
+			continue // a retried step would not line up
+		}
+		phases.add("open the environment (browser context, page, guard)", events[0].at)
+		seen := map[string]int{}
+		var between time.Duration
+		for j, ev := range events {
+			rec := tr.Steps[j]
+			seen[rec.Path]++
+			name := fmt.Sprintf("step %s %s", rec.Path, stepName(ev.label))
+			if seen[rec.Path] > 1 {
+				name += fmt.Sprintf(" (run %d)", seen[rec.Path])
+			}
+			own := time.Duration(rec.DurationMS) * time.Millisecond
+			if rec.Kind == "paginate" {
+				own = 0 // its record holds no duration: its time is its steps' and the page turns
+			} else {
+				phases.add(name, own)
+			}
+			end := d
+			if j+1 < len(events) {
+				end = events[j+1].at
+			}
+			gap := end - ev.at - own
+			switch {
+			case j+1 == len(events):
+				phases.add("after the last step: output, close the environment, trace, audit", gap)
+			case seen[tr.Steps[j+1].Path] > 0 && loopsBack(rec.Path, tr.Steps[j+1].Path):
+				// The next step ran before: a loop went round (paginate: check
+				// next, click it, wait until the page changed).
+				phases.add(fmt.Sprintf("paginate: next page, wait for it (before run %d of step %s)", seen[tr.Steps[j+1].Path]+1, tr.Steps[j+1].Path), gap)
+			default:
+				between += gap
+			}
+		}
+		phases.add("executor between steps (sum of the gaps)", between)
+	}
+	cpu, tree := cpuTime()-cpu0, treeCPU(os.Getpid())-tree0
+	pprof.StopCPUProfile()
+	return writeJSON(*out, map[string]any{
+		"runs_ms":   ms,
+		"median_ms": median(ms),
+		// CPU time of this (Go) process per call; Chromium's is not in it.
+		"go_cpu_ms_per_call": millis(cpu) / float64(*runs),
+		// CPU time of this process and its Chromium per call.
+		"tree_cpu_ms_per_call": millis(tree) / float64(*runs),
+		"rows":                 rowsOf(last.Data),
+		"breakdown":            phases.medians(),
+		"steps_note":           "engine.Call on a warm engine: store (traces, audit) on, fresh browser context per call",
+	})
+}
+
+// loopsBack reports whether next, a step that ran before, comes at or
+// before cur in the same list: a loop went round between them.
+func loopsBack(cur, next string) bool {
+	ci, ni := strings.LastIndexByte(cur, '.'), strings.LastIndexByte(next, '.')
+	if ci < 0 || ni < 0 || cur[:ci] != next[:ni] {
+		return false
+	}
+	a, _ := strconv.Atoi(cur[ci+1:])
+	b, _ := strconv.Atoi(next[ni+1:])
+	return b <= a
+}
+
+// treeCPU is the CPU time used so far by pid and every process under it:
+// utime+stime of the live ones plus cutime+cstime, what they used of the
+// children they already reaped (the renderers of closed environments).
+func treeCPU(pid int) time.Duration {
+	kids := map[int][]int{}
+	ticks := map[int]int64{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		f := strings.Fields(string(stat)[i+1:])
+		if len(f) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		kids[ppid] = append(kids[ppid], p)
+		for _, k := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+			n, _ := strconv.ParseInt(f[k], 10, 64)
+			ticks[p] += n
+		}
+	}
+	var total int64
+	var walk func(int)
+	walk = func(p int) {
+		total += ticks[p]
+		for _, k := range kids[p] {
+			walk(k)
+		}
+	}
+	walk(pid)
+	return time.Duration(total) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// stepName drops the "(#N)" of a progress label.
+func stepName(label string) string {
+	if i := strings.LastIndex(label, " (#"); i >= 0 {
+		return label[:i]
+	}
+	return label
+}
+
+// phases collects durations by name, in first-seen order.
+type phases struct {
+	order []string
+	ms    map[string][]float64
+}
+
+func newPhases() *phases { return &phases{ms: map[string][]float64{}} }
+
+func (p *phases) add(name string, d time.Duration) {
+	if _, ok := p.ms[name]; !ok {
+		p.order = append(p.order, name)
+	}
+	p.ms[name] = append(p.ms[name], millis(d))
+}
+
+type phase struct {
+	Name     string  `json:"name"`
+	MedianMS float64 `json:"median_ms"`
+}
+
+func (p *phases) medians() []phase {
+	out := make([]phase, 0, len(p.order))
+	for _, n := range p.order {
+		out = append(out, phase{n, median(p.ms[n])})
+	}
+	return out
+}
+
+// cpuTime is the user+system CPU time of this process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if path == "" {
+		_, err = os.Stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,464 @@
+// Scripted MCP client for the toolwright benchmarks (examples/bench/run.sh).
+//
+// (a) The business action "sign in, search, read 3 result pages" on the Acme
+//     demo site, done two ways by a scripted agent:
+//       - toolwright: ONE call of the search_catalog tool (`toolwright serve`, stdio);
+//       - toolwright on a kept environment (search_catalog_given, env: given);
+//       - Playwright MCP: its primitive tools, one call per step, using the
+//         element refs its snapshots return (`agent` below), plus a leaner
+//         agent that batches what Playwright MCP lets it batch (`lean`), and
+//         the same agent on a second Playwright MCP started with
+//         --timeout-settle 0 (no wait after each action for it to settle).
+//     Both servers are started once and warmed up (one untimed run each, which
+//     launches their browser), then runs alternate. Reported per run: tool
+//     calls, bytes of tool-result content returned to the agent, wall time.
+//     The rows read are checked to be the same 15 on both sides.
+// (d) Throughput and memory on the toolwright server: 8 calls in parallel
+//     (8 environments) vs 8 one at a time, and the RSS/PSS of the server's
+//     Chromium processes with 0, 1 and 8 open environments.
+//
+// node compare.mjs --toolwright BIN --config CFG --base URL [--runs 7] [--query ACM]
+//                  [--pages 3] [--chromium PATH] [--out FILE] [--skip pw,pw0,lean,kept,load,mem]
+//                  [--pw-settle MS] [--parallel 8] [--rounds 3]
+// ACME_USER and ACME_PASSWORD must be set (toolwright reads them as secrets;
+// the Playwright agent types them, as an agent given them would).
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const o = { runs: 7, query: "ACM", pages: 3, chromium: "", out: "", parallel: 8, rounds: 3, skip: "", "pw-settle": "" };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i].replace(/^--/, "");
+    if (!(k in o) && !["toolwright", "config", "base"].includes(k)) throw new Error(`unknown flag ${argv[i]}`);
+    o[k] = argv[++i];
+  }
+  for (const k of ["runs", "pages", "parallel", "rounds"]) o[k] = Number(o[k]);
+  o.pwSettle = o["pw-settle"];
+  if (!o.toolwright || !o.config || !o.base) throw new Error("need --toolwright, --config and --base");
+  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  return o;
+}
+
+const opt = parseArgs(process.argv.slice(2));
+const user = process.env.ACME_USER, password = process.env.ACME_PASSWORD;
+if (!user || !password) throw new Error("set ACME_USER and ACME_PASSWORD");
+const skip = new Set(opt.skip.split(",").filter(Boolean)); // "pw", "pw0", "lean", "kept", "load", "mem"
+
+// ---- measuring -------------------------------------------------------------
+
+/** Bytes of a tool result's content blocks: what the agent's model is handed. */
+function contentBytes(res) {
+  let n = 0;
+  for (const c of res.content ?? []) {
+    if (c.type === "text") n += Buffer.byteLength(c.text, "utf8");
+    else if (typeof c.data === "string") n += Buffer.byteLength(c.data, "utf8");
+    else n += Buffer.byteLength(JSON.stringify(c), "utf8");
+  }
+  return n;
+}
+
+/** Bytes of the whole JSON-RPC result (content + structuredContent + _meta). */
+function resultBytes(res) {
+  return Buffer.byteLength(JSON.stringify(res), "utf8");
+}
+
+/** A client that counts the calls and bytes of one run. */
+function recorder(client) {
+  const run = { calls: 0, bytes: 0, resultBytes: 0, steps: [] };
+  return {
+    run,
+    async call(name, args) {
+      const t0 = performance.now();
+      const res = await client.callTool({ name, arguments: args });
+      const ms = performance.now() - t0;
+      run.calls++;
+      run.bytes += contentBytes(res);
+      run.resultBytes += resultBytes(res);
+      run.steps.push({ tool: name, ms: round(ms), bytes: contentBytes(res) });
+      if (res.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${textOf(res).slice(0, 2000)}`);
+      return res;
+    },
+  };
+}
+
+const textOf = (res) => (res.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const round = (x) => Math.round(x * 10) / 10;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return 0;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// ---- toolwright ------------------------------------------------------------
+
+async function startToolwright() {
+  const transport = new StdioClientTransport({
+    command: opt.toolwright,
+    args: ["--config", opt.config, "--log-level", "warn", "serve"],
+    env: { ...process.env, ACME_USER: user, ACME_PASSWORD: password },
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "toolwright-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function toolwrightRun(client, tool = "search_catalog", extra = {}) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const res = await rec.call(tool, { query: opt.query, max_pages: opt.pages, ...extra });
+  rec.run.ms = performance.now() - t0;
+  const env = res.structuredContent ?? JSON.parse(textOf(res));
+  rec.run.rows = (env.data?.rows?.items ?? []).map((r) => ({ sku: r.sku, name: r.name, price: r.price }));
+  rec.run.data = env.data;
+  return rec.run;
+}
+
+// ---- Playwright MCP --------------------------------------------------------
+
+async function startPlaywright(settle = opt.pwSettle) {
+  const outDir = mkdtempSync(join(tmpdir(), "pw-mcp-out-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
+      "--executable-path", opt.chromium, "--headless", "--isolated", "--no-sandbox",
+      "--output-dir", outDir,
+      // Playwright MCP waits up to 500 ms after each action for the work it
+      // triggered to settle; --pw-settle MS changes that (default: leave it).
+      ...(settle !== "" ? ["--timeout-settle", String(settle)] : [])],
+    env: { ...process.env },
+    cwd: outDir,
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "toolwright-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport, outDir };
+}
+
+/** The ref of the first snapshot line `- ROLE "NAME" ... [ref=X]`. */
+function ref(snapshot, role, name) {
+  for (const line of snapshot.split("\n")) {
+    const m = /^\s*- '?(\S+) "((?:[^"\\]|\\.)*)"[^\n]*\[ref=([^\]]+)\]/.exec(line);
+    if (m && m[1] === role && JSON.parse(`"${m[2]}"`) === name) return m[3];
+  }
+  throw new Error(`no ${role} "${name}" in the snapshot:\n${snapshot}`);
+}
+
+/** The product rows of a snapshot's results table: cells SKU, name, price. */
+function rowsFromSnapshot(snapshot) {
+  const rows = [];
+  let cur = null;
+  for (const line of snapshot.split("\n")) {
+    if (/^\s*- row\b/.test(line)) {
+      cur = [];
+      rows.push(cur);
+      continue;
+    }
+    const m = /^\s*- '?cell "((?:[^"\\]|\\.)*)"/.exec(line);
+    if (m && cur) cur.push(JSON.parse(`"${m[1]}"`));
+  }
+  return rows.filter((c) => c.length >= 3 && /^ACM-\d{4}$/.test(c[0]))
+    .map(([sku, name, price]) => ({ sku, name, price }));
+}
+
+const pageInfo = (p) => `Page ${p} of`;
+
+/**
+ * The agent as the brief describes it: one call per step, reading refs from
+ * snapshots. navigate, snapshot, type email, type password, click Sign in,
+ * snapshot, type query, press Enter, then per page: wait for "Page N of",
+ * snapshot (read the rows and the Next ref), click Next.
+ */
+async function playwrightAgent(client) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const snap = async () => textOf(await rec.call("browser_snapshot", {}));
+  await rec.call("browser_navigate", { url: `${opt.base}/login.html` });
+  let s = await snap();
+  await rec.call("browser_type", { element: "Email textbox", target: ref(s, "textbox", "Email"), text: user });
+  await rec.call("browser_type", { element: "Password textbox", target: ref(s, "textbox", "Password"), text: password });
+  await rec.call("browser_click", { element: "Sign in button", target: ref(s, "button", "Sign in") });
+  s = await snap();
+  await rec.call("browser_type", { element: "Search catalog box", target: ref(s, "searchbox", "Search catalog"), text: opt.query });
+  await rec.call("browser_press_key", { key: "Enter" });
+  const rows = [];
+  for (let p = 1; ; p++) {
+    await rec.call("browser_wait_for", { text: pageInfo(p) });
+    s = await snap();
+    rows.push(...rowsFromSnapshot(s));
+    if (p >= opt.pages) break;
+    await rec.call("browser_click", { element: "Next button", target: ref(s, "button", "Next") });
+  }
+  rec.run.ms = performance.now() - t0;
+  rec.run.rows = rows;
+  return rec.run;
+}
+
+/**
+ * A leaner agent: fills both sign-in fields in one browser_fill_form call,
+ * submits the query with type(submit: true), and snapshots straight after
+ * each action, waiting (and snapshotting again) only when the page is not
+ * there yet. Fewer calls than one per step; the least a snapshot-driven
+ * agent can do here.
+ */
+async function playwrightLean(client) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const snap = async () => textOf(await rec.call("browser_snapshot", {}));
+  await rec.call("browser_navigate", { url: `${opt.base}/login.html` });
+  let s = await snap();
+  await rec.call("browser_fill_form", {
+    fields: [
+      { name: "Email", type: "textbox", target: ref(s, "textbox", "Email"), value: user },
+      { name: "Password", type: "textbox", target: ref(s, "textbox", "Password"), value: password },
+    ],
+  });
+  await rec.call("browser_click", { element: "Sign in button", target: ref(s, "button", "Sign in") });
+  s = await snap();
+  await rec.call("browser_type", { element: "Search catalog box", target: ref(s, "searchbox", "Search catalog"), text: opt.query, submit: true });
+  const rows = [];
+  for (let p = 1; ; p++) {
+    s = await snap();
+    if (!s.includes(pageInfo(p))) {
+      await rec.call("browser_wait_for", { text: pageInfo(p) });
+      s = await snap();
+    }
+    rows.push(...rowsFromSnapshot(s));
+    if (p >= opt.pages) break;
+    await rec.call("browser_click", { element: "Next button", target: ref(s, "button", "Next") });
+  }
+  rec.run.ms = performance.now() - t0;
+  rec.run.rows = rows;
+  return rec.run;
+}
+
+// ---- Chromium memory -------------------------------------------------------
+
+function procStat(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const i = s.lastIndexOf(")");
+  const comm = s.slice(s.indexOf("(") + 1, i);
+  const ppid = Number(s.slice(i + 2).split(" ")[1]);
+  return { comm, ppid };
+}
+
+/** Every live descendant of root. */
+function descendants(root) {
+  const kids = new Map();
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const { ppid, comm } = procStat(e);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push({ pid: Number(e), comm });
+    } catch { /* gone */ }
+  }
+  const out = [];
+  const walk = (p) => { for (const k of kids.get(p) ?? []) { out.push(k); walk(k.pid); } };
+  walk(root);
+  return out;
+}
+
+/**
+ * CPU seconds used so far by root and every process under it: utime+stime
+ * of the live ones plus cutime+cstime (the children they already reaped,
+ * such as the renderers of closed environments). Clock ticks are 1/100 s
+ * on Linux.
+ */
+function treeCPU(root) {
+  let ticks = 0;
+  for (const pid of [root, ...descendants(root).map((p) => p.pid)]) {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+      // after ")": state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch { /* gone */ }
+  }
+  return ticks / 100;
+}
+
+/** RSS and PSS (kB) summed over the Chromium processes under root. */
+function chromiumMemory(root) {
+  let rss = 0, pss = 0, n = 0;
+  for (const p of descendants(root)) {
+    let cmd = "";
+    try { cmd = readFileSync(`/proc/${p.pid}/cmdline`, "utf8"); } catch { continue; }
+    if (!/chrom/i.test(p.comm) && !/chrom/i.test(cmd)) continue;
+    try {
+      const status = readFileSync(`/proc/${p.pid}/status`, "utf8");
+      const r = /VmRSS:\s+(\d+) kB/.exec(status);
+      if (!r) continue; // a zombie
+      rss += Number(r[1]);
+      const rollup = readFileSync(`/proc/${p.pid}/smaps_rollup`, "utf8");
+      const q = /^Pss:\s+(\d+) kB/m.exec(rollup);
+      if (q) pss += Number(q[1]);
+      n++;
+    } catch { /* gone */ }
+  }
+  return { rss_mb: round(rss / 1024), pss_mb: round(pss / 1024), processes: n };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Memory once the process tree is quiet: the median of a few samples. */
+async function settledMemory(root) {
+  await sleep(1500);
+  const samples = [];
+  for (let i = 0; i < 3; i++) {
+    samples.push(chromiumMemory(root));
+    await sleep(300);
+  }
+  return {
+    rss_mb: median(samples.map((s) => s.rss_mb)),
+    pss_mb: median(samples.map((s) => s.pss_mb)),
+    processes: median(samples.map((s) => s.processes)),
+  };
+}
+
+// ---- main ------------------------------------------------------------------
+
+const key = (rows) => JSON.stringify(rows.map((r) => [r.sku, r.name, r.price]));
+
+async function main() {
+  const result = { runs: opt.runs, query: opt.query, pages: opt.pages, node: process.version };
+  const tw = await startToolwright();
+  result.toolwright_tools = (await tw.client.listTools()).tools.length;
+  const pw = skip.has("pw") ? null : await startPlaywright();
+  // The same agent on a Playwright MCP that does not wait for actions to
+  // settle (--timeout-settle 0): its waits are then only the agent's wait_for.
+  const pw0 = skip.has("pw") || skip.has("pw0") ? null : await startPlaywright("0");
+
+  // Warm-up: launches each server's browser.
+  const twWarm = await toolwrightRun(tw.client);
+  result.toolwright_first_call_ms = round(twWarm.ms);
+  if (pw) {
+    const pwWarm = await playwrightAgent(pw.client);
+    result.playwright_first_run_ms = round(pwWarm.ms);
+  }
+  if (pw0) await playwrightAgent(pw0.client);
+
+  // toolwright on a kept environment (env: given), like Playwright MCP's kept context.
+  const kept = skip.has("kept") ? null : (await toolwrightRun(tw.client, "search_catalog_open", { purpose: "kept" })).data.env_id;
+  if (kept) await toolwrightRun(tw.client, "search_catalog_given", { env_id: kept }); // warm-up
+  const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [] };
+  // CPU of the server's whole process tree (server + its Chromium) during one run.
+  const withCPU = async (pid, fn) => {
+    const c0 = treeCPU(pid);
+    const run = await fn();
+    run.cpu = treeCPU(pid) - c0;
+    return run;
+  };
+  for (let i = 0; i < opt.runs; i++) {
+    runs.toolwright.push(await withCPU(tw.transport.pid, () => toolwrightRun(tw.client)));
+    if (kept) runs.toolwright_kept.push(await withCPU(tw.transport.pid, () => toolwrightRun(tw.client, "search_catalog_given", { env_id: kept })));
+    if (pw) runs.playwright.push(await withCPU(pw.transport.pid, () => playwrightAgent(pw.client)));
+    if (pw && !skip.has("lean")) runs.playwright_lean.push(await withCPU(pw.transport.pid, () => playwrightLean(pw.client)));
+    if (pw0) runs.playwright_settle0.push(await withCPU(pw0.transport.pid, () => playwrightAgent(pw0.client)));
+  }
+  const want = key(runs.toolwright[0].rows);
+  const summary = {};
+  for (const [name, rs] of Object.entries(runs)) {
+    if (!rs.length) continue;
+    for (const r of rs) {
+      if (r.rows.length !== opt.pages * 5) throw new Error(`${name}: ${r.rows.length} rows, want ${opt.pages * 5}`);
+      if (key(r.rows) !== want) throw new Error(`${name} read other rows than toolwright:\n${key(r.rows)}\n${want}`);
+    }
+    summary[name] = {
+      calls: median(rs.map((r) => r.calls)),
+      bytes: median(rs.map((r) => r.bytes)),
+      result_bytes: median(rs.map((r) => r.resultBytes)),
+      median_ms: round(median(rs.map((r) => r.ms))),
+      median_cpu_s: round(median(rs.map((r) => r.cpu)) * 100) / 100,
+      runs_ms: rs.map((r) => round(r.ms)),
+      steps: rs[rs.length - 1].steps,
+    };
+  }
+  if (kept) {
+    const res = await tw.client.callTool({ name: "close_environment", arguments: { env_id: kept } });
+    if (res.isError) throw new Error(`close_environment: ${textOf(res)}`);
+  }
+  result.same_rows = true;
+  result.rows = runs.toolwright[0].rows;
+  result.action = summary;
+  for (const p of [pw, pw0]) {
+    if (!p) continue;
+    await p.client.close();
+    rmSync(p.outDir, { recursive: true, force: true });
+  }
+
+  // (d) throughput: 8 at once vs 8 one at a time, on the warm toolwright server.
+  if (!skip.has("load")) {
+    const seq = [], par = [], seqCPU = [], parCPU = [];
+    const pid = tw.transport.pid;
+    for (let r = 0; r < opt.rounds; r++) {
+      let c0 = treeCPU(pid);
+      let t0 = performance.now();
+      for (let i = 0; i < opt.parallel; i++) {
+        const run = await toolwrightRun(tw.client);
+        if (key(run.rows) !== want) throw new Error("sequential call read other rows");
+      }
+      seq.push(performance.now() - t0);
+      seqCPU.push(treeCPU(pid) - c0);
+      c0 = treeCPU(pid);
+      t0 = performance.now();
+      const all = await Promise.all(Array.from({ length: opt.parallel }, () => toolwrightRun(tw.client)));
+      par.push(performance.now() - t0);
+      parCPU.push(treeCPU(pid) - c0);
+      for (const run of all) if (key(run.rows) !== want) throw new Error("parallel call read other rows");
+    }
+    result.throughput = {
+      calls: opt.parallel,
+      rounds: opt.rounds,
+      sequential_ms: seq.map(round),
+      parallel_ms: par.map(round),
+      median_sequential_ms: round(median(seq)),
+      median_parallel_ms: round(median(par)),
+      // CPU seconds of server + Chromium per call
+      cpu_s_per_call_sequential: round(median(seqCPU) / opt.parallel * 100) / 100,
+      cpu_s_per_call_parallel: round(median(parCPU) / opt.parallel * 100) / 100,
+    };
+  }
+
+  // (d) memory: environments that stay open (search_catalog_open, env: new).
+  if (!skip.has("mem")) {
+    const pid = tw.transport.pid;
+    const mem = { env0: await settledMemory(pid) };
+    const open = async (i) => {
+      const run = await toolwrightRun(tw.client, "search_catalog_open", { purpose: `bench${i}` });
+      if (key(run.rows) !== want) throw new Error("search_catalog_open read other rows");
+      return run.data.env_id;
+    };
+    const envs = [await open(1)];
+    mem.env1 = await settledMemory(pid);
+    for (let i = 2; i <= opt.parallel; i++) envs.push(await open(i));
+    mem[`env${opt.parallel}`] = await settledMemory(pid);
+    mem.per_env_marginal_rss_mb = round((mem[`env${opt.parallel}`].rss_mb - mem.env1.rss_mb) / (opt.parallel - 1));
+    mem.per_env_marginal_pss_mb = round((mem[`env${opt.parallel}`].pss_mb - mem.env1.pss_mb) / (opt.parallel - 1));
+    mem.per_env_total_rss_mb = round(mem[`env${opt.parallel}`].rss_mb / opt.parallel);
+    mem.per_env_total_pss_mb = round(mem[`env${opt.parallel}`].pss_mb / opt.parallel);
+    for (const id of envs) {
+      const res = await tw.client.callTool({ name: "close_environment", arguments: { env_id: id } });
+      if (res.isError) throw new Error(`close_environment: ${textOf(res)}`);
+    }
+    result.memory = mem;
+  }
+  await tw.client.close();
+
+  const json = JSON.stringify(result, null, 2) + "\n";
+  if (opt.out) writeFileSync(opt.out, json);
+  else process.stdout.write(json);
+}
+
+main().catch((e) => {
+  console.error("compare:", e.stack ?? e);
+  process.exit(1);
+});
