@@ -31,7 +31,7 @@ type runner struct {
 	frames    []*step.Frame
 	prefix    string // path prefix of a called workflow's steps in the trace
 	depth     int    // call depth
-	current   int // the trace record of the step running now; -1 for none
+	current   int    // the trace record of the step running now; -1 for none
 }
 
 // failure is a step's error with the step that raised it.
