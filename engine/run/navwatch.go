@@ -13,9 +13,10 @@ import (
 // The browser refuses a navigation to a host outside policy.allowed_hosts
 // on its own schedule: a clicked link, a submitted form, a script's
 // location.href= or a server redirect reaches the guard some milliseconds
-// after the click itself has returned. So an acting step (click, fill,
-// press, select) watches the main frame for a navigation that starts while
-// it runs or within navGrace after it, until the next acting step:
+// after the click itself has returned. So a step that may navigate
+// (Spec.Navigates: click, press, select) watches the main frame for a
+// navigation that starts while it runs or within navGrace after it, until
+// the next such step:
 //
 //   - when the step itself saw the navigation start, it waits until the
 //     navigation was let through (a document committed) or ended (loading

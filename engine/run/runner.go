@@ -188,7 +188,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	r.current = rec
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
-	if s.Spec.Acts && !container(s) {
+	if s.Spec.Navigates {
 		nav = r.watchNavigation(ctx, r.label(s))
 		r.c.keepNav(nav)
 	}

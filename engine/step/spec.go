@@ -57,17 +57,21 @@ type Field struct {
 
 // Spec declares a step kind.
 type Spec struct {
-	Kind    string
-	Doc     string
-	Short   string   // the field a scalar short form fills ("" = no short form)
-	Fields  []Field  // the long form's keys, in the order docs show them
-	OneOf   []string // exactly one of these fields must be present
-	Body    Type     // ValueMap: the whole long form is a free map (set); 0: fields
-	Acts    bool     // acts on its target: a read workflow may not use an effect: write target
-	Risk    string   // read or write, as DESIGN.md's table says; "" = of its steps / callee
-	Loop    string   // "" or "repeat", "for_each", "paginate": how nested steps are scoped
-	EnvNew  bool     // allowed only in env: new workflows
-	Example string   // a YAML example for docs
+	Kind   string
+	Doc    string
+	Short  string   // the field a scalar short form fills ("" = no short form)
+	Fields []Field  // the long form's keys, in the order docs show them
+	OneOf  []string // exactly one of these fields must be present
+	Body   Type     // ValueMap: the whole long form is a free map (set); 0: fields
+	Acts   bool     // acts on its target: a read workflow may not use an effect: write target
+	// Navigates: the step may start a navigation of its own (a clicked
+	// link, a key that submits a form); the executor then watches for it so
+	// a refused host is reported against this step.
+	Navigates bool
+	Risk      string // read or write, as DESIGN.md's table says; "" = of its steps / callee
+	Loop      string // "" or "repeat", "for_each", "paginate": how nested steps are scoped
+	EnvNew    bool   // allowed only in env: new workflows
+	Example   string // a YAML example for docs
 	// Check adds kind-specific lint after decoding (optional).
 	Check func(c *Checker, s *Step)
 	// Run executes the step.

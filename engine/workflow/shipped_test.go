@@ -44,6 +44,14 @@ func TestShippedWorkflows(t *testing.T) {
 			t.Errorf("%s: no workflows in %s", name, cfg.Workflows)
 		}
 	}
+	// The benchmark's extra workflows run beside the demo's (examples/bench/run.sh).
+	demo := testConfig(t)
+	bench := filepath.Join(root, "examples", "bench", "workflows")
+	if set, ps := workflow.LoadPaths(demo, []string{demo.Workflows, bench}); len(ps) > 0 {
+		t.Errorf("examples/bench/workflows: %v", ps.Err())
+	} else if _, ok := set.Tool("search_catalog_open"); !ok {
+		t.Error("examples/bench/workflows did not load")
+	}
 	want := []string{"close_environment", "list_links", "open_page", "prepare_environment", "read_page_text", "take_screenshot"}
 	set, _ := workflow.Load(defaults)
 	for _, name := range want {

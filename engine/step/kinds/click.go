@@ -9,11 +9,12 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "click",
-		Doc:   "Click a target once it is visible, enabled and stable.",
-		Short: "target",
-		Risk:  "write",
-		Acts:  true,
+		Kind:      "click",
+		Doc:       "Click a target once it is visible, enabled and stable.",
+		Short:     "target",
+		Risk:      "write",
+		Acts:      true,
+		Navigates: true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the selector-map target to click"},
 			{Name: "nth", Type: step.Int, Doc: "which match to click when the target matches several (0-based)"},

@@ -29,11 +29,12 @@ func keyNames() []string {
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "press",
-		Doc:   "Press a key, in the focused element or in a target.",
-		Short: "key",
-		Risk:  "write",
-		Acts:  true,
+		Kind:      "press",
+		Doc:       "Press a key, in the focused element or in a target.",
+		Short:     "key",
+		Risk:      "write",
+		Acts:      true,
+		Navigates: true,
 		Fields: []step.Field{
 			{Name: "key", Type: step.String, Required: true, Doc: "Enter, Tab, Escape, Backspace, Delete, Space, Home, End, PageUp, PageDown or an arrow key"},
 			{Name: "target", Type: step.Target, Doc: "focus this target first"},

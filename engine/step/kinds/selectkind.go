@@ -9,10 +9,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "select",
-		Doc:  "Choose an option of a <select> by its value or its visible label.",
-		Risk: "write",
-		Acts: true,
+		Kind:      "select",
+		Doc:       "Choose an option of a <select> by its value or its visible label.",
+		Risk:      "write",
+		Acts:      true,
+		Navigates: true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the <select> element"},
 			{Name: "value", Type: step.Template, Required: true, Doc: "an option's value or label"},
