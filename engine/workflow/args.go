@@ -31,6 +31,9 @@ func (w *Workflow) Bind(raw json.RawMessage) (*Call, error) {
 	if raw[0] != '{' {
 		return nil, errs.New(errs.InvalidParams, "arguments must be a JSON object")
 	}
+	if !json.Valid(raw) { // the schema loader would read the first value and ignore the rest
+		return nil, errs.New(errs.InvalidParams, "arguments are not valid JSON")
+	}
 	schema, err := w.validator()
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "the tool's input schema is broken; the trace has the details")
