@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -35,12 +34,9 @@ import (
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/go-rod/rod/lib/utils"
-	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/store"
-	"github.com/toolwright/toolwright/engine/workflow"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -98,70 +94,10 @@ type benchEngine struct {
 
 func newBenchEngine(b *testing.B) *benchEngine {
 	b.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		b.Skip("no Chromium installed")
-	}
-	site := testsite.Start(b)
-	dir := b.TempDir()
-	wdir := filepath.Join(dir, "workflows")
-	if err := os.MkdirAll(wdir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	demo, _ := filepath.Glob(filepath.Join(repo, "examples", "demo", "workflows", "*.yaml"))
-	files := map[string]string{}
-	for _, f := range demo {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		files[strings.TrimSuffix(filepath.Base(f), ".yaml")] = string(data)
-	}
-	for name, body := range benchWorkflows() {
-		files[name] = body
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(wdir, name+".yaml"), []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	sel, err := filepath.Abs(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := config.Default(dir)
-	cfg.Workflows, cfg.Selectors = wdir, sel
-	cfg.Vars["acme_base"] = site.URL("")
-	cfg.SetSecretValue("acme_user", testUser)
-	cfg.SetSecretValue("acme_password", testPassword)
-	cfg.Policy.WriteTools = "enabled"
-	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
-	set, ps := workflow.Load(cfg)
-	if len(ps) > 0 {
-		b.Fatalf("workflows: %v", ps.Err())
-	}
-	st, err := store.Open(filepath.Join(dir, "state.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close() })
-	bo, err := app.BrowserOptions(cfg, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	bm, err := browser.NewManager(bo)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = bm.Shutdown(ctx)
+	p := startEngine(b, benchWorkflows(), func(cfg *config.Config) {
+		cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
 	})
-	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return &benchEngine{site: site, eng: eng, bm: bm}
+	return &benchEngine{site: p.site, eng: p.eng, bm: p.bm}
 }
 
 // call runs a tool and fails the benchmark unless it is ok.

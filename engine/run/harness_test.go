@@ -39,33 +39,49 @@ type harness struct {
 	bm   *browser.Manager
 }
 
-// newHarness writes workflows (file name → YAML) next to the shared test
+// newHarness writes workflows (file name → YAML) next to the demo
 // workflows and starts an engine. tweak may adjust the config first.
 func newHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) *harness {
 	t.Helper()
+	p := startEngine(t, workflows, tweak)
+	return &harness{t: t, site: p.site, cfg: p.cfg, eng: p.eng, st: p.st, bm: p.bm}
+}
+
+// engineParts is an engine on real Chromium and real SQLite, serving the
+// fixture site's demo workflows plus a test's or benchmark's own.
+type engineParts struct {
+	site *testsite.Site
+	cfg  *config.Config
+	eng  *run.Engine
+	st   *store.SQLite
+	bm   *browser.Manager
+}
+
+func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
+	tb.Helper()
 	if _, ok := launcher.LookPath(); !ok {
-		t.Skip("no Chromium installed")
+		tb.Skip("no Chromium installed")
 	}
-	site := testsite.Start(t)
-	dir := t.TempDir()
+	site := testsite.Start(tb)
+	dir := tb.TempDir()
 	wdir := filepath.Join(dir, "workflows")
 	if err := os.MkdirAll(wdir, 0o755); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	shared, _ := filepath.Glob(filepath.Join(repo, "examples", "demo", "workflows", "*.yaml"))
 	for _, f := range shared {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
-		writeFile(t, filepath.Join(wdir, filepath.Base(f)), string(data))
+		writeFile(tb, filepath.Join(wdir, filepath.Base(f)), string(data))
 	}
 	for name, body := range workflows {
-		writeFile(t, filepath.Join(wdir, name+".yaml"), body)
+		writeFile(tb, filepath.Join(wdir, name+".yaml"), body)
 	}
 	sel, err := filepath.Abs(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	cfg := config.Default(dir)
 	cfg.Workflows, cfg.Selectors = wdir, sel
@@ -78,37 +94,37 @@ func newHarness(t *testing.T, workflows map[string]string, tweak func(*config.Co
 	}
 	set, ps := workflow.Load(cfg)
 	if len(ps) > 0 {
-		t.Fatalf("workflows: %v", ps.Err())
+		tb.Fatalf("workflows: %v", ps.Err())
 	}
 	st, err := store.Open(filepath.Join(dir, "state.db"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	tb.Cleanup(func() { st.Close() })
 	bo, err := app.BrowserOptions(cfg, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	bm, err := browser.NewManager(bo)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
 	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, StepTimeout: 5 * time.Second})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return &harness{t: t, site: site, cfg: cfg, eng: eng, st: st, bm: bm}
+	return &engineParts{site: site, cfg: cfg, eng: eng, st: st, bm: bm}
 }
 
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
+func writeFile(tb testing.TB, path, body string) {
+	tb.Helper()
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 
