@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/toolwright/toolwright/examples/bench/internal/procstat"
 	"log/slog"
 	"os"
 	"runtime/pprof"
@@ -80,7 +81,7 @@ func warmCmd(args []string) error {
 	var ms []float64
 	var last *result.Envelope
 	phases := newPhases()
-	cpu0, tree0 := cpuTime(), treeCPU(os.Getpid())
+	cpu0, tree0 := cpuTime(), procstat.TreeCPU(os.Getpid())
 	for i := 0; i < *runs; i++ {
 		env, d, err := call()
 		if err != nil {
@@ -128,7 +129,7 @@ func warmCmd(args []string) error {
 		}
 		phases.add("executor between steps (sum of the gaps)", between)
 	}
-	cpu, tree := cpuTime()-cpu0, treeCPU(os.Getpid())-tree0
+	cpu, tree := cpuTime()-cpu0, procstat.TreeCPU(os.Getpid())-tree0
 	pprof.StopCPUProfile()
 	return writeJSON(*out, map[string]any{
 		"runs_ms":   ms,
@@ -153,46 +154,6 @@ func loopsBack(cur, next string) bool {
 	a, _ := strconv.Atoi(cur[ci+1:])
 	b, _ := strconv.Atoi(next[ni+1:])
 	return b <= a
-}
-
-// treeCPU is the CPU time used so far by pid and every process under it:
-// utime+stime of the live ones plus cutime+cstime, what they used of the
-// children they already reaped (the renderers of closed environments).
-func treeCPU(pid int) time.Duration {
-	kids := map[int][]int{}
-	ticks := map[int]int64{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		f := strings.Fields(string(stat)[i+1:])
-		if len(f) < 15 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		kids[ppid] = append(kids[ppid], p)
-		for _, k := range []int{11, 12, 13, 14} { // utime stime cutime cstime
-			n, _ := strconv.ParseInt(f[k], 10, 64)
-			ticks[p] += n
-		}
-	}
-	var total int64
-	var walk func(int)
-	walk = func(p int) {
-		total += ticks[p]
-		for _, k := range kids[p] {
-			walk(k)
-		}
-	}
-	walk(pid)
-	return time.Duration(total) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // stepName drops the "(#N)" of a progress label.

@@ -24,9 +24,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toolwright/toolwright/examples/bench/internal/procstat"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -115,7 +114,7 @@ func run(bin, base, user, password, query string, pages, warm int) error {
 	var cpu0 time.Duration
 	for i := 0; i <= warm; i++ {
 		if i == 1 {
-			cpu0 = treeCPU(os.Getpid())
+			cpu0 = procstat.TreeCPU(os.Getpid())
 		}
 		start := time.Now()
 		rows, err = search(ctx, b, base, user, password, query, pages)
@@ -126,49 +125,9 @@ func run(bin, base, user, password, query string, pages, warm int) error {
 			runs = append(runs, float64(time.Since(start).Microseconds())/1000)
 		}
 	}
-	cpu := treeCPU(os.Getpid()) - cpu0
+	cpu := procstat.TreeCPU(os.Getpid()) - cpu0
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"runs_ms": runs, "rows": rows, "count": len(rows),
 		"tree_cpu_ms_per_run": float64(cpu.Microseconds()) / 1000 / float64(warm)})
-}
-
-// treeCPU is the CPU time used so far by pid and every process under it
-// (this program and its Chromium): utime+stime of the live ones plus
-// cutime+cstime, what they used of the children they already reaped.
-func treeCPU(pid int) time.Duration {
-	kids := map[int][]int{}
-	ticks := map[int]int64{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(stat), ')')
-		f := strings.Fields(string(stat)[i+1:])
-		if len(f) < 15 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		kids[ppid] = append(kids[ppid], p)
-		for _, k := range []int{11, 12, 13, 14} { // utime stime cutime cstime
-			n, _ := strconv.ParseInt(f[k], 10, 64)
-			ticks[p] += n
-		}
-	}
-	var total int64
-	var walk func(int)
-	walk = func(p int) {
-		total += ticks[p]
-		for _, k := range kids[p] {
-			walk(k)
-		}
-	}
-	walk(pid)
-	return time.Duration(total) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
 
 // launch starts the system Chromium with engine/browser's flags (never a
