@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
@@ -68,9 +67,7 @@ type cliSetup struct {
 
 func newCLISetup(t *testing.T) *cliSetup {
 	t.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		t.Skip(testsite.ErrNoChromium)
-	}
+	testsite.NeedChromium(t)
 	site := testsite.Start(t)
 	dir, secrets := t.TempDir(), t.TempDir()
 	demo, err := filepath.Abs(filepath.Join("..", "..", "examples", "demo"))

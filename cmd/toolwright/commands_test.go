@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -124,9 +123,7 @@ func writeConfig(t *testing.T, site *testsite.Site) string {
 }
 
 func TestRunAndSelectorsCheck(t *testing.T) {
-	if _, ok := launcher.LookPath(); !ok {
-		t.Skip("no Chromium installed")
-	}
+	testsite.NeedChromium(t)
 	site := testsite.Start(t)
 	cfg := writeConfig(t, site)
 

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/internal/testsite"
@@ -38,13 +37,6 @@ func serveBinary(tb testing.TB) string {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func serveNeedChromium(tb testing.TB) {
-	tb.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		tb.Skip(testsite.ErrNoChromium)
-	}
 }
 
 // serveSet writes a config, a selector map and workflows into dir and
@@ -174,7 +166,7 @@ const (
 )
 
 func TestServeStdio(t *testing.T) {
-	serveNeedChromium(t)
+	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
 	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)
@@ -252,7 +244,7 @@ func TestServeStdio(t *testing.T) {
 }
 
 func TestServeHTTP(t *testing.T) {
-	serveNeedChromium(t)
+	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
 	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)

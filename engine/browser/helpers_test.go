@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"github.com/toolwright/toolwright/internal/testsite"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,19 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
-
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
 // needChromium skips the test when this machine has no Chromium.
 func needChromium(t *testing.T) string {
 	t.Helper()
-	bin, ok := launcher.LookPath()
-	if !ok {
-		t.Skip("no Chromium found: install Chromium (apt-get install -y chromium)")
-	}
-	return bin
+	return testsite.NeedChromium(t)
 }
 
 // newTestManager makes a manager on a headless local Chromium, shut down at

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolwright/toolwright/internal/testsite"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 // difference is what MCP adds: framing, JSON and the result building.
 // Calls that fail validation measure that difference without the browser.
 func BenchmarkCallOverhead(b *testing.B) {
-	needChromium(b)
+	testsite.NeedChromium(b)
 	f := newFixture(b, mcpserver.Options{})
 	ctx := context.Background()
 	args := map[string]any{"name": "bench"}

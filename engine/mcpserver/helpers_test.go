@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
@@ -93,13 +92,6 @@ func (e *events) counts() (int, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.listChanged, len(e.progress)
-}
-
-func needChromium(t testing.TB) {
-	t.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		t.Skip(testsite.ErrNoChromium)
-	}
 }
 
 // writeSet writes the config, selector map and workflows into dir.

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"github.com/toolwright/toolwright/internal/testsite"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -41,7 +42,7 @@ func TestCheckHTTP(t *testing.T) {
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
 func TestHTTPGuard(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{MaxBodyBytes: 4096})
 	type req struct {
 		name, host, origin, auth, body string
@@ -110,7 +111,7 @@ func TestHTTPGuard(t *testing.T) {
 // TestServeListener serves on a real loopback port with the SDK's
 // Streamable HTTP client, then shuts down while a session is open.
 func TestServeListener(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{ShutdownGrace: time.Second})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
@@ -170,7 +171,7 @@ func TestServeListener(t *testing.T) {
 // TestShutdownGrace stops serving while a call runs: the call gets
 // ShutdownGrace, then it is cancelled and still answered with its envelope.
 func TestShutdownGrace(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{ShutdownGrace: 500 * time.Millisecond})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolwright/toolwright/internal/testsite"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,7 +22,7 @@ import (
 )
 
 func TestToolsList(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	res, err := f.session.ListTools(context.Background(), nil)
 	if err != nil {
@@ -77,7 +78,7 @@ func TestToolsList(t *testing.T) {
 }
 
 func TestCallReturnsEnvelope(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	res, err := f.session.CallTool(context.Background(), &mcp.CallToolParams{
 		Name: "read_title", Arguments: map[string]any{"page": "links.html", "times": 2},
@@ -122,7 +123,7 @@ func checkResult(t *testing.T, res *mcp.CallToolResult) map[string]any {
 }
 
 func TestInvalidArguments(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	for _, tc := range []struct {
 		args  any
@@ -147,7 +148,7 @@ func TestInvalidArguments(t *testing.T) {
 }
 
 func TestUnknownTool(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	_, err := f.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"})
 	wantInvalidParams(t, err)
@@ -173,7 +174,7 @@ func wantInvalidParams(t *testing.T, err error) {
 }
 
 func TestProgress(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	p := &mcp.CallToolParams{Name: "read_title", Arguments: map[string]any{}}
 	p.SetProgressToken("tok-1")
@@ -206,7 +207,7 @@ func TestProgress(t *testing.T) {
 const promptCancel = 2 * time.Second
 
 func TestCancel(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 
 	t.Run("notifications/cancelled", func(t *testing.T) {
@@ -295,7 +296,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestParallelCalls(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	pages := map[string]string{"index.html": "Fixture pages", "login.html": "Sign in to Acme"}
 	var wg sync.WaitGroup
@@ -326,7 +327,7 @@ func TestParallelCalls(t *testing.T) {
 }
 
 func TestHotReload(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{Debounce: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -409,7 +410,7 @@ func (f *fixture) logged(re string) bool {
 }
 
 func TestSyncUnchangedSendsNothing(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	if ps := f.srv.Reload(f.cfg); len(ps) > 0 {
 		t.Fatal(ps)

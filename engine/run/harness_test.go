@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
@@ -59,9 +58,7 @@ type engineParts struct {
 
 func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
 	tb.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		tb.Skip("no Chromium installed")
-	}
+	testsite.NeedChromium(tb)
 	site := testsite.Start(tb)
 	dir := tb.TempDir()
 	wdir := filepath.Join(dir, "workflows")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolwright/toolwright/internal/testsite"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,19 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolwright/toolwright/engine/config"
 )
 
 // These tests run real cases on real Chromium against testdata/site.
-
-func needChromium(t *testing.T) {
-	t.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		t.Skip("no Chromium installed")
-	}
-}
 
 // withoutEnv unsets environment variables for the test (t.Setenv cannot unset).
 func withoutEnv(t *testing.T, names ...string) {
@@ -68,7 +61,7 @@ func runFiles(t *testing.T, base *config.Config, paths ...string) (*Report, stri
 // `toolwright --config examples/demo/toolwright.yaml test examples/demo/tests`
 // does, without the ACME_* variables the config reads its secrets from.
 func TestExamples(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	withoutEnv(t, "ACME_USER", "ACME_PASSWORD")
 	base, err := config.Load("../../examples/demo/toolwright.yaml")
 	if err != nil {
@@ -91,7 +84,7 @@ func TestExamples(t *testing.T) {
 // TestEnvironments runs an env: given flow on the default workflows, where
 // later cases use the env_id of the first.
 func TestEnvironments(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	rep, out := runFiles(t, config.Default(t.TempDir()), "../../testdata/testrun/environments.yaml")
 	want := []string{
 		"== ../../testdata/testrun/environments.yaml",
@@ -121,7 +114,7 @@ var failingLines = []string{
 
 // TestFailing proves that failures are reported with the right message.
 func TestFailing(t *testing.T) {
-	needChromium(t)
+	testsite.NeedChromium(t)
 	rep, out := runFiles(t, config.Default(t.TempDir()), "../../testdata/testrun/failing.yaml")
 	if diff := cmp.Diff(failingLines, lines(out)); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
@@ -142,7 +135,7 @@ func TestCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the toolwright binary")
 	}
-	needChromium(t)
+	testsite.NeedChromium(t)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build toolwright")

@@ -218,3 +218,13 @@ func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
 	t.Helper()
 	Goto(t, p, s.URL("/setcookie?name=acme_user&value="+url.QueryEscape(email)))
 }
+
+// NeedChromium skips tb when this machine has no Chromium, and returns its path.
+func NeedChromium(tb testing.TB) string {
+	tb.Helper()
+	bin, ok := launcher.LookPath()
+	if !ok {
+		tb.Skip(ErrNoChromium)
+	}
+	return bin
+}
