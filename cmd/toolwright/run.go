@@ -75,6 +75,7 @@ func (g *globals) openApp(cmd *cobra.Command) (*app.App, context.Context, func()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	cfg.Browser.Spare = 0 // one call: a spare environment would only be made to be closed
 	a, err := app.Open(cfg, log)
 	if err != nil {
 		return nil, nil, nil, err
@@ -128,6 +129,7 @@ func selectorsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			bo.AllowURL = nil // an operator's own check, not an agent's call
+			bo.Spare = 0      // one environment for the whole check
 			bm, err := browser.NewManager(bo)
 			if err != nil {
 				return err

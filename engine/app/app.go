@@ -68,6 +68,7 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 		Provider: cfg.Browser.Provider, Bin: cfg.Browser.Bin, Headless: cfg.Browser.Headless,
 		Endpoints: cfg.Browser.Endpoints, MaxEnvironments: cfg.Browser.MaxEnvironments,
 		MaxPerPurpose: cfg.Browser.MaxPerPurpose, IdleTimeout: cfg.Browser.IdleTimeout,
+		Spare:   cfg.Browser.Spare,
 		Regions: regions, Logger: log, StateDir: cfg.StateDir,
 	}
 	if len(cfg.Policy.AllowedHosts) > 0 {

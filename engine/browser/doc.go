@@ -24,6 +24,13 @@
 // OpenTemporary and Acquire is paired with one Release. A held environment
 // is never reused or reaped; a second Acquire waits under its ctx.
 //
+// Spares (Options.Spare, browser.spare): the manager keeps that many
+// environments of the default region pre-opened — context, page and guard
+// ready — and hands one to the next OpenTemporary (or an Open that finds no
+// idle environment), then makes another in the background. Spares count
+// toward max_environments and give their room up to a call that needs it;
+// they die with their browser and close on Shutdown. See spare.go.
+//
 // Limits: browser.max_environments in all and browser.max_per_purpose per
 // purpose (temporary ones count); beyond them Open fails with
 // env_unavailable. Environments idle for browser.idle_timeout are closed.

@@ -41,6 +41,10 @@ type Manager struct {
 	tombOrder  []string
 	closed     bool
 
+	spares      []*Env        // ready spare environments (spare.go)
+	filling     chan struct{} // closed when the spare being made is ready or failed; nil when none is
+	spareRegion string        // the region spares are made in; empty: no spares
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -69,6 +73,9 @@ func NewManager(opts Options) (*Manager, error) {
 			return nil, err
 		}
 		m.proxies[name] = p
+	}
+	if _, ok := m.proxies[DefaultRegion]; ok && o.Spare > 0 {
+		m.spareRegion = DefaultRegion
 	}
 	m.wg.Add(1)
 	go m.reap()
@@ -106,34 +113,63 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, errs.New(errs.InvalidParams, "unknown region %q (known: %s)", region, strings.Join(m.regionNames(), ", "))
 	}
 
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return nil, errClosed
-	}
-	if !temporary {
-		if env := m.idleLocked(region, purpose); env != nil {
+	waited := false
+	for {
+		m.mu.Lock()
+		if m.closed {
 			m.mu.Unlock()
-			env.touch()
-			m.log.Debug("environment reused", "env", env.ID, "region", region, "purpose", purpose)
+			return nil, errClosed
+		}
+		if !temporary {
+			if env := m.idleLocked(region, purpose); env != nil {
+				m.mu.Unlock()
+				env.touch()
+				m.log.Debug("environment reused", "env", env.ID, "region", region, "purpose", purpose)
+				return env, nil
+			}
+		}
+		// max_per_purpose bounds the environments a purpose keeps between
+		// calls; a temporary one lives for one call and counts only toward
+		// max_environments, so parallel calls of env: temporary tools are
+		// bounded by the pool, not by their shared "default" purpose.
+		if !temporary {
+			if n := m.countLocked(purpose) + m.pendingFor[purpose]; n >= m.opts.MaxPerPurpose {
+				m.mu.Unlock()
+				return nil, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", purpose, n)
+			}
+		}
+		if env := m.takeSpareLocked(region, purpose, temporary); env != nil {
+			m.mu.Unlock()
+			m.refill()
+			m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary, "spare", true)
 			return env, nil
 		}
+		full := m.totalLocked() >= m.opts.MaxEnvironments
+		if full && m.dropSpareLocked() {
+			full = false
+		}
+		if fill := m.filling; fill != nil && !waited && (full || region == m.spareRegion) {
+			// A spare is on its way: waiting for it is never slower than
+			// opening another, and at the limit it is the room there is.
+			m.mu.Unlock()
+			waited = true
+			select {
+			case <-fill:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if full {
+			n := m.totalLocked()
+			m.mu.Unlock()
+			return nil, errs.New(errs.EnvUnavailable, "environment pool is full (%d open, browser.max_environments)", n)
+		}
+		break
 	}
-	if n := len(m.envs) + m.pending; n >= m.opts.MaxEnvironments {
-		m.mu.Unlock()
-		return nil, errs.New(errs.EnvUnavailable, "environment pool is full (%d open, browser.max_environments)", n)
-	}
-	// max_per_purpose bounds the environments a purpose keeps between
-	// calls; a temporary one lives for one call and counts only toward
-	// max_environments, so parallel calls of env: temporary tools are
-	// bounded by the pool, not by their shared "default" purpose.
 	held := 0
 	if !temporary {
 		held = 1
-		if n := m.countLocked(purpose) + m.pendingFor[purpose]; n >= m.opts.MaxPerPurpose {
-			m.mu.Unlock()
-			return nil, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", purpose, n)
-		}
 	}
 	m.pending++
 	m.pendingFor[purpose] += held
@@ -158,6 +194,7 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, err
 	}
 	m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary)
+	m.refill()
 	return env, nil
 }
 
@@ -297,6 +334,15 @@ func (m *Manager) lostConn(conn *Conn) {
 			m.tombLocked(id, "its browser stopped; open a new environment")
 		}
 	}
+	kept := m.spares[:0]
+	for _, e := range m.spares {
+		if e.conn == conn {
+			lost = append(lost, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	m.spares = kept
 	closed := m.closed
 	m.mu.Unlock()
 	for _, e := range lost {
@@ -396,6 +442,7 @@ func (m *Manager) closeEnv(env *Env, cause *errs.Error, why string) {
 	m.mu.Unlock()
 	m.dispose(env, cause)
 	m.log.Info("environment closed", "env", env.ID, "purpose", env.Purpose, "why", why)
+	m.refill() // there may be room for a spare again
 }
 
 func (m *Manager) dispose(env *Env, cause error) {
@@ -461,6 +508,8 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	for _, e := range m.envs {
 		envs = append(envs, e)
 	}
+	spares := m.spares
+	m.spares = nil
 	m.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -469,6 +518,13 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			m.closeEnv(e, errs.New(errs.EnvUnavailable, "the server is shutting down"), "shutdown")
+		}()
+	}
+	for _, e := range spares {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.dispose(e, errClosed)
 		}()
 	}
 	wg.Wait()
@@ -482,6 +538,7 @@ type Stats struct {
 	Environments int            `json:"environments"`
 	Busy         int            `json:"busy"`
 	ByPurpose    map[string]int `json:"by_purpose"`
+	Spare        int            `json:"spare"`     // spare environments ready (not in Environments; they count toward max_environments)
 	Browsers     int            `json:"browsers"`  // live browser connections
 	Processes    int            `json:"processes"` // processes of those browsers (renderers included), as they report them; 0 when unknown
 }
@@ -498,6 +555,7 @@ func (m *Manager) Stats(ctx context.Context) Stats {
 			s.Busy++
 		}
 	}
+	s.Spare = len(m.spares)
 	var conns []*Conn
 	for c := range m.conns {
 		if c.Err() == nil {

@@ -44,6 +44,11 @@ type Options struct {
 	MaxEnvironments int
 	// MaxPerPurpose caps the open environments of one purpose (default 4).
 	MaxPerPurpose int
+	// Spare is how many environments are kept pre-opened (browser context,
+	// page and guard ready) in the default region for the next
+	// OpenTemporary or Open; they count toward MaxEnvironments. 0 (the zero
+	// value) keeps none; the config's browser.spare defaults to 1.
+	Spare int
 	// IdleTimeout closes an environment no call used for this long (default 10m).
 	IdleTimeout time.Duration
 	// Regions by name; default {"local": {}} (direct egress).
@@ -118,6 +123,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.MaxPerPurpose <= 0 {
 		o.MaxPerPurpose = DefaultMaxPerPurpose
+	}
+	if o.Spare < 0 {
+		return o, fmt.Errorf("browser.spare must be 0 or more, found %d", o.Spare)
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout

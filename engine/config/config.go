@@ -53,6 +53,7 @@ type Browser struct {
 	MaxEnvironments int
 	MaxPerPurpose   int
 	IdleTimeout     time.Duration
+	Spare           int // environments kept pre-opened for env: temporary calls (0: none)
 }
 
 // Region is an egress: a proxy and a check that it works.
@@ -97,7 +98,7 @@ func Default(dir string) *Config {
 		Secrets:   map[string]Secret{},
 		Browser: Browser{
 			Provider: "local", Headless: true,
-			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute,
+			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute, Spare: 1,
 		},
 		Regions: map[string]Region{"local": {}},
 		Policy:  Policy{WriteTools: "grant"},
@@ -304,7 +305,7 @@ func decodeBrowser(file string, n *yaml.Node, b *Browser, ps *lint.Problems) {
 	if !ok {
 		return
 	}
-	yamlx.Known(file, kvs, []string{"provider", "bin", "headless", "endpoints", "max_environments", "max_per_purpose", "idle_timeout"}, "browser", ps)
+	yamlx.Known(file, kvs, []string{"provider", "bin", "headless", "endpoints", "max_environments", "max_per_purpose", "idle_timeout", "spare"}, "browser", ps)
 	for _, kv := range kvs {
 		w := "browser." + kv.Key
 		switch kv.Key {
@@ -332,7 +333,19 @@ func decodeBrowser(file string, n *yaml.Node, b *Browser, ps *lint.Problems) {
 			if d, ok := yamlx.Duration(file, kv.Value, w, ps); ok {
 				b.IdleTimeout = d
 			}
+		case "spare":
+			if v, ok := yamlx.Int(file, kv.Value, w, ps); ok {
+				if v < 0 {
+					ps.Addf(lint.At(file, kv.Value), lint.BadValue, "browser.spare must be 0 or more, found %d", v)
+				} else {
+					b.Spare = v
+				}
+			}
 		}
+	}
+	if b.Spare > b.MaxEnvironments {
+		ps.Addf(lint.At(file, n), lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", b.Spare, b.MaxEnvironments)
+		b.Spare = b.MaxEnvironments
 	}
 	if b.Provider == "cdp" && len(b.Endpoints) == 0 {
 		ps.Addf(lint.At(file, n), lint.Missing, "browser.provider cdp needs at least one ws:// URL in browser.endpoints")

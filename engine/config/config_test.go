@@ -129,3 +129,30 @@ limits: {max_deadline: soon}
 		}
 	}
 }
+
+func TestBrowserSpare(t *testing.T) {
+	for _, tc := range []struct {
+		src     string
+		want    int
+		problem string
+	}{
+		{"# nothing set\n", 1, ""},
+		{"browser: {spare: 0}\n", 0, ""},
+		{"browser: {spare: 3, max_environments: 4}\n", 3, ""},
+		{"browser: {spare: -1}\n", 1, "/x/toolwright.yaml:1:18: browser.spare must be 0 or more, found -1"},
+		{"browser: {max_environments: 2, spare: 5}\n", 2, "/x/toolwright.yaml:1:10: browser.spare (5) must not exceed browser.max_environments (2)"},
+		{"browser: {spare: lots}\n", 1, "/x/toolwright.yaml:1:18: browser.spare"},
+	} {
+		c, ps := config.Parse("/x/toolwright.yaml", []byte(tc.src))
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.String())
+		}
+		if tc.problem == "" && len(got) > 0 || tc.problem != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.problem)) {
+			t.Errorf("%q: problems %q, want %q", tc.src, got, tc.problem)
+		}
+		if c != nil && c.Browser.Spare != tc.want {
+			t.Errorf("%q: spare = %d, want %d", tc.src, c.Browser.Spare, tc.want)
+		}
+	}
+}
