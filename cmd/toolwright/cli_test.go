@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"io/fs"
@@ -121,16 +120,7 @@ func (c *cliSetup) cli(t *testing.T, args ...string) (stdout, stderr string, cod
 	root.SetArgs(append([]string{"--config", c.cfg}, args...))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	err := root.ExecuteContext(ctx)
-	var ec exitCode
-	switch {
-	case err == nil:
-	case errors.As(err, &ec):
-		code = int(ec)
-	default:
-		fmt.Fprintln(&errb, "toolwright:", err)
-		code = 1
-	}
+	code = exitStatus(root, root.ExecuteContext(ctx), &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -173,18 +163,19 @@ func TestCLIGrants(t *testing.T) {
 	// Without a grant, a write tool is refused with the command to run.
 	out, _ := c.mustCLI(t, 1, "run", "add_to_cart", "--arg", "sku=ACM-1002", "--task-id", "T-1")
 	env := envelope(t, out)
-	if env.Code != "not_granted" || !env.NeedsHuman || !strings.Contains(env.Message, "toolwright grant --tool add_to_cart --task T-1") {
+	if env.Code != "not_granted" || !env.NeedsHuman || !strings.Contains(env.Message, "toolwright --config "+c.cfg+" grant --tool add_to_cart --task T-1") {
 		t.Errorf("without a grant: %s", out)
 	}
 
-	// Only write tools, known tools and bounded ttls can be granted.
+	// Only write tools, known tools and bounded ttls can be granted; the
+	// others are usage errors (exit 2).
 	for _, tc := range []struct{ args, want string }{
 		{"--tool product_details --task T-1 --reason r", "needs no grant"},
 		{"--tool no_such_tool --task T-1 --reason r", `unknown tool "no_such_tool"`},
 		{"--tool add_to_cart --task T-1 --ttl 48h --reason r", "at most 24h"},
 		{"--tool add_to_cart --task T-1", `"reason" not set`},
 	} {
-		_, errOut := c.mustCLI(t, 1, append([]string{"grant"}, strings.Fields(tc.args)...)...)
+		_, errOut := c.mustCLI(t, exitUsage, append([]string{"grant"}, strings.Fields(tc.args)...)...)
 		if !strings.Contains(errOut, tc.want) {
 			t.Errorf("grant %s: %q does not say %q", tc.args, errOut, tc.want)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,16 +18,7 @@ func cli(t *testing.T, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	root := newRoot(&out, &errOut)
 	root.SetArgs(args)
-	err := root.Execute()
-	code := 0
-	var ec exitCode
-	switch {
-	case errors.As(err, &ec):
-		code = int(ec)
-	case err != nil:
-		errOut.WriteString(err.Error())
-		code = 1
-	}
+	code := exitStatus(root, root.Execute(), &errOut)
 	return out.String(), errOut.String(), code
 }
 
@@ -135,6 +125,10 @@ func TestRunAndSelectorsCheck(t *testing.T) {
 	rows := env["data"].(map[string]any)["rows"].(map[string]any)
 	if rows["count"] != float64(10) || rows["truncated"] != true {
 		t.Errorf("rows: %v", rows)
+	}
+	// pages counts pages read, not rows (it said 10 here, 15 for 3 pages).
+	if p := env["data"].(map[string]any)["pages"]; p != float64(2) {
+		t.Errorf("pages: %v, want 2", p)
 	}
 	out, _, code = cli(t, "--config", cfg, "run", "search_catalog", "--arg", "max_pages=two")
 	if code != 1 || !strings.Contains(out, `"code": "invalid_params"`) || !strings.Contains(out, "max_pages") {

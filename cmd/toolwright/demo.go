@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
 )
 
@@ -24,10 +24,14 @@ func demoCmd(g *globals) *cobra.Command {
 			"sign in, search, read result pages. It prints the envelope the agent would get.\n" +
 			"To serve the demo tools to an MCP client, use `toolwright serve --demo`.",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if stateDir == "" {
-				stateDir = filepath.Join(os.TempDir(), "toolwright-demo")
+			base, err := config.Load(g.config)
+			if err != nil {
+				return usageError{err}
 			}
-			d, err := app.StartDemo(stateDir, "")
+			if stateDir == "" {
+				stateDir = app.DemoStateDir(base)
+			}
+			d, err := app.StartDemo(base, stateDir, "")
 			if err != nil {
 				return err
 			}
@@ -51,12 +55,12 @@ func demoCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			defer fmt.Fprintf(cmd.ErrOrStderr(), "\ntrace %s is stored under %s\nserve these tools to an MCP client: toolwright serve --demo\n", env.TraceID, stateDir)
+			defer fmt.Fprintf(cmd.ErrOrStderr(), "\ntrace %s is stored under %s (toolwright traces --demo %s)\nserve these tools to an MCP client: toolwright serve --demo\n", env.TraceID, stateDir, env.TraceID)
 			return printEnvelope(cmd, env)
 		},
 	}
 	cmd.Flags().StringVar(&query, "query", "", "search words")
 	cmd.Flags().IntVar(&pages, "pages", 3, "result pages to read (1-5)")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "where the demo keeps its state (default: a folder in the system temp dir)")
+	cmd.Flags().StringVar(&stateDir, "state-dir", "", "where the demo keeps its state (default: the demo's own state dir, which the --demo flag of other commands reads)")
 	return cmd
 }

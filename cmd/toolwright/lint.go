@@ -28,9 +28,7 @@ func validateCmd(g *globals) *cobra.Command {
 				if ps == nil {
 					ps = lint.Problems{}
 				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(ps); err != nil {
+				if err := printJSON(out, ps); err != nil {
 					return err
 				}
 			case "text":
@@ -43,7 +41,7 @@ func validateCmd(g *globals) *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%d problems\n", len(ps))
 				}
 			default:
-				return fmt.Errorf("--format: want text or json, got %q", format)
+				return usagef("--format: want text or json, got %q", format)
 			}
 			if len(ps) > 0 {
 				return exitCode(1)
@@ -51,22 +49,26 @@ func validateCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	formatFlag(cmd, &format)
 	return cmd
 }
 
 func toolsCmd(g *globals) *cobra.Command {
-	var asJSON bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the generated tools with their schemas",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			set, err := g.loadSet()
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
+			if format == "json" {
 				type tool struct {
 					Name         string               `json:"name"`
 					Title        string               `json:"title,omitempty"`
@@ -79,9 +81,7 @@ func toolsCmd(g *globals) *cobra.Command {
 				for _, w := range set.Tools() {
 					list = append(list, tool{w.Name, w.Title, w.Description, w.InputSchema, w.OutputSchema, w.Annotations()})
 				}
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(list)
+				return printJSON(out, list)
 			}
 			for _, w := range set.Tools() {
 				fmt.Fprintf(out, "%-28s %-11s env:%-9s %s\n", w.Name, w.Risk, w.Env, firstLine(w.Description))
@@ -90,7 +90,8 @@ func toolsCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools as MCP would list them")
+	formatFlag(cmd, &format)
+	jsonAlias(cmd, &format)
 	return cmd
 }
 
@@ -137,7 +138,7 @@ func (g *globals) loadSet() (*workflow.Set, error) {
 	}
 	set, ps := workflow.Load(cfg)
 	if len(ps) > 0 {
-		return nil, fmt.Errorf("the workflows have problems (run toolwright validate):\n%w", ps.Err())
+		return nil, usagef("the workflows have problems (run toolwright validate):\n%w", ps.Err())
 	}
 	return set, nil
 }

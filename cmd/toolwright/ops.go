@@ -30,15 +30,19 @@ func (g *globals) withStore(fn func(st *store.SQLite) error) error {
 }
 
 func tracesCmd(g *globals) *cobra.Command {
-	var failed, asJSON bool
+	var failed bool
 	var since time.Duration
 	var limit int
-	var tool string
+	var tool, format string
 	cmd := &cobra.Command{
-		Use:   "traces [TRACE_ID]",
-		Short: "List recent calls (newest first), or show one trace with its steps",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "traces [TRACE_ID]",
+		Short:             "List recent calls (newest first), or show one trace with its steps (JSON)",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: g.completeTraceIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			return g.withStore(func(st *store.SQLite) error {
 				out := cmd.OutOrStdout()
 				if len(args) == 1 {
@@ -46,9 +50,7 @@ func tracesCmd(g *globals) *cobra.Command {
 					if err != nil {
 						return fmt.Errorf("trace %s: %w", args[0], err)
 					}
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(t)
+					return printJSON(out, t)
 				}
 				f := store.TraceFilter{FailedOnly: failed, Tool: tool, Limit: limit}
 				if since > 0 {
@@ -58,10 +60,8 @@ func tracesCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					enc := json.NewEncoder(out)
-					enc.SetIndent("", "  ")
-					return enc.Encode(list)
+				if format == "json" {
+					return printJSON(out, list)
 				}
 				tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "TRACE\tSTART\tTOOL\tTASK\tCODE\tMS\tSTEPS")
@@ -76,7 +76,9 @@ func tracesCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&since, "since", 0, "only calls started within this long (e.g. 1h)")
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
 	cmd.Flags().StringVar(&tool, "tool", "", "only this tool")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	_ = cmd.RegisterFlagCompletionFunc("tool", g.completeTools(false))
+	formatFlag(cmd, &format)
+	jsonAlias(cmd, &format)
 	return cmd
 }
 
@@ -91,7 +93,8 @@ A call whose task_id already has a stored result (a success, or a failure
 that is not retryable) is answered from that record, as idempotency
 requires, and nothing runs; replay says so on stderr. Give --task-id to run
 it again under another task_id (a write tool needs a grant for that one).`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: g.completeTraceIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, ctx, done, err := g.openApp(cmd)
 			if err != nil {
@@ -146,14 +149,17 @@ func auditCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			from, err := parseWhen(since)
 			if err != nil {
-				return fmt.Errorf("--since: %w", err)
+				return usagef("--since: %w", err)
 			}
 			to, err := parseWhen(until)
 			if err != nil {
-				return fmt.Errorf("--until: %w", err)
+				return usagef("--until: %w", err)
+			}
+			if format == "json" {
+				format = "jsonl" // one JSON object a line
 			}
 			if format != "jsonl" && format != "csv" {
-				return fmt.Errorf("--format: want jsonl or csv, got %q", format)
+				return usagef("--format: want jsonl (json) or csv, got %q", format)
 			}
 			return g.withStore(func(st *store.SQLite) error {
 				recs, err := st.ExportAudit(cmd.Context(), from, to)
@@ -166,31 +172,47 @@ func auditCmd(g *globals) *cobra.Command {
 	}
 	export.Flags().StringVar(&since, "since", "", "from this time (RFC 3339 or a duration ago, e.g. 24h)")
 	export.Flags().StringVar(&until, "until", "", "up to this time (RFC 3339 or a duration ago)")
-	export.Flags().StringVar(&format, "format", "jsonl", "jsonl or csv")
+	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (or json: the same) or csv")
+	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
+	var verifyFormat string
 	verify := &cobra.Command{
 		Use:   "verify",
 		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(verifyFormat); err != nil {
+				return err
+			}
 			return g.withStore(func(st *store.SQLite) error {
+				out := cmd.OutOrStdout()
 				p, err := st.CheckAudit(cmd.Context())
 				if err != nil {
 					return err
 				}
 				if p != nil {
-					fmt.Fprintln(cmd.OutOrStdout(), p.String())
+					if verifyFormat == "json" {
+						if err := printJSON(out, map[string]any{"ok": false, "problem": p.String(), "record": p.Record}); err != nil {
+							return err
+						}
+						return exitCode(exitFailed)
+					}
+					fmt.Fprintln(out, p.String())
 					b, _ := json.Marshal(p.Record)
-					fmt.Fprintf(cmd.OutOrStdout(), "first bad record: %s\n", b)
-					return exitCode(1)
+					fmt.Fprintf(out, "first bad record: %s\n", b)
+					return exitCode(exitFailed)
 				}
 				seq, hash, err := st.AuditHead(cmd.Context())
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "ok: %d records, head %s\n", seq, hash)
+				if verifyFormat == "json" {
+					return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash})
+				}
+				fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
 				return nil
 			})
 		},
 	}
+	formatFlag(verify, &verifyFormat)
 	audit.AddCommand(export, verify)
 	return audit
 }
@@ -213,12 +235,20 @@ func parseWhen(s string) (time.Time, error) {
 }
 
 func grantCmd(g *globals) *cobra.Command {
-	var tool, task, reason string
+	var tool, task, reason, format string
 	var ttl time.Duration
 	cmd := &cobra.Command{
 		Use:   "grant --tool T --task ID --ttl 15m --reason \"...\"",
 		Short: "Allow a write or destructive tool for one task_id, for a while",
+		Long: `Allow a write or destructive tool for one task_id, for a while.
+
+The grant goes into the state dir of the config (--config), or of the demo
+with --demo: use the command a not_granted message prints.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			cfg, err := g.load()
 			if err != nil {
 				return err
@@ -227,21 +257,28 @@ func grantCmd(g *globals) *cobra.Command {
 			w, ok := set.Tool(tool)
 			switch {
 			case !ok:
-				return fmt.Errorf("unknown tool %q (see toolwright tools)", tool)
+				return usagef("unknown tool %q (see toolwright tools)", tool)
 			case !w.Writes():
-				return fmt.Errorf("tool %q is risk: read and needs no grant", tool)
+				return usagef("tool %q is risk: read and needs no grant", tool)
+			case ttl <= 0 || ttl > store.MaxGrantTTL:
+				return usagef("--ttl must be more than 0 and at most %s, got %s", store.MaxGrantTTL, ttl)
 			}
 			return g.withStore(func(st *store.SQLite) error {
 				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
 				if err != nil {
 					return err
 				}
+				if format == "json" {
+					return printJSON(cmd.OutOrStdout(), gr)
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s may run for task %s until %s\n", gr.ID, gr.Tool, gr.TaskID, gr.Expires.Local().Format(time.DateTime))
 				return nil
 			})
 		},
 	}
+	formatFlag(cmd, &format)
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool to allow")
+	_ = cmd.RegisterFlagCompletionFunc("tool", g.completeTools(true))
 	cmd.Flags().StringVar(&task, "task", "", "the task_id the agent will call it with")
 	cmd.Flags().DurationVar(&ttl, "ttl", 15*time.Minute, "how long the grant lives (at most 24h)")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (kept in the audit trail)")
@@ -260,14 +297,25 @@ func operator() string {
 
 func grantsCmd(g *globals) *cobra.Command {
 	var all bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "grants",
 		Short: "List live grants (--all: expired and revoked too)",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			return g.withStore(func(st *store.SQLite) error {
 				list, err := st.ListGrants(cmd.Context(), all)
 				if err != nil {
 					return err
+				}
+				if format == "json" {
+					if list == nil {
+						list = []store.Grant{}
+					}
+					return printJSON(cmd.OutOrStdout(), list)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "GRANT\tTOOL\tTASK\tEXPIRES\tSTATE\tREASON")
@@ -287,6 +335,7 @@ func grantsCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include expired and revoked grants")
+	formatFlag(cmd, &format)
 	return cmd
 }
 

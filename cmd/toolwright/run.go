@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selector"
@@ -21,9 +23,10 @@ func runCmd(g *globals) *cobra.Command {
 	var pairs []string
 	var argsJSON, taskID string
 	cmd := &cobra.Command{
-		Use:   "run TOOL",
-		Short: "Run one call and print its envelope as JSON (exit 0 ok, 1 not ok)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "run TOOL",
+		Short:             "Run one call and print its envelope as JSON (exit 0 ok, 1 not ok)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: g.completeToolArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, ctx, done, err := g.openApp(cmd)
 			if err != nil {
@@ -32,12 +35,12 @@ func runCmd(g *globals) *cobra.Command {
 			defer done()
 			w, ok := a.Engine.Workflows().Tool(args[0])
 			if !ok {
-				return fmt.Errorf("unknown tool %q (see toolwright tools)", args[0])
+				return usagef("unknown tool %q (see toolwright tools)", args[0])
 			}
 			callArgs := map[string]any{}
 			if argsJSON != "" {
 				if err := json.Unmarshal([]byte(argsJSON), &callArgs); err != nil {
-					return fmt.Errorf("--args-json: %v", err)
+					return usagef("--args-json: %v", err)
 				}
 			}
 			parsed, err := app.ParseArgs(w, pairs)
@@ -67,35 +70,39 @@ func runCmd(g *globals) *cobra.Command {
 // openApp assembles toolwright for a command that runs calls. ctx ends on
 // Ctrl-C; done closes the browsers and the store.
 func (g *globals) openApp(cmd *cobra.Command) (*app.App, context.Context, func(), error) {
-	cfg, err := g.load()
+	cfg, stopDemo, err := g.loadRunnable(cmd)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	log, err := g.logger(cmd, cfg)
 	if err != nil {
+		stopDemo()
 		return nil, nil, nil, err
 	}
 	cfg.Browser.Spare = 0 // one call: a spare environment would only be made to be closed
 	a, err := app.Open(cfg, log)
 	if err != nil {
+		stopDemo()
+		if le := (*lint.Error)(nil); cfg.SecretsErr() != nil || errors.As(err, &le) {
+			err = usageError{err} // run fails fast on a secret it cannot read or a broken workflow
+		}
 		return nil, nil, nil, err
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	return a, ctx, func() {
 		stop()
 		_ = a.Close(context.WithoutCancel(ctx))
+		stopDemo()
 	}, nil
 }
 
 // printEnvelope writes the envelope and turns not-ok into exit status 1.
 func printEnvelope(cmd *cobra.Command, env *result.Envelope) error {
-	enc := json.NewEncoder(cmd.OutOrStdout())
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(env); err != nil {
+	if err := printJSON(cmd.OutOrStdout(), env); err != nil {
 		return err
 	}
 	if !env.OK {
-		return exitCode(1)
+		return exitCode(exitFailed)
 	}
 	return nil
 }
@@ -109,7 +116,10 @@ func selectorsCmd(g *globals) *cobra.Command {
 		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(pages) == 0 {
-				return fmt.Errorf("give at least one --page URL or FILE")
+				return usagef("give at least one --page URL or FILE")
+			}
+			if err := checkFormat(format); err != nil {
+				return err
 			}
 			cfg, err := g.load()
 			if err != nil {
@@ -117,7 +127,7 @@ func selectorsCmd(g *globals) *cobra.Command {
 			}
 			m, ps := selector.Load(cfg.Selectors)
 			if len(ps) > 0 {
-				return fmt.Errorf("the selector map has problems (run toolwright validate):\n%w", ps.Err())
+				return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
 			}
 			names := m.WithPrefix(prefix)
 			log, err := g.logger(cmd, cfg)
@@ -165,9 +175,7 @@ func selectorsCmd(g *globals) *cobra.Command {
 				}
 			}
 			if format == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(reports); err != nil {
+				if err := printJSON(out, reports); err != nil {
 					return err
 				}
 			}
@@ -179,7 +187,7 @@ func selectorsCmd(g *globals) *cobra.Command {
 	}
 	check.Flags().StringArrayVar(&pages, "page", nil, "a page URL or a local HTML file (repeatable)")
 	check.Flags().StringVar(&prefix, "prefix", "", "check only targets whose name starts with this")
-	check.Flags().StringVar(&format, "format", "text", "text or json")
+	formatFlag(check, &format)
 	sel.AddCommand(check)
 	return sel
 }

@@ -2,22 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/mcpserver"
 )
 
 func serveCmd(g *globals) *cobra.Command {
 	var httpAddr string
-	var demo bool
 	cmd := &cobra.Command{
 		Use:   "serve [--http ADDR]",
 		Short: "Serve the workflows as MCP tools over stdio (default) or Streamable HTTP at /mcp",
@@ -33,24 +33,20 @@ Workflow files and the selector map are watched: a change that loads
 cleanly replaces the tools (clients get notifications/tools/list_changed);
 one with problems is logged and the previous tools stay.
 
+A secret that cannot be read (its environment variable is not set, its
+file is missing) does not stop the server: it is logged, and the tools that
+need it answer a config_error envelope naming it while the others work.
+
 --demo serves the built-in Acme demo instead: its site on a free loopback
-port and its tools (search_catalog, product_details, add_to_cart).`,
+port and its tools (search_catalog, product_details, add_to_cart), with its
+own state dir; grant its write tools with toolwright grant --demo.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.load()
+			cfg, stopDemo, err := g.loadRunnable(cmd)
 			if err != nil {
 				return err
 			}
-			if demo {
-				d, err := app.StartDemo(cfg.StateDir, "")
-				if err != nil {
-					return err
-				}
-				defer d.Close()
-				d.Config.HTTP = cfg.HTTP
-				cfg = d.Config
-				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright demo: the Acme site is at %s\n", d.SiteURL)
-			}
+			defer stopDemo()
 			log, err := g.logger(cmd, cfg)
 			if err != nil {
 				return err
@@ -62,14 +58,17 @@ port and its tools (search_catalog, product_details, add_to_cart).`,
 					addr = cfg.HTTP.Addr
 				}
 				if token, err = httpToken(cfg); err != nil {
-					return err
+					return usageError{err}
 				}
 				if err := mcpserver.CheckHTTP(addr, token); err != nil {
-					return err
+					return usageError{err}
 				}
 			}
-			a, err := app.Open(cfg, log)
+			a, err := app.OpenServer(cfg, log)
 			if err != nil {
+				if le := (*lint.Error)(nil); errors.As(err, &le) {
+					err = usageError{err}
+				}
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -92,7 +91,6 @@ port and its tools (search_catalog, product_details, add_to_cart).`,
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (--http= uses http.addr)")
-	cmd.Flags().BoolVar(&demo, "demo", false, "serve the built-in Acme demo site and its tools")
 	return cmd
 }
 
@@ -105,12 +103,4 @@ func httpToken(cfg *config.Config) (string, error) {
 		return "", fmt.Errorf("http.token: %v", err)
 	}
 	return tok, nil
-}
-
-// buildVersion is the module version the binary was built from.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,18 +26,43 @@ import (
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
-// serveBinary builds the toolwright binary into a temporary folder.
+// built is the toolwright binary the tests of this package share, built
+// on first use and removed by TestMain.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// serveBinary builds the toolwright binary (once per test binary).
 func serveBinary(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "toolwright")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "toolwright-bin-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "toolwright")
+		if runtime.GOOS == "windows" {
+			built.bin += ".exe"
+		}
+		out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
 	}
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return built.bin
 }
 
 // serveSet writes a config, a selector map and workflows into dir and
@@ -98,7 +124,14 @@ type stdioPeer struct {
 
 func startStdio(tb testing.TB, bin string, args ...string) *stdioPeer {
 	tb.Helper()
-	p := &stdioPeer{cmd: exec.Command(bin, args...), lines: make(chan string, 64), stderr: &testsite.Buffer{}}
+	return startStdioCmd(tb, exec.Command(bin, args...))
+}
+
+// startStdioCmd is startStdio for a command the caller prepared (its
+// working directory, its environment).
+func startStdioCmd(tb testing.TB, cmd *exec.Cmd) *stdioPeer {
+	tb.Helper()
+	p := &stdioPeer{cmd: cmd, lines: make(chan string, 64), stderr: &testsite.Buffer{}}
 	p.cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {

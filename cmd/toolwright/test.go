@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,13 +24,13 @@ func testCmd(g *globals) *cobra.Command {
 			"level error unless --log-level is given. The format is described in examples/demo/tests/README.md.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
-				return fmt.Errorf("--format: want text or json, got %q", format)
+				return usagef("--format: want text or json, got %q", format)
 			}
 			var filter *regexp.Regexp
 			if runRE != "" {
 				re, err := regexp.Compile(runRE)
 				if err != nil {
-					return fmt.Errorf("--run: %v", err)
+					return usagef("--run: %v", err)
 				}
 				filter = re
 			}
@@ -39,13 +38,13 @@ func testCmd(g *globals) *cobra.Command {
 			// run's temporary state dir, not the config's.
 			cfg, err := config.Load(g.config)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			level := g.logLevel
 			if !cmd.Flags().Changed("log-level") {
 				level = "error" // the case lines say what happened
 			}
-			log, err := app.Logger(cmd.ErrOrStderr(), level, cfg)
+			log, err := app.Logger(cmd.ErrOrStderr(), level, g.logFormat, cfg)
 			if err != nil {
 				return err
 			}
@@ -64,9 +63,7 @@ func testCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if format == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := printJSON(out, rep); err != nil {
 					return err
 				}
 			} else {
@@ -85,6 +82,6 @@ func testCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&runRE, "run", "", "run only the cases whose name matches this regular expression (and the cases they use)")
-	cmd.Flags().StringVar(&format, "format", "text", "text or json")
+	formatFlag(cmd, &format)
 	return cmd
 }

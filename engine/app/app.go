@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolwright/toolwright/engine/browser"
@@ -23,14 +24,24 @@ import (
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
-// Logger makes the process logger: text on stderr (never stdout), at
-// level, with every secret value redacted.
-func Logger(w io.Writer, level string, cfg *config.Config) (*slog.Logger, error) {
+// Logger makes the process logger on w (stderr, never stdout): format
+// "text" (or "") or "json" (one object a line), at level, with every secret
+// value redacted.
+func Logger(w io.Writer, level, format string, cfg *config.Config) (*slog.Logger, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level: want debug, info, warn or error, got %q", level)
 	}
-	h := slog.Handler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
+	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
+	switch format {
+	case "", "text":
+		h = slog.NewTextHandler(w, opts)
+	case "json":
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("--log-format: want text or json, got %q", format)
+	}
 	if cfg != nil {
 		h = policy.RedactingHandler(h, policy.NewRedactor(cfg.SecretValues()))
 	}
@@ -86,7 +97,9 @@ type App struct {
 	Engine   *run.Engine
 }
 
-// Open assembles everything. The browser itself starts lazily on the first call.
+// Open assembles everything. The browser itself starts lazily on the first
+// call. A secret that cannot be read is an error: one call should fail
+// fast (`run`, `demo`).
 func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
 	set, err := LoadSet(cfg)
 	if err != nil {
@@ -95,11 +108,36 @@ func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
 	return OpenWith(cfg, set, log)
 }
 
+// OpenServer is Open for `serve`: a secret that cannot be read does not
+// stop the server. Each one is logged (by name and source, never a value),
+// and the tools that read it answer config_error while the others work.
+func OpenServer(cfg *config.Config, log *slog.Logger) (*App, error) {
+	set, err := LoadSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range cfg.MissingSecrets() {
+		var tools []string
+		for _, w := range set.Tools() {
+			if slices.Contains(set.SecretsOf(w), name) {
+				tools = append(tools, w.Name)
+			}
+		}
+		log.Error("secret cannot be read; the tools that need it answer config_error",
+			"secret", name, "problem", cfg.MissingSecret(name), "tools", strings.Join(tools, ","))
+	}
+	return open(cfg, set, log)
+}
+
 // OpenWith assembles toolwright around an already loaded set.
 func OpenWith(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, error) {
 	if err := cfg.SecretsErr(); err != nil {
 		return nil, err
 	}
+	return open(cfg, set, log)
+}
+
+func open(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, error) {
 	st, err := OpenStore(cfg)
 	if err != nil {
 		return nil, err

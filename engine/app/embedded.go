@@ -67,13 +67,44 @@ type Demo struct {
 	srv     *http.Server
 }
 
-// StartDemo serves the built-in Acme site on a free loopback port and
-// writes its workflows under stateDir/demo. addr may name the site's
-// address ("" picks a free port).
-func StartDemo(stateDir, addr string) (*Demo, error) {
-	dir := filepath.Join(stateDir, "demo")
+// DemoStateDir is the demo's own state dir beside cfg's: the demo's
+// traces, grants and audit never mix with those of the served workflows.
+func DemoStateDir(cfg *config.Config) string { return filepath.Join(cfg.StateDir, "demo") }
+
+// DemoConfig writes the demo's workflows and selector map under stateDir
+// and returns a config serving them with state in stateDir; acme_base is
+// not set until StartDemo serves the site. base is the config the demo was
+// asked from (for the printed grant command).
+func DemoConfig(base *config.Config, stateDir string) (*config.Config, error) {
+	dir := filepath.Join(stateDir, "files")
 	if err := extract(toolwright.Demo(), dir); err != nil {
 		return nil, fmt.Errorf("demo files: %w", err)
+	}
+	cfg := config.Default(dir)
+	cfg.Workflows = filepath.Join(dir, "workflows")
+	cfg.Selectors = filepath.Join(dir, "selectors.yaml")
+	cfg.StateDir = stateDir
+	cfg.Vars["acme_base"] = "http://127.0.0.1"
+	cfg.SetSecretValue("acme_user", DemoUser)
+	cfg.SetSecretValue("acme_password", DemoPassword)
+	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
+	cfg.GrantCommand = "toolwright grant --demo"
+	if base != nil {
+		cfg.HTTP = base.HTTP
+		if base.GrantCommand != "" {
+			cfg.GrantCommand = base.GrantCommand + " --demo"
+		}
+	}
+	return cfg, nil
+}
+
+// StartDemo serves the built-in Acme site on a free loopback port and
+// writes its workflows under stateDir (the demo's own state dir, see
+// DemoStateDir). addr may name the site's address ("" picks a free port).
+func StartDemo(base *config.Config, stateDir, addr string) (*Demo, error) {
+	cfg, err := DemoConfig(base, stateDir)
+	if err != nil {
+		return nil, err
 	}
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -88,14 +119,7 @@ func StartDemo(stateDir, addr string) (*Demo, error) {
 	srv := &http.Server{Handler: site.Handler(toolwright.DemoSite()), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
-	cfg := config.Default(dir)
-	cfg.Workflows = filepath.Join(dir, "workflows")
-	cfg.Selectors = filepath.Join(dir, "selectors.yaml")
-	cfg.StateDir = stateDir
 	cfg.Vars["acme_base"] = url
-	cfg.SetSecretValue("acme_user", DemoUser)
-	cfg.SetSecretValue("acme_password", DemoPassword)
-	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
 	return &Demo{Config: cfg, SiteURL: url, srv: srv}, nil
 }
 

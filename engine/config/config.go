@@ -22,20 +22,25 @@ const DefaultFile = "toolwright.yaml"
 
 // Config is the server configuration.
 type Config struct {
-	File       string            // the file it came from; "" for built-in defaults
-	Workflows  string            // folder of workflows
-	Selectors  string            // the selector map
-	StateDir   string            // sqlite, artifacts
-	Vars       map[string]any    // visible to workflows as config.*
-	Secrets    map[string]Secret // visible to fill.value as secrets.*
-	Browser    Browser
-	Regions    map[string]Region
-	WarmupURL  string
-	Policy     Policy
-	Limits     Limits
-	HTTP       HTTP
-	secretVals map[string]string
-	secretErr  error
+	File      string            // the file it came from; "" for built-in defaults
+	Workflows string            // folder of workflows
+	Selectors string            // the selector map
+	StateDir  string            // sqlite, artifacts
+	Vars      map[string]any    // visible to workflows as config.*
+	Secrets   map[string]Secret // visible to fill.value as secrets.*
+	Browser   Browser
+	Regions   map[string]Region
+	WarmupURL string
+	Policy    Policy
+	Limits    Limits
+	HTTP      HTTP
+	// GrantCommand is how an operator runs `toolwright grant` for this
+	// config ("toolwright grant", "toolwright --config FILE grant",
+	// "toolwright grant --demo"); not_granted messages print it.
+	GrantCommand string
+	secretVals   map[string]string
+	secretErr    error
+	missing      map[string]string // secret name → why it cannot be read
 }
 
 // Secret says where a secret value comes from.
@@ -106,9 +111,25 @@ func Default(dir string) *Config {
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
 		},
-		HTTP:       HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"}},
-		secretVals: map[string]string{},
+		HTTP:         HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"}},
+		GrantCommand: "toolwright grant",
+		secretVals:   map[string]string{},
 	}
+}
+
+// UserStateDir is where toolwright keeps its state when no config file says
+// otherwise: $XDG_STATE_HOME/toolwright, else ~/.local/state/toolwright
+// (else a folder in the system temp dir when there is no home). It never
+// depends on the working directory, so a client that starts the server
+// from / works.
+func UserStateDir() string {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "toolwright")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "toolwright")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("toolwright-%d", os.Getuid()))
 }
 
 // Load reads path, or ./toolwright.yaml when path is empty and it exists,
@@ -120,6 +141,7 @@ func Load(path string) (*Config, error) {
 		if _, err := os.Stat(path); err != nil {
 			wd, _ := os.Getwd()
 			c := Default(wd)
+			c.StateDir = UserStateDir()
 			c.secretErr = c.resolveSecrets()
 			return c, nil
 		}
@@ -136,14 +158,43 @@ func Load(path string) (*Config, error) {
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
+	if explicit {
+		c.GrantCommand = "toolwright --config " + shellWord(abs) + " grant"
+	}
 	c.secretErr = c.resolveSecrets()
 	return c, nil
 }
 
 // SecretsErr says which secrets could not be read when the config was
 // loaded. Commands that only check files (validate, tools, docs) ignore it;
-// commands that run workflows refuse to start with it.
+// `run` refuses to start with it; `serve` starts and answers the tools
+// that need a missing secret with config_error (see MissingSecret).
 func (c *Config) SecretsErr() error { return c.secretErr }
+
+// MissingSecret says why the secret name could not be read when the config
+// was loaded ("environment variable ACME_USER is not set"), or "" when it
+// was read. The reason never contains a value.
+func (c *Config) MissingSecret(name string) string { return c.missing[name] }
+
+// MissingSecrets returns the names of the secrets that could not be read, sorted.
+func (c *Config) MissingSecrets() []string {
+	names := make([]string, 0, len(c.missing))
+	for n := range c.missing {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// shellWord quotes s for a POSIX shell unless it only has safe characters.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+=:,@", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
 
 var topKeys = []string{"workflows", "selectors", "state_dir", "vars", "secrets", "browser", "regions", "warmup_url", "policy", "limits", "http"}
 
@@ -432,11 +483,13 @@ func decodeLimits(file string, n *yaml.Node, l *Limits, ps *lint.Problems) {
 // resolveSecrets reads every secret now, so a missing one fails at start.
 func (c *Config) resolveSecrets() error {
 	c.secretVals = map[string]string{}
+	c.missing = map[string]string{}
 	var missing []string
 	for _, name := range c.SecretNames() {
 		v, err := c.Secrets[name].Read()
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("secret %q: %v", name, err))
+			c.missing[name] = err.Error()
 			continue
 		}
 		c.secretVals[name] = v
@@ -488,6 +541,7 @@ func (c *Config) SetSecretValue(name, value string) {
 		c.Secrets[name] = Secret{}
 	}
 	c.secretVals[name] = value
+	delete(c.missing, name)
 }
 
 // RegionNames returns the configured region names, sorted.

@@ -156,3 +156,50 @@ func TestBrowserSpare(t *testing.T) {
 		}
 	}
 }
+
+func TestUserStateDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "xdg"))
+	if got := config.UserStateDir(); got != filepath.Join(home, "xdg", "toolwright") {
+		t.Errorf("with XDG_STATE_HOME: %s", got)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/dir") // not absolute: ignored, as the spec says
+	if got := config.UserStateDir(); got != filepath.Join(home, ".local", "state", "toolwright") {
+		t.Errorf("without XDG_STATE_HOME: %s", got)
+	}
+	// With no config file, the state dir does not depend on the working directory.
+	t.Chdir(t.TempDir())
+	c, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.StateDir != config.UserStateDir() || c.GrantCommand != "toolwright grant" {
+		t.Errorf("state_dir %s, grant command %q", c.StateDir, c.GrantCommand)
+	}
+}
+
+func TestMissingSecrets(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(file, []byte("secrets:\n  a: {env: TOOLWRIGHT_TEST_NOPE}\n  b: {file: ./nope}\n  c: {env: TOOLWRIGHT_TEST_SET}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TOOLWRIGHT_TEST_SET", "value-c")
+	c, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.MissingSecrets(); len(got) != 2 || got[0] != "a" || got[1] != "b" || c.SecretsErr() == nil {
+		t.Fatalf("missing %v, err %v", got, c.SecretsErr())
+	}
+	if why := c.MissingSecret("a"); !strings.Contains(why, "TOOLWRIGHT_TEST_NOPE") {
+		t.Errorf("a: %q", why)
+	}
+	if why := c.MissingSecret("b"); !strings.Contains(why, filepath.Join(dir, "nope")) || c.MissingSecret("c") != "" {
+		t.Errorf("b: %q", why)
+	}
+	if !strings.HasPrefix(c.GrantCommand, "toolwright --config ") {
+		t.Errorf("grant command %q", c.GrantCommand)
+	}
+}

@@ -27,6 +27,7 @@ const (
 	EnvPurposeMismatch = "env_purpose_mismatch"
 	EgressFailed       = "egress_failed"
 	LimitExceeded      = "limit_exceeded"
+	ConfigError        = "config_error"
 	Internal           = "internal"
 )
 
@@ -54,6 +55,7 @@ var Table = map[string]Flags{
 	EnvPurposeMismatch: {NeedsHuman: true},
 	EgressFailed:       {Retryable: true},
 	LimitExceeded:      {},
+	ConfigError:        {NeedsHuman: true},
 	Internal:           {NeedsHuman: true},
 }
 

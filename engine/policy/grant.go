@@ -72,6 +72,16 @@ func (f GrantSourceFunc) LiveGrantID(ctx context.Context, tool, taskID string, n
 // Refusals are *errs.Error with code not_granted (needs_human); a failing
 // GrantSource gives internal.
 func Decide(ctx context.Context, mode WriteMode, risk, tool, taskID string, grants GrantSource) (string, error) {
+	return DecideWith(ctx, mode, risk, tool, taskID, grants, "")
+}
+
+// DecideWith is Decide with the command an operator runs to make a grant
+// for this server ("toolwright --config FILE grant", "toolwright grant
+// --demo"; "" is "toolwright grant"), printed in the not_granted message.
+func DecideWith(ctx context.Context, mode WriteMode, risk, tool, taskID string, grants GrantSource, grantCmd string) (string, error) {
+	if grantCmd == "" {
+		grantCmd = "toolwright grant"
+	}
 	if risk == RiskRead {
 		return "", nil
 	}
@@ -96,8 +106,8 @@ func Decide(ctx context.Context, mode WriteMode, risk, tool, taskID string, gran
 	}
 	if id == "" {
 		return "", errs.New(errs.NotGranted,
-			"tool %q is a %s tool and has no live grant for task_id %q; an operator can allow it with: toolwright grant --tool %s --task %s --ttl 15m --reason \"...\"",
-			tool, risk, taskID, shellWord(tool), shellWord(taskID))
+			"tool %q is a %s tool and has no live grant for task_id %q; an operator can allow it with: %s --tool %s --task %s --ttl 15m --reason \"...\"",
+			tool, risk, taskID, grantCmd, shellWord(tool), shellWord(taskID))
 	}
 	return id, nil
 }

@@ -84,7 +84,10 @@ func (c *call) admit(ctx context.Context, bound *workflow.Call) error {
 	if c.e.store != nil {
 		grants = c.e.store
 	}
-	id, err := policy.Decide(ctx, policy.WriteMode(c.e.cfg.Policy.WriteTools), c.w.Risk, c.w.Name, bound.TaskID, grants)
+	if err := c.secretsReadable(); err != nil {
+		return err
+	}
+	id, err := policy.DecideWith(ctx, policy.WriteMode(c.e.cfg.Policy.WriteTools), c.w.Risk, c.w.Name, bound.TaskID, grants, c.e.cfg.GrantCommand)
 	if err != nil {
 		return err
 	}
@@ -92,6 +95,18 @@ func (c *call) admit(ctx context.Context, bound *workflow.Call) error {
 	for name, u := range c.w.URLParams(bound) {
 		if ok, host := c.e.hosts.AllowedURL(u); !ok {
 			return errs.New(errs.HostNotAllowed, "argument %q: host %q is not in policy.allowed_hosts", name, host)
+		}
+	}
+	return nil
+}
+
+// secretsReadable refuses a call whose workflow (or a workflow it calls)
+// reads a secret the server could not read at start: config_error, naming
+// the secret and where it comes from, never a value.
+func (c *call) secretsReadable() error {
+	for _, name := range c.set.SecretsOf(c.w) {
+		if why := c.e.cfg.MissingSecret(name); why != "" {
+			return errs.New(errs.ConfigError, "tool %q needs secret %q, which the server cannot read (%s); an operator must provide it and restart the server", c.w.Name, name, why)
 		}
 	}
 	return nil

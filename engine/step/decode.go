@@ -42,6 +42,7 @@ type Checker struct {
 
 	Vars    map[string]lint.Pos // every variable some step writes
 	Calls   []Ref               // every call step's tool
+	Secrets map[string]bool     // the secrets the steps read (filled by Compile)
 	Targets []Ref               // every target a step names
 	pending []pending
 }
@@ -525,6 +526,12 @@ func (c *Checker) Compile(base tmpl.Scope) {
 		switch p.kind {
 		case Template:
 			t := tmpl.CompileTemplate(p.node.Value, site, sc, c.Problems)
+			for _, name := range t.Secrets {
+				if c.Secrets == nil {
+					c.Secrets = map[string]bool{}
+				}
+				c.Secrets[name] = true
+			}
 			if t.IsLiteral() && p.node.Tag != "!!str" {
 				t = tmpl.Literal(yamlx.Value(p.node))
 			}

@@ -64,9 +64,10 @@ type Template struct {
 	literal  any
 	single   *vm.Program
 	parts    []part
-	UsesPage bool   // evaluating needs page.url/page.title
-	VarRef   string // set when the whole template is `${{ vars.NAME }}`
-	ParamRef string // set when the whole template is `${{ params.NAME }}`
+	UsesPage bool     // evaluating needs page.url/page.title
+	VarRef   string   // set when the whole template is `${{ vars.NAME }}`
+	ParamRef string   // set when the whole template is `${{ params.NAME }}`
+	Secrets  []string // the secrets.NAME the template reads
 }
 
 type part struct {
@@ -226,6 +227,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		} else if prog, info, good := compile(code, site, start+3, sc, false, ps); good {
 			parts = append(parts, part{prog: prog})
 			t.UsesPage = t.UsesPage || info.usesPage
+			t.Secrets = append(t.Secrets, info.secrets...)
 			if len(runes) == end+2 && start == 0 {
 				t.VarRef, t.ParamRef = info.varRef, info.paramRef
 			}
@@ -270,6 +272,7 @@ func CompileExpr(src string, site Site, sc Scope, asBool bool, ps *lint.Problems
 }
 
 type info struct {
+	secrets  []string
 	usesPage bool
 	varRef   string
 	paramRef string
@@ -286,6 +289,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	c := &checker{sc: sc, site: site, offset: offset, ps: ps, locals: map[string]bool{}}
 	ast.Walk(&tree.Node, c)
 	in.usesPage = c.usesPage
+	in.secrets = c.secrets
 	if m, ok := tree.Node.(*ast.MemberNode); ok {
 		if id, ok := m.Node.(*ast.IdentifierNode); ok {
 			if s, ok := m.Property.(*ast.StringNode); ok {
@@ -355,6 +359,7 @@ type checker struct {
 	locals   map[string]bool
 	bad      bool
 	usesPage bool
+	secrets  []string
 }
 
 func (c *checker) at(n ast.Node) lint.Pos { return c.site.pos(c.offset + n.Location().From) }
@@ -412,6 +417,7 @@ func (c *checker) Visit(node *ast.Node) {
 			known, what = c.sc.Config, "config var"
 		case Secrets:
 			known, what = c.sc.Secrets, "secret"
+			c.secrets = append(c.secrets, prop.Value)
 		case EnvName:
 			known, what = envFields, "env field"
 		case Page:

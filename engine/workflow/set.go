@@ -223,6 +223,34 @@ func (w *Workflow) Calls() []string {
 	return out
 }
 
+// SecretsOf returns the secrets a call of w reads: those of its own steps
+// and of the workflows it calls, sorted.
+func (s *Set) SecretsOf(w *Workflow) []string {
+	seen, tools := map[string]bool{}, map[string]bool{}
+	var names []string
+	var visit func(*Workflow)
+	visit = func(w *Workflow) {
+		if tools[w.Name] {
+			return
+		}
+		tools[w.Name] = true
+		for _, n := range w.secrets {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		for _, c := range w.Calls() {
+			if cw, ok := s.Tool(c); ok {
+				visit(cw)
+			}
+		}
+	}
+	visit(w)
+	sort.Strings(names)
+	return names
+}
+
 // StepCount counts every step, nested ones included.
 func (w *Workflow) StepCount() int {
 	n := 0

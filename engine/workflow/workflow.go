@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,7 @@ type Workflow struct {
 	schemaErr    error
 	pos          lint.Pos
 	calls        []step.Ref
+	secrets      []string // secrets its own steps read, sorted
 }
 
 // Param looks up a parameter by name.
@@ -220,6 +222,10 @@ func (d *decoder) decode(data []byte) *Workflow {
 	c.Compile(scope)
 	w.Vars = c.VarNames()
 	w.calls = c.Calls
+	for name := range c.Secrets {
+		w.secrets = append(w.secrets, name)
+	}
+	sort.Strings(w.secrets)
 	if w.Env == EnvNew {
 		opens := false
 		step.Walk(w.Steps, func(s *step.Step) { opens = opens || s.Spec.EnvNew })
