@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -11,7 +14,10 @@ import (
 // --format json, completion, --log-format json.
 func TestCLIConventions(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	cfg := repoPath(t, "testdata", "toolwright.yaml")
+	// The demo workflows with a state dir of the test's own (never under testdata/).
+	cfg := filepath.Join(t.TempDir(), "toolwright.yaml")
+	cliMust(t, os.WriteFile(cfg, []byte(fmt.Sprintf("workflows: %q\nselectors: %q\nvars:\n  acme_base: http://127.0.0.1:1\nsecrets:\n  acme_user: {env: ACME_USER}\n  acme_password: {env: ACME_PASSWORD}\n",
+		repoPath(t, "examples", "demo", "workflows"), repoPath(t, "examples", "demo", "selectors.yaml"))), 0o644))
 
 	out, _, code := cli(t, "--version")
 	if code != 0 || !strings.HasPrefix(out, "toolwright ") || !strings.Contains(out, "commit ") || !strings.Contains(out, runtime.Version()) {
