@@ -4,6 +4,7 @@ package result
 
 import (
 	"encoding/json"
+	"sort"
 
 	"github.com/toolwright/toolwright/engine/errs"
 )
@@ -56,4 +57,67 @@ func NewList(items []any, truncated bool, max int) List {
 		items, truncated = items[:max], true
 	}
 	return List{Items: items, Count: len(items), Truncated: truncated}
+}
+
+// Table is a list returned with `format: table`: every key once, then the
+// rows' values in that order.
+type Table struct {
+	Columns   []string `json:"columns"`
+	Rows      [][]any  `json:"rows"`
+	Count     int      `json:"count"`
+	Truncated bool     `json:"truncated"`
+}
+
+// ValueColumn names the one column of a table of items that are not objects.
+const ValueColumn = "value"
+
+// NewTable lays items out as a table, cutting them at max (0: no cut) like
+// NewList. The columns are columns (the declared fields, in order), then
+// any other key the items have, in sorted order; an item that is not an
+// object is one value in the column "value". A key an item lacks is null.
+func NewTable(items []any, truncated bool, max int, columns []string) Table {
+	l := NewList(items, truncated, max)
+	cols := append([]string(nil), columns...)
+	index := make(map[string]int, len(cols))
+	for i, c := range cols {
+		index[c] = i
+	}
+	var extra []string
+	for _, it := range l.Items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			if _, seen := index[ValueColumn]; !seen {
+				index[ValueColumn] = -1
+				extra = append(extra, ValueColumn)
+			}
+			continue
+		}
+		for k := range m {
+			if _, seen := index[k]; !seen {
+				index[k] = -1
+				extra = append(extra, k)
+			}
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		index[k] = len(cols)
+		cols = append(cols, k)
+	}
+	rows := make([][]any, len(l.Items))
+	for i, it := range l.Items {
+		row := make([]any, len(cols))
+		if m, ok := it.(map[string]any); ok {
+			for k, v := range m {
+				row[index[k]] = v
+			}
+		} else {
+			row[index[ValueColumn]] = it
+		}
+		rows[i] = row
+	}
+	if cols == nil {
+		cols = []string{}
+	}
+	return Table{Columns: cols, Rows: rows, Count: l.Count, Truncated: l.Truncated}
 }

@@ -31,3 +31,28 @@ func TestFailureKeepsCausesOut(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }
+
+func TestNewTable(t *testing.T) {
+	items := []any{
+		map[string]any{"sku": "A", "name": "Anvil", "price": 1.5},
+		map[string]any{"sku": "B", "price": 2, "extra": true},
+		"loose",
+	}
+	tab := result.NewTable(items, false, 0, []string{"sku", "name", "price"})
+	b, _ := json.Marshal(tab)
+	want := `{"columns":["sku","name","price","extra","value"],"rows":[["A","Anvil",1.5,null,null],["B",null,2,true,null],[null,null,null,null,"loose"]],"count":3,"truncated":false}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	tab = result.NewTable(items, false, 1, []string{"sku"})
+	if b, _ := json.Marshal(tab); string(b) != `{"columns":["sku","name","price"],"rows":[["A","Anvil",1.5]],"count":1,"truncated":true}` {
+		t.Errorf("cut at 1: %s", b)
+	}
+	if b, _ := json.Marshal(result.NewTable(nil, false, 10, nil)); string(b) != `{"columns":[],"rows":[],"count":0,"truncated":false}` {
+		t.Errorf("empty table: %s", b)
+	}
+	// A declared column no row has stays, so the shape does not depend on the data.
+	if b, _ := json.Marshal(result.NewTable(nil, false, 10, []string{"sku"})); string(b) != `{"columns":["sku"],"rows":[],"count":0,"truncated":false}` {
+		t.Errorf("empty table with declared columns: %s", b)
+	}
+}

@@ -660,8 +660,15 @@ func (r *runner) output(ctx context.Context) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if items, ok := v.([]any); ok {
-			v = result.NewList(items, o.Value.VarRef != "" && r.truncated[o.Value.VarRef], max)
+		items, isList := v.([]any)
+		truncated := o.Value.VarRef != "" && r.truncated[o.Value.VarRef]
+		switch {
+		case o.Format == workflow.FormatTable && (isList || v == nil):
+			v = result.NewTable(items, truncated, max, o.Columns)
+		case o.Format == workflow.FormatTable:
+			return nil, errs.New(errs.Internal, "output %q is written format: table but its rows are not a list (%T)", o.Name, v)
+		case isList:
+			v = result.NewList(items, truncated, max)
 		}
 		data[o.Name] = v
 	}

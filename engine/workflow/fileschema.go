@@ -28,7 +28,7 @@ func FileSchema() ([]byte, error) {
 			"deadline", NewObj("type", "string", "default", "60s", "description", "A duration like 60s, or a template."),
 			"params", NewObj("type", "object", "additionalProperties", paramSchema(true)),
 			"steps", NewObj("$ref", "#/definitions/steps"),
-			"output", NewObj("type", "object", "description", "Data returned to the agent: NAME: template."),
+			"output", NewObj("type", "object", "description", "Data returned to the agent: NAME: template; for a list also NAME: {rows: template, format: objects|table} (table: columns once, then rows of values)."),
 		),
 		"definitions", stepDefinitions(),
 	)

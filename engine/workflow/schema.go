@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/xeipuuv/gojsonschema"
@@ -188,7 +189,24 @@ func listSchema() *Obj {
 	))
 }
 
-func (w *Workflow) outputProperty(o step.NamedValue, set *Set) *Obj {
+// tableSchema is the shape of a list returned with format: table.
+func tableSchema(columns []string) *Obj {
+	cols := NewObj("type", "array", "items", NewObj("type", "string"), "description", "the column names; each row holds its values in this order")
+	if len(columns) > 0 {
+		cols.Set("description", "the column names ("+strings.Join(columns, ", ")+"); each row holds its values in this order")
+	}
+	return NewObj("type", "object", "properties", NewObj(
+		"columns", cols,
+		"rows", NewObj("type", "array", "items", NewObj("type", "array")),
+		"count", NewObj("type", "integer"),
+		"truncated", NewObj("type", "boolean"),
+	))
+}
+
+func (w *Workflow) outputProperty(o Output, set *Set) *Obj {
+	if o.Format == FormatTable {
+		return tableSchema(o.Columns)
+	}
 	t := o.Value
 	switch {
 	case t.ParamRef != "":

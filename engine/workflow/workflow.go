@@ -52,7 +52,7 @@ type Workflow struct {
 	Deadline    *tmpl.Template // a duration text, or a number of seconds
 	Params      []*Param
 	Steps       []*step.Step
-	Output      []step.NamedValue
+	Output      []Output
 	Vars        []string // variables its steps set
 
 	InputSchema  json.RawMessage
@@ -243,16 +243,11 @@ func (d *decoder) decode(data []byte) *Workflow {
 				if !nameRE.MatchString(o.Key) {
 					d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)
 				}
-				var t *tmpl.Template
-				if vn := yamlx.Resolve(o.Value); vn != nil && vn.Kind == yaml.ScalarNode {
-					t = tmpl.CompileTemplate(vn.Value, tmpl.Site{File: d.file, Node: vn}, outScope, d.ps)
-					if t.IsLiteral() && vn.Tag != "!!str" {
-						t = tmpl.Literal(yamlx.Value(vn))
-					}
-				} else {
-					t = tmpl.Literal(yamlx.Value(o.Value))
+				out := d.decodeOutput(o, outScope)
+				if out.Format == FormatTable && out.Value.VarRef != "" {
+					out.Columns = w.listColumns(out.Value.VarRef)
 				}
-				w.Output = append(w.Output, step.NamedValue{Name: o.Key, Value: t})
+				w.Output = append(w.Output, out)
 			}
 		}
 	}
