@@ -80,7 +80,11 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 					log.Warn("shutdown", "err", err)
 				}
 			}()
-			srv := mcpserver.New(a.Engine, mcpserver.Options{Name: "toolwright", Version: buildVersion(), Logger: log})
+			srv := mcpserver.New(a.Engine, mcpserver.Options{
+				Name: "toolwright", Version: buildVersion(), Logger: log,
+				ShutdownGrace: cfg.ShutdownGrace,
+				MaxSessions:   cfg.HTTP.MaxSessions, SessionIdleTimeout: cfg.HTTP.SessionIdleTimeout,
+			})
 			if err := srv.Watch(ctx, cfg); err != nil {
 				log.Warn("hot reload is off", "err", err)
 			}

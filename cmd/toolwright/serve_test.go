@@ -180,6 +180,9 @@ func (p *stdioPeer) await(tb testing.TB, id int64, timeout time.Duration) *jsonr
 			}
 			p.all = append(p.all, line)
 			msg, err := jsonrpc.DecodeMessage([]byte(line))
+			if err != nil && isNullIDError(line) {
+				continue // the answer to a line that was not a message
+			}
 			if err != nil {
 				tb.Fatalf("stdout line is not JSON-RPC: %q (%v)", line, err)
 			}
@@ -190,6 +193,17 @@ func (p *stdioPeer) await(tb testing.TB, id int64, timeout time.Duration) *jsonr
 			tb.Fatalf("no answer %d within %s; stderr:\n%s", id, timeout, p.stderr.String())
 		}
 	}
+}
+
+// isNullIDError: a JSON-RPC error answer with "id": null (which the SDK's
+// decoder refuses, as it takes every response to need an id).
+func isNullIDError(line string) bool {
+	var m struct {
+		ID    *json.RawMessage `json:"id"`
+		Error *struct{ Code int }
+	}
+	return json.Unmarshal([]byte(line), &m) == nil && m.ID == nil && m.Error != nil && m.Error.Code != 0 &&
+		strings.Contains(line, `"id":null`)
 }
 
 const (
@@ -480,4 +494,56 @@ func descendants(pid int) []string {
 		}
 	}
 	return out
+}
+
+// TestServeStdioHardened runs the real binary: bad lines get JSON-RPC errors
+// and the session goes on; a call running when stdin closes is still
+// answered before the process exits 0. Before: "hello world" made serve
+// exit 1, and a call in flight at EOF was never answered.
+func TestServeStdioHardened(t *testing.T) {
+	testsite.NeedChromium(t)
+	bin := serveBinary(t)
+	site := testsite.Start(t)
+	wfs := map[string]string{"sleep_briefly.yaml": `name: sleep_briefly
+description: Wait a moment, then answer.
+risk: read
+steps:
+  - sleep: 1500ms
+  - set: {done: true}
+output:
+  done: ${{ vars.done }}
+`}
+	cfg := serveSet(t, t.TempDir(), site.URL(""), wfs)
+	p := startStdio(t, bin, "serve", "--config", cfg)
+	p.send(t, stdioInit)
+	p.await(t, 1, 20*time.Second)
+	p.send(t, stdioInitialized)
+	for i, bad := range []string{"hello world", "42", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, "\x00\xff", `{"jsonrpc":"2.0","id":`} {
+		p.send(t, bad)
+		id := int64(10 + i)
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
+		if r := p.await(t, id, 10*time.Second); r.Error != nil {
+			t.Errorf("ping after %q: %v", bad, r.Error)
+		}
+	}
+	errorsSeen := 0
+	for _, l := range p.all {
+		if strings.Contains(l, `"id":null`) && (strings.Contains(l, "-32700") || strings.Contains(l, "-32600")) {
+			errorsSeen++
+		}
+	}
+	if errorsSeen != 5 {
+		t.Errorf("%d JSON-RPC error replies with id null, want 5:\n%s", errorsSeen, strings.Join(p.all, "\n"))
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleep_briefly","arguments":{}}}`)
+	time.Sleep(300 * time.Millisecond)
+	p.stdin.Close()
+	r := p.await(t, 3, 30*time.Second)
+	var res struct{ StructuredContent map[string]any }
+	if err := json.Unmarshal(r.Result, &res); err != nil || res.StructuredContent["code"] != "ok" {
+		t.Fatalf("call in flight at EOF: %s %v", r.Result, r.Error)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("serve exited with %v; stderr:\n%s", err, p.stderr.String())
+	}
 }

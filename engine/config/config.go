@@ -38,9 +38,11 @@ type Config struct {
 	// config ("toolwright grant", "toolwright --config FILE grant",
 	// "toolwright grant --demo"); not_granted messages print it.
 	GrantCommand string
-	secretVals   map[string]string
-	secretErr    error
-	missing      map[string]string // secret name → why it cannot be read
+	// ShutdownGrace is how long running calls may finish after EOF or SIGTERM.
+	ShutdownGrace time.Duration
+	secretVals    map[string]string
+	secretErr     error
+	missing       map[string]string // secret name → why it cannot be read
 }
 
 // Secret says where a secret value comes from.
@@ -91,6 +93,10 @@ type Limits struct {
 type HTTP struct {
 	Addr  string
 	Token Secret
+	// MaxSessions bounds the open MCP sessions (503 when full).
+	MaxSessions int
+	// SessionIdleTimeout closes a session after this long without requests.
+	SessionIdleTimeout time.Duration
 }
 
 // Default returns the built-in configuration, with paths relative to dir.
@@ -111,9 +117,11 @@ func Default(dir string) *Config {
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
 		},
-		HTTP:         HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"}},
-		GrantCommand: "toolwright grant",
-		secretVals:   map[string]string{},
+		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
+			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
+		ShutdownGrace: 10 * time.Second,
+		GrantCommand:  "toolwright grant",
+		secretVals:    map[string]string{},
 	}
 }
 
@@ -196,7 +204,7 @@ func shellWord(s string) string {
 	return s
 }
 
-var topKeys = []string{"workflows", "selectors", "state_dir", "vars", "secrets", "browser", "regions", "warmup_url", "policy", "limits", "http"}
+var topKeys = []string{"workflows", "selectors", "state_dir", "vars", "secrets", "browser", "regions", "warmup_url", "policy", "limits", "http", "shutdown_grace"}
 
 // Parse decodes a config file's bytes; file must be absolute so relative
 // paths can be resolved against its folder. Secrets are not read yet.
@@ -297,12 +305,16 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 			}
 		case "limits":
 			decodeLimits(file, kv.Value, &c.Limits, &ps)
+		case "shutdown_grace":
+			if d, ok := yamlx.Duration(file, kv.Value, "shutdown_grace", &ps); ok {
+				c.ShutdownGrace = d
+			}
 		case "http":
 			hkvs, ok := yamlx.Map(file, kv.Value, "http", &ps)
 			if !ok {
 				continue
 			}
-			yamlx.Known(file, hkvs, []string{"addr", "token"}, "http", &ps)
+			yamlx.Known(file, hkvs, []string{"addr", "token", "max_sessions", "session_idle_timeout"}, "http", &ps)
 			for _, h := range hkvs {
 				switch h.Key {
 				case "addr":
@@ -310,6 +322,12 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 				case "token":
 					if sec, ok := decodeSecret(file, h.Value, "http.token", dir, &ps); ok {
 						c.HTTP.Token = sec
+					}
+				case "max_sessions":
+					c.HTTP.MaxSessions = positive(file, h.Value, "http.max_sessions", &ps, c.HTTP.MaxSessions)
+				case "session_idle_timeout":
+					if d, ok := yamlx.Duration(file, h.Value, "http.session_idle_timeout", &ps); ok {
+						c.HTTP.SessionIdleTimeout = d
 					}
 				}
 			}

@@ -112,9 +112,15 @@ func writeSet(t testing.TB, dir, base string, files map[string]string) string {
 // newFixture serves the workflow set over an in-memory transport.
 func newFixture(t testing.TB, o mcpserver.Options) *fixture {
 	t.Helper()
+	return newFixtureWith(t, o, workflowFiles)
+}
+
+// newFixtureWith is newFixture serving the workflow files given.
+func newFixtureWith(t testing.TB, o mcpserver.Options, files map[string]string) *fixture {
+	t.Helper()
 	site := testsite.Start(t)
 	f := &fixture{dir: t.TempDir(), logs: &testsite.Buffer{}, events: &events{changed: make(chan struct{}, 16)}}
-	cfgPath := writeSet(t, f.dir, site.URL(""), workflowFiles)
+	cfgPath := writeSet(t, f.dir, site.URL(""), files)
 	f.cfg = loadConfig(t, cfgPath)
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a, err := app.Open(f.cfg, log)

@@ -1,16 +1,19 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,9 +23,6 @@ import (
 
 // Path is where Streamable HTTP is served.
 const Path = "/mcp"
-
-// SessionTimeout closes an HTTP session after this long without requests.
-const SessionTimeout = time.Hour
 
 // CheckHTTP refuses to serve a non-loopback address without a token: off
 // loopback, every request must carry `Authorization: Bearer TOKEN`.
@@ -68,7 +68,10 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, token strin
 func (s *Server) serveListener(ctx context.Context, ln net.Listener, token, boundHost string) error {
 	hs := &http.Server{
 		Handler:           s.Handler(boundHost, token),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.o.ReadHeaderTimeout,
+		ReadTimeout:       s.o.ReadTimeout, // the guard lifts it once the body is read
+		IdleTimeout:       s.o.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -110,11 +113,12 @@ func (s *Server) Handler(boundHost, token string) http.Handler {
 	mh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              slog.New(debugOnly{s.log.Handler()}),
 		MaxRequestBodyBytes: s.o.MaxBodyBytes,
-		SessionTimeout:      SessionTimeout,
+		SessionTimeout:      s.o.SessionIdleTimeout,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, mh)
-	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}, posts: &s.posts}
+	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}, posts: &s.posts,
+		srv: s, maxSessions: s.o.MaxSessions, maxClient: s.o.MaxClientRequests, clients: map[string]int{}}
 	h := strings.ToLower(strings.Trim(boundHost, "[]"))
 	switch ip := net.ParseIP(h); {
 	case h == "" || (ip != nil && ip.IsUnspecified()):
@@ -140,6 +144,13 @@ type guard struct {
 	anyHost bool
 	token   []byte // sha256 of the token; nil: no token
 	posts   *atomic.Int64
+
+	srv         *Server
+	maxSessions int
+	opening     sync.Mutex // one new session at a time, so the count holds
+	maxClient   int
+	cmu         sync.Mutex
+	clients     map[string]int // requests running per client
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -160,15 +171,77 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.deny(w, r, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", g.max)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, g.max)
+	sid := r.Header.Get("Mcp-Session-Id")
+	client := "session " + sid
+	if sid == "" {
+		client = "address " + hostOf(r.RemoteAddr)
 	}
+	if !g.enter(client) {
+		w.Header().Set("Retry-After", "1")
+		g.deny(w, r, http.StatusTooManyRequests, "too many requests at once from this client (at most %d); retry when one has been answered", g.maxClient)
+		return
+	}
+	defer g.leave(client)
+	if r.Body != nil && r.Body != http.NoBody {
+		// Read the whole body under the server's ReadTimeout, then lift the
+		// deadline: answers (a call's stream, a standing GET) may take long.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.max))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				g.deny(w, r, http.StatusRequestEntityTooLarge, "request body is larger than %d bytes", g.max)
+			} else {
+				g.deny(w, r, http.StatusBadRequest, "request body could not be read in time")
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	if r.Method == http.MethodPost {
 		// Shutdown closes the sessions only once every POST is answered.
 		g.posts.Add(1)
 		defer g.posts.Add(-1)
 	}
+	if r.Method == http.MethodPost && sid == "" && g.srv != nil {
+		// A POST without a session opens one (initialize): count first.
+		g.opening.Lock()
+		defer g.opening.Unlock()
+		if n := g.srv.sessions(); n >= g.maxSessions {
+			w.Header().Set("Retry-After", "5")
+			g.deny(w, r, http.StatusServiceUnavailable, "server is full: %d MCP sessions are open (http.max_sessions); retry later or close an unused session", n)
+			return
+		}
+	}
 	g.next.ServeHTTP(w, r)
+}
+
+// enter counts a request of client; false when the client is at its cap.
+func (g *guard) enter(client string) bool {
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	if g.maxClient > 0 && g.clients[client] >= g.maxClient {
+		return false
+	}
+	g.clients[client]++
+	return true
+}
+
+func (g *guard) leave(client string) {
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	if g.clients[client]--; g.clients[client] <= 0 {
+		delete(g.clients, client)
+	}
+}
+
+// sessions counts the open MCP sessions.
+func (s *Server) sessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
 }
 
 func (g *guard) deny(w http.ResponseWriter, r *http.Request, code int, format string, args ...any) {

@@ -34,6 +34,13 @@ const (
 	DefaultShutdownGrace = 10 * time.Second
 	DefaultDebounce      = 200 * time.Millisecond
 	DefaultMaxBodyBytes  = 1 << 20
+
+	DefaultMaxSessions        = 256
+	DefaultSessionIdleTimeout = 10 * time.Minute
+	DefaultReadHeaderTimeout  = 10 * time.Second
+	DefaultReadTimeout        = 30 * time.Second
+	DefaultIdleTimeout        = 60 * time.Second
+	DefaultMaxClientRequests  = 32
 )
 
 // Options configure a Server. Every field is optional.
@@ -46,8 +53,23 @@ type Options struct {
 	ShutdownGrace time.Duration
 	// Debounce is how long hot reload waits for file events to settle.
 	Debounce time.Duration
-	// MaxBodyBytes bounds an HTTP request body (413 above it).
+	// MaxBodyBytes bounds an HTTP request body (413 above it) and a line
+	// on stdio (a -32600 answer above it).
 	MaxBodyBytes int64
+
+	// HTTP limits. MaxSessions bounds the open MCP sessions: an initialize
+	// beyond it gets 503. SessionIdleTimeout closes a session without
+	// requests for that long. ReadHeaderTimeout and ReadTimeout bound how
+	// long a client may take to send a request's headers, and its headers
+	// and body; IdleTimeout closes idle keep-alive connections.
+	// MaxClientRequests bounds the requests one client runs at once (one
+	// session, or one address before it has a session): 429 above it.
+	MaxSessions        int
+	SessionIdleTimeout time.Duration
+	ReadHeaderTimeout  time.Duration
+	ReadTimeout        time.Duration
+	IdleTimeout        time.Duration
+	MaxClientRequests  int
 }
 
 // Server serves one engine's workflows as MCP tools. It serves once: when
@@ -88,6 +110,23 @@ func New(eng *run.Engine, o Options) *Server {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{
+		{&o.SessionIdleTimeout, DefaultSessionIdleTimeout}, {&o.ReadHeaderTimeout, DefaultReadHeaderTimeout},
+		{&o.ReadTimeout, DefaultReadTimeout}, {&o.IdleTimeout, DefaultIdleTimeout},
+	} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxClientRequests <= 0 {
+		o.MaxClientRequests = DefaultMaxClientRequests
 	}
 	s := &Server{eng: eng, log: o.Logger, o: o, tools: map[string][]byte{}}
 	s.base, s.abort = context.WithCancel(context.Background())
@@ -280,13 +319,6 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 		return nil // asked to stop
 	}
 	return err
-}
-
-// ServeStdio serves MCP on stdin and stdout. Nothing else may write to
-// stdout: logs go to stderr.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	s.log.Info("serving MCP over stdio", "tools", len(s.eng.Workflows().Names()))
-	return s.Serve(ctx, &mcp.StdioTransport{})
 }
 
 // drain waits up to grace for the calls in flight, cancels the rest, and
