@@ -77,7 +77,7 @@ func TestHTTPLimits(t *testing.T) {
 	testsite.NeedChromium(t)
 	const maxSessions = 256
 	f := newFixture(t, mcpserver.Options{
-		MaxSessions: maxSessions,
+		MaxSessions:       maxSessions,
 		ReadHeaderTimeout: 500 * time.Millisecond, ReadTimeout: time.Second, IdleTimeout: time.Second,
 		MaxClientRequests: 8,
 	})
