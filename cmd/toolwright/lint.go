@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/project"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -95,12 +97,42 @@ func toolsCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func schemaCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "schema",
-		Short: "Print the workflow file JSON Schema (for editors' YAML plugins)",
+func schemaCmd(g *globals) *cobra.Command {
+	var out string
+	var forProject bool
+	cmd := &cobra.Command{
+		Use:       "schema [workflow|selectors|config|test]",
+		Short:     "Print a JSON Schema for editors' YAML plugins (default: workflow); --out DIR writes all four",
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: project.SchemaNames,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := workflow.FileSchema()
+			var sel *selector.Map
+			if forProject {
+				cfg, err := g.load()
+				if err != nil {
+					return err
+				}
+				m, ps := selector.Load(cfg.Selectors)
+				if len(ps) > 0 {
+					return ps.Err()
+				}
+				sel = m
+			}
+			if out != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("--out writes all four schemas; give no schema name")
+				}
+				paths, err := project.WriteSchemas(out, sel)
+				for _, p := range paths {
+					fmt.Fprintln(cmd.OutOrStdout(), p)
+				}
+				return err
+			}
+			name := "workflow"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			b, err := project.Schema(name, sel)
 			if err != nil {
 				return err
 			}
@@ -108,6 +140,9 @@ func schemaCmd() *cobra.Command {
 			return err
 		},
 	}
+	cmd.Flags().StringVar(&out, "out", "", "write workflow, selectors, config and test .schema.json into this folder")
+	cmd.Flags().BoolVar(&forProject, "project", false, "write for this project: target fields complete the selector map's names")
+	return cmd
 }
 
 func docsCmd(g *globals) *cobra.Command {

@@ -88,7 +88,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	_ = root.RegisterFlagCompletionFunc("log-level", fixed("debug", "info", "warn", "error"))
 	_ = root.RegisterFlagCompletionFunc("log-format", fixed("text", "json"))
 	root.AddCommand(
-		validateCmd(g), toolsCmd(g), schemaCmd(), docsCmd(g), runCmd(g), selectorsCmd(g),
+		validateCmd(g), toolsCmd(g), schemaCmd(g), docsCmd(g), runCmd(g), selectorsCmd(g),
 		serveCmd(g), demoCmd(g), tracesCmd(g), replayCmd(g), auditCmd(g), grantCmd(g), grantsCmd(g), revokeCmd(g),
 		testCmd(g),
 	)

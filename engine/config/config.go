@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
@@ -204,7 +205,85 @@ func shellWord(s string) string {
 	return s
 }
 
-var topKeys = []string{"workflows", "selectors", "state_dir", "vars", "secrets", "browser", "regions", "warmup_url", "policy", "limits", "http", "shutdown_grace"}
+// SecretDecl declares where a secret comes from.
+var SecretDecl = &decl.Object{
+	Name: "secret", Title: "secret source",
+	Doc: "Where the value is read from when the server starts; the value itself never goes in the config. Give exactly one of env or file.",
+	Fields: []decl.Field{
+		{Name: "env", Type: decl.String, Doc: "an environment variable"},
+		{Name: "file", Type: decl.String, Doc: "a file (relative to the config's folder); trailing newlines are dropped"},
+	},
+}
+
+func secretField(name, doc string) decl.Field {
+	return decl.Field{Name: name, Type: decl.Nested, Obj: SecretDecl, Raw: true, Doc: doc}
+}
+
+// Decl declares toolwright.yaml: every key optional.
+var Decl = &decl.Object{
+	Name: "config", Title: "toolwright config",
+	Doc: "The server config, toolwright.yaml. Every key is optional; relative paths are relative to this file's folder.",
+	Fields: []decl.Field{
+		{Name: "workflows", Type: decl.String, Default: "./workflows", Doc: "the folder of workflow files"},
+		{Name: "selectors", Type: decl.String, Default: "./selectors/selectors.yaml", Doc: "the selector map"},
+		{Name: "state_dir", Type: decl.String, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
+		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
+		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: SecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}"},
+		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
+		{Name: "regions", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: RegionDecl}, Doc: "egress regions: NAME: {proxy, egress_check}; with none, one region local with direct egress"},
+		{Name: "warmup_url", Type: decl.String, Default: "", Doc: "visited by prepare_environment when set"},
+		{Name: "policy", Type: decl.Nested, Obj: PolicyDecl, Doc: "what the server allows"},
+		{Name: "limits", Type: decl.Nested, Obj: LimitsDecl, Doc: "bounds on what one call may do"},
+		{Name: "shutdown_grace", Type: decl.Duration, Default: 10 * time.Second, Doc: "running calls may finish this long after EOF or SIGTERM"},
+		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
+	},
+}
+
+// BrowserDecl declares browser:.
+var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
+	{Name: "provider", Type: decl.Enum, Enum: []string{"local", "cdp"}, Default: "local", Doc: "local: start Chromium here; cdp: attach to running Chromium endpoints"},
+	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: find it on PATH"},
+	{Name: "headless", Type: decl.Bool, Default: true, Doc: "run without a window"},
+	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints"},
+	{Name: "max_environments", Type: decl.Int, Min: decl.F(1), Default: 8, Doc: "environments open at once"},
+	{Name: "max_per_purpose", Type: decl.Int, Min: decl.F(1), Default: 4, Doc: "environments one purpose may hold"},
+	{Name: "idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "an environment unused this long is closed"},
+	{Name: "spare", Type: decl.Int, Min: decl.F(0), Default: 1, Doc: "environments kept pre-opened for env: temporary calls (0: none; at most max_environments)"},
+}}
+
+// EgressDecl declares a region's egress_check.
+var EgressDecl = &decl.Object{Name: "egress_check", Doc: "Fetched through the region's proxy by check_egress.", Fields: []decl.Field{
+	{Name: "url", Type: decl.String, Required: true, Doc: "the address to fetch"},
+	{Name: "expect_status", Type: decl.Int, Default: 200, Doc: "the HTTP status that means the egress works"},
+}}
+
+// RegionDecl declares one region.
+var RegionDecl = &decl.Object{Name: "region", Doc: "An egress: a proxy and a check that it works.", Fields: []decl.Field{
+	{Name: "proxy", Type: decl.String, Doc: "the proxy URL, such as http://user:pass@proxy:3128; empty: direct"},
+	{Name: "egress_check", Type: decl.Nested, Obj: EgressDecl, Doc: "how check_egress verifies the region"},
+}}
+
+// PolicyDecl declares policy:.
+var PolicyDecl = &decl.Object{Name: "policy", Doc: "What the server allows.", Fields: []decl.Field{
+	{Name: "write_tools", Type: decl.Enum, Enum: []string{"grant", "enabled", "disabled"}, Default: "grant", Doc: "grant: write tools need a live grant per task; enabled: no grants (development); disabled: refused"},
+	{Name: "allowed_hosts", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "hosts pages may navigate to, like 127.0.0.1 or *.example.com; empty: any"},
+}}
+
+// LimitsDecl declares limits:.
+var LimitsDecl = &decl.Object{Name: "limits", Doc: "Bounds on what one call may do.", Fields: []decl.Field{
+	{Name: "max_deadline", Type: decl.Duration, Default: 10 * time.Minute, Doc: "the longest deadline a workflow may have"},
+	{Name: "max_loop", Type: decl.Int, Min: decl.F(1), Default: 100, Doc: "the most iterations of a loop"},
+	{Name: "max_list_items", Type: decl.Int, Min: decl.F(1), Default: 200, Doc: "the most items of a list in a result"},
+	{Name: "max_response_bytes", Type: decl.Int, Min: decl.F(1), Default: 65536, Doc: "the largest result"},
+}}
+
+// HTTPDecl declares http:.
+var HTTPDecl = &decl.Object{Name: "http", Doc: "serve --http.", Fields: []decl.Field{
+	{Name: "addr", Type: decl.String, Default: "127.0.0.1:8080", Doc: "the listen address"},
+	secretField("token", "the bearer token clients must send; required when addr is not loopback (default {env: TOOLWRIGHT_TOKEN})"),
+	{Name: "max_sessions", Type: decl.Int, Min: decl.F(1), Default: 256, Doc: "MCP sessions open at once (more get 503)"},
+	{Name: "session_idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "a session unused this long is closed"},
+}}
 
 // Parse decodes a config file's bytes; file must be absolute so relative
 // paths can be resolved against its folder. Secrets are not read yet.
@@ -217,126 +296,94 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	if root == nil || yamlx.IsNull(root) {
 		return c, ps
 	}
-	kvs, ok := yamlx.Map(file, root, "the config", &ps)
-	if !ok {
+	v := Decl.Decode(file, root, "", &ps)
+	if v == nil {
 		return c, ps
 	}
-	yamlx.Known(file, kvs, topKeys, "config", &ps)
-	path := func(n *yaml.Node, where string) string {
-		s, ok := yamlx.String(file, n, where, &ps)
-		if !ok || s == "" {
-			return ""
+	path := func(key, def string) string {
+		s := v.Str(key, "")
+		if s == "" {
+			return def
 		}
 		if !filepath.IsAbs(s) {
 			s = filepath.Join(dir, s)
 		}
 		return s
 	}
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "workflows":
-			c.Workflows = path(kv.Value, "workflows")
-		case "selectors":
-			c.Selectors = path(kv.Value, "selectors")
-		case "state_dir":
-			c.StateDir = path(kv.Value, "state_dir")
-		case "warmup_url":
-			c.WarmupURL, _ = yamlx.String(file, kv.Value, "warmup_url", &ps)
-		case "vars":
-			if yamlx.IsNull(kv.Value) {
-				continue
-			}
-			vkvs, ok := yamlx.Map(file, kv.Value, "vars", &ps)
-			if !ok {
-				continue
-			}
-			for _, v := range vkvs {
-				c.Vars[v.Key] = yamlx.Value(v.Value)
-			}
-		case "secrets":
-			if yamlx.IsNull(kv.Value) {
-				continue
-			}
-			skvs, ok := yamlx.Map(file, kv.Value, "secrets", &ps)
-			if !ok {
-				continue
-			}
+	c.Workflows = path("workflows", c.Workflows)
+	c.Selectors = path("selectors", c.Selectors)
+	c.StateDir = path("state_dir", c.StateDir)
+	c.WarmupURL = v.Str("warmup_url", c.WarmupURL)
+	for _, e := range v.Pairs("vars") {
+		c.Vars[e.Key] = yamlx.Value(e.Value)
+	}
+	if n := v.Node("secrets"); n != nil && !yamlx.IsNull(n) {
+		if skvs, ok := yamlx.Map(file, n, "secrets", &ps); ok {
 			for _, s := range skvs {
-				if sec, ok := decodeSecret(file, s.Value, "secret "+s.Key, dir, &ps); ok {
+				if sec, ok := decodeSecret(file, s.Value, "secrets."+s.Key, dir, &ps); ok {
 					c.Secrets[s.Key] = sec
 				}
 			}
-		case "browser":
-			decodeBrowser(file, kv.Value, &c.Browser, &ps)
-		case "regions":
-			rkvs, ok := yamlx.Map(file, kv.Value, "regions", &ps)
-			if !ok {
-				continue
+		}
+	}
+	if b := v.Sub("browser"); b != nil {
+		c.Browser.Provider = b.Str("provider", c.Browser.Provider)
+		c.Browser.Bin = b.Str("bin", c.Browser.Bin)
+		c.Browser.Headless = b.Bool("headless", c.Browser.Headless)
+		c.Browser.Endpoints = b.Strings("endpoints")
+		c.Browser.MaxEnvironments = b.Int("max_environments", c.Browser.MaxEnvironments)
+		c.Browser.MaxPerPurpose = b.Int("max_per_purpose", c.Browser.MaxPerPurpose)
+		c.Browser.IdleTimeout = b.Dur("idle_timeout", c.Browser.IdleTimeout)
+		c.Browser.Spare = b.Int("spare", c.Browser.Spare)
+		if c.Browser.Spare > c.Browser.MaxEnvironments {
+			ps.Addf(lint.At(file, b.MapNode), lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
+			c.Browser.Spare = c.Browser.MaxEnvironments
+		}
+		if c.Browser.Provider == "cdp" && len(c.Browser.Endpoints) == 0 {
+			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider cdp needs at least one ws:// URL in browser.endpoints")
+		}
+	}
+	if v.Has("regions") {
+		c.Regions = map[string]Region{}
+		for _, e := range v.Map("regions") {
+			var r Region
+			if ec := e.Values.Sub("egress_check"); ec != nil && ec.OK("url") {
+				r.EgressCheck = &EgressCheck{URL: ec.Str("url", ""), ExpectStatus: ec.Int("expect_status", 200)}
 			}
-			c.Regions = map[string]Region{}
-			for _, r := range rkvs {
-				c.Regions[r.Key] = decodeRegion(file, r, &ps)
+			if e.Values != nil {
+				r.Proxy = e.Values.Str("proxy", "")
 			}
-			if len(c.Regions) == 0 {
-				c.Regions = map[string]Region{"local": {}}
-			}
-		case "policy":
-			pkvs, ok := yamlx.Map(file, kv.Value, "policy", &ps)
-			if !ok {
-				continue
-			}
-			yamlx.Known(file, pkvs, []string{"write_tools", "allowed_hosts"}, "policy", &ps)
-			for _, p := range pkvs {
-				switch p.Key {
-				case "write_tools":
-					if s, ok := yamlx.String(file, p.Value, "policy.write_tools", &ps); ok {
-						if s != "grant" && s != "enabled" && s != "disabled" {
-							ps.Addf(lint.At(file, p.Value), lint.BadValue, "policy.write_tools must be grant, enabled or disabled, found %q", s)
-						} else {
-							c.Policy.WriteTools = s
-						}
-					}
-				case "allowed_hosts":
-					if yamlx.IsNull(p.Value) {
-						continue
-					}
-					c.Policy.AllowedHosts, _ = yamlx.Strings(file, p.Value, "policy.allowed_hosts", &ps)
-				}
-			}
-		case "limits":
-			decodeLimits(file, kv.Value, &c.Limits, &ps)
-		case "shutdown_grace":
-			if d, ok := yamlx.Duration(file, kv.Value, "shutdown_grace", &ps); ok {
-				c.ShutdownGrace = d
-			}
-		case "http":
-			hkvs, ok := yamlx.Map(file, kv.Value, "http", &ps)
-			if !ok {
-				continue
-			}
-			yamlx.Known(file, hkvs, []string{"addr", "token", "max_sessions", "session_idle_timeout"}, "http", &ps)
-			for _, h := range hkvs {
-				switch h.Key {
-				case "addr":
-					c.HTTP.Addr, _ = yamlx.String(file, h.Value, "http.addr", &ps)
-				case "token":
-					if sec, ok := decodeSecret(file, h.Value, "http.token", dir, &ps); ok {
-						c.HTTP.Token = sec
-					}
-				case "max_sessions":
-					c.HTTP.MaxSessions = positive(file, h.Value, "http.max_sessions", &ps, c.HTTP.MaxSessions)
-				case "session_idle_timeout":
-					if d, ok := yamlx.Duration(file, h.Value, "http.session_idle_timeout", &ps); ok {
-						c.HTTP.SessionIdleTimeout = d
-					}
-				}
+			c.Regions[e.Key] = r
+		}
+		if len(c.Regions) == 0 {
+			c.Regions = map[string]Region{"local": {}}
+		}
+	}
+	if p := v.Sub("policy"); p != nil {
+		c.Policy.WriteTools = p.Str("write_tools", c.Policy.WriteTools)
+		c.Policy.AllowedHosts = p.Strings("allowed_hosts")
+	}
+	if l := v.Sub("limits"); l != nil {
+		c.Limits.MaxDeadline = l.Dur("max_deadline", c.Limits.MaxDeadline)
+		c.Limits.MaxLoop = l.Int("max_loop", c.Limits.MaxLoop)
+		c.Limits.MaxListItems = l.Int("max_list_items", c.Limits.MaxListItems)
+		c.Limits.MaxResponseBytes = l.Int("max_response_bytes", c.Limits.MaxResponseBytes)
+	}
+	c.ShutdownGrace = v.Dur("shutdown_grace", c.ShutdownGrace)
+	if h := v.Sub("http"); h != nil {
+		c.HTTP.Addr = h.Str("addr", c.HTTP.Addr)
+		c.HTTP.MaxSessions = h.Int("max_sessions", c.HTTP.MaxSessions)
+		c.HTTP.SessionIdleTimeout = h.Dur("session_idle_timeout", c.HTTP.SessionIdleTimeout)
+		if kv, ok := h.KV("token"); ok {
+			if sec, ok := decodeSecret(file, kv.Value, "http.token", dir, &ps); ok {
+				c.HTTP.Token = sec
 			}
 		}
 	}
 	if v, ok := c.Vars["warmup_url"]; !ok || v == "" {
 		c.Vars["warmup_url"] = c.WarmupURL // visible to workflows as config.warmup_url
 	}
-	return c, ps
+	return c, ps.Sort()
 }
 
 func decodeSecret(file string, n *yaml.Node, where, dir string, ps *lint.Problems) (Secret, bool) {
@@ -345,157 +392,19 @@ func decodeSecret(file string, n *yaml.Node, where, dir string, ps *lint.Problem
 		ps.Addf(lint.At(file, n), lint.BadValue, "%s: write {env: NAME} or {file: PATH}; secret values never go in the config file itself", where)
 		return Secret{}, false
 	}
-	kvs, ok := yamlx.Map(file, n, where, ps)
-	if !ok {
+	v := SecretDecl.Decode(file, n, where, ps)
+	if v == nil {
 		return Secret{}, false
 	}
-	yamlx.Known(file, kvs, []string{"env", "file"}, where, ps)
-	var s Secret
-	for _, kv := range kvs {
-		v, _ := yamlx.String(file, kv.Value, where+" "+kv.Key, ps)
-		if kv.Key == "env" {
-			s.Env = v
-		} else if kv.Key == "file" {
-			if v != "" && !filepath.IsAbs(v) {
-				v = filepath.Join(dir, v)
-			}
-			s.File = v
-		}
+	s := Secret{Env: v.Str("env", ""), File: v.Str("file", "")}
+	if s.File != "" && !filepath.IsAbs(s.File) {
+		s.File = filepath.Join(dir, s.File)
 	}
 	if (s.Env == "") == (s.File == "") {
 		ps.Addf(lint.At(file, n), lint.BadValue, "%s: give exactly one of env or file", where)
 		return Secret{}, false
 	}
 	return s, true
-}
-
-func decodeBrowser(file string, n *yaml.Node, b *Browser, ps *lint.Problems) {
-	kvs, ok := yamlx.Map(file, n, "browser", ps)
-	if !ok {
-		return
-	}
-	yamlx.Known(file, kvs, []string{"provider", "bin", "headless", "endpoints", "max_environments", "max_per_purpose", "idle_timeout", "spare"}, "browser", ps)
-	for _, kv := range kvs {
-		w := "browser." + kv.Key
-		switch kv.Key {
-		case "provider":
-			if s, ok := yamlx.String(file, kv.Value, w, ps); ok {
-				if s != "local" && s != "cdp" {
-					ps.Addf(lint.At(file, kv.Value), lint.BadValue, "browser.provider must be local or cdp, found %q", s)
-				} else {
-					b.Provider = s
-				}
-			}
-		case "bin":
-			b.Bin, _ = yamlx.String(file, kv.Value, w, ps)
-		case "headless":
-			b.Headless, _ = yamlx.Bool(file, kv.Value, w, ps)
-		case "endpoints":
-			if !yamlx.IsNull(kv.Value) {
-				b.Endpoints, _ = yamlx.Strings(file, kv.Value, w, ps)
-			}
-		case "max_environments":
-			b.MaxEnvironments = positive(file, kv.Value, w, ps, b.MaxEnvironments)
-		case "max_per_purpose":
-			b.MaxPerPurpose = positive(file, kv.Value, w, ps, b.MaxPerPurpose)
-		case "idle_timeout":
-			if d, ok := yamlx.Duration(file, kv.Value, w, ps); ok {
-				b.IdleTimeout = d
-			}
-		case "spare":
-			if v, ok := yamlx.Int(file, kv.Value, w, ps); ok {
-				if v < 0 {
-					ps.Addf(lint.At(file, kv.Value), lint.BadValue, "browser.spare must be 0 or more, found %d", v)
-				} else {
-					b.Spare = v
-				}
-			}
-		}
-	}
-	if b.Spare > b.MaxEnvironments {
-		ps.Addf(lint.At(file, n), lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", b.Spare, b.MaxEnvironments)
-		b.Spare = b.MaxEnvironments
-	}
-	if b.Provider == "cdp" && len(b.Endpoints) == 0 {
-		ps.Addf(lint.At(file, n), lint.Missing, "browser.provider cdp needs at least one ws:// URL in browser.endpoints")
-	}
-}
-
-func positive(file string, n *yaml.Node, where string, ps *lint.Problems, def int) int {
-	v, ok := yamlx.Int(file, n, where, ps)
-	if !ok {
-		return def
-	}
-	if v < 1 {
-		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be at least 1, found %d", where, v)
-		return def
-	}
-	return v
-}
-
-func decodeRegion(file string, kv yamlx.KV, ps *lint.Problems) Region {
-	var r Region
-	if yamlx.IsNull(kv.Value) {
-		return r
-	}
-	where := "region " + kv.Key
-	kvs, ok := yamlx.Map(file, kv.Value, where, ps)
-	if !ok {
-		return r
-	}
-	yamlx.Known(file, kvs, []string{"proxy", "egress_check"}, where, ps)
-	for _, f := range kvs {
-		switch f.Key {
-		case "proxy":
-			r.Proxy, _ = yamlx.String(file, f.Value, where+" proxy", ps)
-		case "egress_check":
-			ekvs, ok := yamlx.Map(file, f.Value, where+" egress_check", ps)
-			if !ok {
-				continue
-			}
-			yamlx.Known(file, ekvs, []string{"url", "expect_status"}, where+" egress_check", ps)
-			ec := &EgressCheck{ExpectStatus: 200}
-			for _, e := range ekvs {
-				switch e.Key {
-				case "url":
-					ec.URL, _ = yamlx.String(file, e.Value, where+" egress_check.url", ps)
-				case "expect_status":
-					if v, ok := yamlx.Int(file, e.Value, where+" egress_check.expect_status", ps); ok {
-						ec.ExpectStatus = v
-					}
-				}
-			}
-			if ec.URL == "" {
-				ps.Addf(lint.At(file, f.Value), lint.Missing, "%s egress_check needs a url", where)
-				continue
-			}
-			r.EgressCheck = ec
-		}
-	}
-	return r
-}
-
-func decodeLimits(file string, n *yaml.Node, l *Limits, ps *lint.Problems) {
-	kvs, ok := yamlx.Map(file, n, "limits", ps)
-	if !ok {
-		return
-	}
-	yamlx.Known(file, kvs, []string{"max_deadline", "max_loop", "max_list_items", "max_response_bytes"}, "limits", ps)
-	for _, kv := range kvs {
-		w := "limits." + kv.Key
-		switch kv.Key {
-		case "max_deadline":
-			if d, ok := yamlx.Duration(file, kv.Value, w, ps); ok {
-				l.MaxDeadline = d
-			}
-		case "max_loop":
-			l.MaxLoop = positive(file, kv.Value, w, ps, l.MaxLoop)
-		case "max_list_items":
-			l.MaxListItems = positive(file, kv.Value, w, ps, l.MaxListItems)
-		case "max_response_bytes":
-			l.MaxResponseBytes = positive(file, kv.Value, w, ps, l.MaxResponseBytes)
-		}
-	}
 }
 
 // resolveSecrets reads every secret now, so a missing one fails at start.
@@ -584,3 +493,6 @@ func IsLoopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// FileSchema is the JSON Schema of toolwright.yaml, from Decl.
+func FileSchema() *decl.Obj { return decl.FileSchema("config", Decl.Schema()) }

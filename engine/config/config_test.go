@@ -114,7 +114,7 @@ limits: {max_deadline: soon}
 	}
 	want := []string{
 		`/x/toolwright.yaml:2:1: config: unknown key "workflow" (did you mean "workflows"?)`,
-		`/x/toolwright.yaml:4:11: secret inline: write {env: NAME} or {file: PATH}; secret values never go in the config file itself`,
+		`/x/toolwright.yaml:4:11: secrets.inline: write {env: NAME} or {file: PATH}; secret values never go in the config file itself`,
 		`/x/toolwright.yaml:5:21: browser.provider must be local or cdp, found "firefox"`,
 		`/x/toolwright.yaml:5:48: browser.max_environments must be at least 1, found 0`,
 		`/x/toolwright.yaml:6:23: policy.write_tools must be grant, enabled or disabled, found "maybe"`,
@@ -139,7 +139,7 @@ func TestBrowserSpare(t *testing.T) {
 		{"# nothing set\n", 1, ""},
 		{"browser: {spare: 0}\n", 0, ""},
 		{"browser: {spare: 3, max_environments: 4}\n", 3, ""},
-		{"browser: {spare: -1}\n", 1, "/x/toolwright.yaml:1:18: browser.spare must be 0 or more, found -1"},
+		{"browser: {spare: -1}\n", 1, "/x/toolwright.yaml:1:18: browser.spare must be at least 0, found -1"},
 		{"browser: {max_environments: 2, spare: 5}\n", 2, "/x/toolwright.yaml:1:10: browser.spare (5) must not exceed browser.max_environments (2)"},
 		{"browser: {spare: lots}\n", 1, "/x/toolwright.yaml:1:18: browser.spare"},
 	} {

@@ -113,6 +113,19 @@ func (e *Error) Error() string {
 // Suggest returns ` (did you mean "x"?)` for the closest candidate to name,
 // or "" when nothing is close enough.
 func Suggest(name string, candidates []string) string {
+	if c := Closest(name, candidates); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
+// Closest returns the candidate an author most likely meant by name: the
+// toolwright word for a word from elsewhere (Synonyms), the snake_case
+// form of a camelCase name, or the nearest spelling; "" when none is close.
+func Closest(name string, candidates []string) string {
+	if s := synonym(name, candidates); s != "" {
+		return s
+	}
 	best, bestD := "", -1
 	for _, c := range candidates {
 		d := distance(strings.ToLower(name), strings.ToLower(c))
@@ -128,12 +141,12 @@ func Suggest(name string, candidates []string) string {
 		// A long dotted name with the right tail is still worth offering.
 		for _, c := range candidates {
 			if i := strings.LastIndexByte(name, '.'); i > 0 && strings.HasSuffix(c, name[i:]) && len(name[i:]) > 3 {
-				return fmt.Sprintf(" (did you mean %q?)", c)
+				return c
 			}
 		}
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // distance is the Levenshtein edit distance with adjacent transpositions.

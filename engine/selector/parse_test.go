@@ -82,15 +82,14 @@ acme.regex:
 	}
 	want := []string{
 		`s.yaml:2:1: target name "Acme.Bad" must be dotted lowercase words, like acme.login.submit`,
-		`s.yaml:6:3: target "acme.two": give one strategy per locator, found "xpath" after "css" (put the others under fallbacks)`,
-		`s.yaml:7:1: target "acme.none" has no locator: give one of css, xpath, text, label or role`,
-		`s.yaml:19:3: target "acme.typo": unknown key "csss" (did you mean "css"?)`,
-		`s.yaml:18:1: target "acme.typo" has no locator: give one of css, xpath, text, label or role`,
-		`s.yaml:22:3: target "acme.name": name goes with role, not with text`,
-		"s.yaml:23:1: target \"acme.regex\": bad regular expression /([/: error parsing regexp: missing closing ]: `[`",
+		`s.yaml:6:3: acme.two: give one strategy per locator, found "xpath" after "css" (put the others under fallbacks)`,
+		`s.yaml:7:1: acme.none has no locator: give one of css, xpath, text, label or role`,
+		`s.yaml:19:3: acme.typo: unknown key "csss" (did you mean "css"?)`,
+		`s.yaml:22:3: acme.name: name goes with role, not with text`,
+		"s.yaml:24:9: acme.regex: bad regular expression /([/: error parsing regexp: missing closing ]: `[`",
 		`s.yaml:12:1: target "acme.loop.a": within forms a loop: acme.loop.a → acme.loop.b → acme.loop.a`,
 		`s.yaml:15:1: target "acme.loop.b": within forms a loop: acme.loop.b → acme.loop.a → acme.loop.b`,
-		`s.yaml:9:1: target "acme.within": within names unknown target "acme.nope" (did you mean "acme.name"?)`,
+		`s.yaml:9:1: target "acme.within": within names unknown target "acme.nope" (did you mean "acme.none"?)`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
@@ -54,6 +55,9 @@ type Target struct {
 	Within      string    `json:"within,omitempty"`
 	Effect      string    `json:"effect,omitempty"` // "" or "write"
 	Pos         lint.Pos  `json:"-"`
+	// Broken: the entry has a problem (reported at load); its name still
+	// exists so the rest of the check does not report it unknown.
+	Broken bool `json:"-"`
 }
 
 // Writes reports whether acting on the target changes something on the site.
@@ -127,76 +131,141 @@ func Parse(file string, data []byte) (*Map, lint.Problems) {
 			ps.Addf(lint.At(file, kv.KeyN), lint.BadName, "target name %q must be dotted lowercase words, like acme.login.submit", kv.Key)
 			continue
 		}
-		if t := decodeTarget(file, kv, &ps); t != nil {
-			m.Targets[t.Name] = t
-			m.names = append(m.names, t.Name)
+		// A broken entry still defines its name, so workflows that use it
+		// are not told the target is unknown (one mistake, one problem).
+		t := decodeTarget(file, kv, &ps)
+		if t == nil {
+			t = &Target{Name: kv.Key, Pos: lint.At(file, kv.KeyN), Broken: true}
 		}
+		m.Targets[t.Name] = t
+		m.names = append(m.names, t.Name)
 	}
 	sort.Strings(m.names)
 	m.check(&ps)
 	return m, ps
 }
 
-var targetKeys = []string{"description", "css", "xpath", "text", "label", "role", "name", "fallbacks", "many", "within", "effect"}
+// LocatorFields are the keys of one locator: one strategy (role may carry a name).
+var LocatorFields = []decl.Field{
+	{Name: CSS, Type: decl.String, Doc: "a CSS selector, as Chromium's document.querySelectorAll takes it (searches open shadow roots too)"},
+	{Name: XPath, Type: decl.String, Doc: "an XPath expression (not inside shadow roots)"},
+	{Name: Text, Type: decl.String, Doc: "the element's whole visible text, trimmed, white space collapsed; /regex/ matches part of it"},
+	{Name: Label, Type: decl.String, Doc: "the text of the field's label; /regex/ matches part of it"},
+	{Name: Role, Type: decl.String, Doc: "an ARIA role (button, link, textbox, ...), found in the accessibility tree"},
+	{Name: "name", Type: decl.String, Doc: "with role: the accessible name; /regex/ matches part of it"},
+}
+
+// LocatorDecl declares one fallback locator.
+var LocatorDecl = &decl.Object{
+	Name: "fallback", Title: "locator",
+	Doc:    "One more way to find the target, tried when the ones before it find nothing. Give one strategy.",
+	Fields: LocatorFields,
+}
+
+// EntryDecl declares one selector-map entry.
+var EntryDecl = &decl.Object{
+	Name: "target", Title: "target",
+	Doc: "A semantic target: the primary locator (one strategy), then fallbacks tried in order.",
+	Fields: append(append([]decl.Field{
+		{Name: "description", Type: decl.String, Doc: "what the element is, for people maintaining the map"},
+	}, LocatorFields...),
+		decl.Field{Name: "fallbacks", Type: decl.List, Elem: &decl.Field{Type: decl.Nested, Obj: LocatorDecl}, Raw: true,
+			Doc: "other locators, tried in order when the primary finds nothing"},
+		decl.Field{Name: "many", Type: decl.Bool, Default: false, Doc: "the target is every match (a list), not one element"},
+		decl.Field{Name: "within", Type: decl.String, Doc: "resolve inside each match of this other target (for extract fields)"},
+		decl.Field{Name: "effect", Type: decl.Enum, Enum: []string{"read", "write"}, Default: "read", Doc: "write: acting on it changes something on the site (a read workflow may not)"},
+	),
+}
+
+// MapDecl declares the selector map file: dotted target names.
+var MapDecl = &decl.Field{Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: EntryDecl},
+	Doc: "The selector map: semantic target names (dotted lowercase words) and how to find each on the page."}
 
 func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) *Target {
-	where := fmt.Sprintf("target %q", kv.Key)
+	where := kv.Key
 	t := &Target{Name: kv.Key, Pos: lint.At(file, kv.KeyN)}
-	kvs, ok := yamlx.Map(file, kv.Value, where, ps)
-	if !ok {
+	v := EntryDecl.Decode(file, kv.Value, where, ps)
+	if v == nil {
 		return nil
 	}
-	yamlx.Known(file, kvs, targetKeys, where, ps)
-	var strategyKVs []yamlx.KV
-	for _, f := range kvs {
-		switch f.Key {
-		case "description":
-			t.Description, _ = yamlx.String(file, f.Value, where+" description", ps)
-		case "many":
-			t.Many, _ = yamlx.Bool(file, f.Value, where+" many", ps)
-		case "within":
-			t.Within, _ = yamlx.String(file, f.Value, where+" within", ps)
-		case "effect":
-			if s, ok := yamlx.String(file, f.Value, where+" effect", ps); ok {
-				if s != "write" && s != "read" {
-					ps.Addf(lint.At(file, f.Value), lint.BadValue, "%s: effect must be write or read, found %q", where, s)
-				} else if s == "write" {
-					t.Effect = s
-				}
-			}
-		case "fallbacks":
-			n := yamlx.Resolve(f.Value)
-			if n == nil || n.Kind != yaml.SequenceNode {
-				ps.Addf(lint.At(file, f.Value), lint.BadValue, "%s fallbacks must be a list of locators, found %s", where, yamlx.Describe(f.Value))
-				continue
-			}
+	t.Description = v.Str("description", "")
+	t.Many = v.Bool("many", false)
+	t.Within = v.Str("within", "")
+	if v.Str("effect", "") == "write" {
+		t.Effect = "write"
+	}
+	broken := false
+	if fb, ok := v.KV("fallbacks"); ok {
+		n := yamlx.Resolve(fb.Value)
+		if n == nil || n.Kind != yaml.SequenceNode {
+			ps.Addf(lint.At(file, fb.Value), lint.BadValue, "%s.fallbacks must be a list of locators, found %s", where, yamlx.Describe(fb.Value))
+			broken = true
+		} else {
 			for i, c := range n.Content {
-				fw := fmt.Sprintf("%s fallback %d", where, i+1)
-				ckvs, ok := yamlx.Map(file, c, fw, ps)
-				if !ok {
+				fw := fmt.Sprintf("%s.fallbacks[%d]", where, i+1)
+				fv := LocatorDecl.Decode(file, c, fw, ps)
+				if fv == nil {
+					broken = true
 					continue
 				}
-				yamlx.Known(file, ckvs, []string{"css", "xpath", "text", "label", "role", "name"}, fw, ps)
-				if l, ok := decodeLocator(file, c, ckvs, fw, ps); ok {
+				if len(fv.Entries) == 0 && meantLocator(fv) {
+					broken = true
+				} else if l, ok := decodeLocator(file, c, fv.Entries, fw, ps); ok {
 					t.Locators = append(t.Locators, l)
+				} else {
+					broken = true
 				}
 			}
-		default:
-			strategyKVs = append(strategyKVs, f)
 		}
 	}
-	primary, ok := decodeLocator(file, kv.KeyN, strategyKVs, where, ps)
-	if !ok {
-		return nil
+	var strategyKVs []yamlx.KV
+	for _, e := range v.Entries {
+		if isLocatorKey(e.Key) {
+			strategyKVs = append(strategyKVs, e)
+		}
 	}
-	t.Locators = append([]Locator{primary}, t.Locators...)
+	var primary Locator
+	ok := false
+	if len(strategyKVs) == 0 && meantLocator(v) {
+		// a misspelt strategy was reported with its suggestion already
+	} else {
+		primary, ok = decodeLocator(file, kv.KeyN, strategyKVs, where, ps)
+	}
+	if !ok || broken {
+		t.Broken = true
+	}
+	if ok {
+		t.Locators = append([]Locator{primary}, t.Locators...)
+	} else {
+		t.Locators = nil // fallbacks are numbered after the primary
+	}
 	return t
+}
+
+// meantLocator: an unknown key was reported as a misspelt strategy.
+func meantLocator(v *decl.Values) bool {
+	for _, f := range LocatorFields {
+		if v.Meant(f.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLocatorKey(k string) bool {
+	for _, f := range LocatorFields {
+		if f.Name == k {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeLocator reads exactly one strategy (role may carry a name).
 func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps *lint.Problems) (Locator, bool) {
 	var l Locator
 	var name *yamlx.KV
+	var valueN *yaml.Node
 	found := 0
 	for i := range kvs {
 		kv := kvs[i]
@@ -216,7 +285,7 @@ func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps 
 				ps.Addf(lint.At(file, kv.Value), lint.BadValue, "%s: %s must not be empty", where, kv.Key)
 				return l, false
 			}
-			l.Value = v
+			l.Value, valueN = v, kv.Value
 		case "name":
 			name = &kvs[i]
 		}
@@ -234,12 +303,12 @@ func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps 
 	}
 	var ok bool
 	if l.Strategy == Text || l.Strategy == Label {
-		if l.ValueRE, ok = regexpOf(l.Value, file, at, where, ps); !ok {
+		if l.ValueRE, ok = regexpOf(l.Value, file, valueN, where, ps); !ok {
 			return l, false
 		}
 	}
 	if l.Name != "" {
-		if l.NameRE, ok = regexpOf(l.Name, file, at, where, ps); !ok {
+		if l.NameRE, ok = regexpOf(l.Name, file, name.Value, where, ps); !ok {
 			return l, false
 		}
 	}
@@ -300,4 +369,15 @@ func MatchText(want string, re *regexp.Regexp, got string) bool {
 		return re.MatchString(got)
 	}
 	return got == Normalize(want)
+}
+
+// FileSchema is the JSON Schema of a selector map file, from EntryDecl.
+func FileSchema() *decl.Obj {
+	return decl.FileSchema("selectors", decl.NewObj(
+		"title", "toolwright selector map",
+		"description", MapDecl.Doc,
+		"type", "object",
+		"propertyNames", decl.NewObj("pattern", nameRE.String()),
+		"additionalProperties", EntryDecl.Schema(),
+	))
 }

@@ -175,32 +175,11 @@ func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
 	case "optional":
 		s.Optional, _ = yamlx.Bool(c.File, kv.Value, "optional", c.Problems)
 	case "retry":
-		kvs, ok := yamlx.Map(c.File, kv.Value, "retry", c.Problems)
-		if !ok {
+		v := RetryDecl.Decode(c.File, kv.Value, "retry", c.Problems)
+		if v == nil {
 			return
 		}
-		yamlx.Known(c.File, kvs, []string{"attempts", "backoff"}, "retry", c.Problems)
-		s.Retry = Retry{Attempts: 1, Backoff: 500 * time.Millisecond}
-		for _, r := range kvs {
-			switch r.Key {
-			case "attempts":
-				if v, ok := yamlx.Int(c.File, r.Value, "retry.attempts", c.Problems); ok {
-					if v < 1 || v > 5 {
-						c.Addf(c.Pos(r.Value), lint.Unbounded, "retry.attempts must be between 1 and 5, found %d", v)
-					} else {
-						s.Retry.Attempts = v
-					}
-				}
-			case "backoff":
-				if d, ok := yamlx.Duration(c.File, r.Value, "retry.backoff", c.Problems); ok {
-					if d > 10*time.Second {
-						c.Addf(c.Pos(r.Value), lint.Unbounded, "retry.backoff must be at most 10s, found %s", d)
-					} else {
-						s.Retry.Backoff = d
-					}
-				}
-			}
-		}
+		s.Retry = Retry{Attempts: v.Int("attempts", 1), Backoff: v.Dur("backoff", 500*time.Millisecond)}
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/decl"
 )
 
 // Type is the type of a step field.
@@ -151,4 +153,73 @@ var CommonFields = []Field{
 	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)"},
 	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures"},
 	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped"},
+}
+
+// Decl is the field as a declaration of the shared declaration package, so
+// docs and the JSON Schema describe step fields the way they describe
+// every other key an author writes.
+func (f Field) Decl() decl.Field {
+	d := decl.Field{Name: f.Name, Doc: f.Doc, Required: f.Required, Default: f.Default, Raw: true}
+	switch f.Type {
+	case String, Tool:
+		d.Type = decl.String
+	case VarName:
+		d.Type, d.Pattern = decl.String, varNameRE.String()
+	case Template:
+		d.Type, d.Schema = decl.String, TemplateSchema
+	case Expr, Cond:
+		d.Type = decl.String
+		d.Schema = func() *decl.Obj { return decl.NewObj("type", []string{"string", "boolean", "number"}) }
+	case Target:
+		d.Type = decl.String
+	case Duration:
+		d.Type, d.MaxDur = decl.Duration, f.Max
+	case Int:
+		d.Type, d.Min = decl.Int, decl.F(0)
+	case Bound:
+		d.Type = decl.Int
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{
+				decl.NewObj("type", "integer", "minimum", 1),
+				decl.NewObj("type", "string", "pattern", `^\$\{\{\s*params\.[a-z][a-z0-9_]*\s*\}\}$`),
+			})
+		}
+	case Bool:
+		d.Type = decl.Bool
+	case Steps:
+		d.Type = decl.List
+		d.Schema = func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") }
+	case TargetMap:
+		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.String, Doc: "a target"}
+	case ValueMap:
+		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.Any}
+	case Enum:
+		d.Type, d.Enum = decl.Enum, f.Enum
+	}
+	return d
+}
+
+// TemplateSchema describes a value that may hold ${{ }} templates: text,
+// or a literal number or boolean.
+func TemplateSchema() *decl.Obj {
+	return decl.NewObj("type", []string{"string", "number", "boolean"})
+}
+
+// Object declares the kind's long form.
+func (s *Spec) Object() *decl.Object {
+	o := &decl.Object{Name: "step " + s.Kind, Title: s.Kind, Doc: s.Doc}
+	for _, f := range s.Fields {
+		o.Fields = append(o.Fields, f.Decl())
+	}
+	return o
+}
+
+// RetryDecl declares the common key retry.
+var RetryDecl = &decl.Object{
+	Name: "retry", Title: "retry",
+	Doc: "Retry the step when it fails with a retryable error.",
+	Fields: []decl.Field{
+		{Name: "attempts", Type: decl.Int, Min: decl.F(1), Max: decl.F(5), Default: 1, Doc: "how many times to try in all (1 to 5)"},
+		{Name: "backoff", Type: decl.Duration, MaxDur: 10 * time.Second, Default: 500 * time.Millisecond, Doc: "the wait between attempts (at most 10s)"},
+	},
 }

@@ -119,7 +119,7 @@ cases:
 		{
 			name: "no cases",
 			src:  "serve: ../site\n",
-			want: []string{`1:1: a test file needs cases: a list of {name, tool, args, expect}`},
+			want: []string{`1:1: test file: missing cases (the calls, run in order: a list of {name, tool, args, expect})`},
 		},
 		{
 			name: "paths",

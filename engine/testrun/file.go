@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
@@ -49,11 +50,44 @@ type Case struct {
 	refs     []*ref
 }
 
-var (
-	topKeys  = []string{"serve", "workflows", "selectors", "vars", "secrets", "cases"}
-	caseKeys = []string{"name", "id", "tool", "args", "task_id", "grant", "expect"}
-	idRE     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-)
+var idRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// FileDecl declares a test file's keys.
+var FileDecl = &decl.Object{
+	Name: "test file", Title: "toolwright test file",
+	Doc: "Test cases for workflows: each calls a tool with arguments and names the envelope fields it must return. Paths are relative to this file's folder.",
+	Fields: []decl.Field{
+		{Name: "serve", Type: decl.String, Raw: true, Doc: "a folder served on loopback for the cases; its address is ${{ site.url }}"},
+		{Name: "workflows", Type: decl.String, Raw: true, Doc: "workflow files or folders (one path or a list); default: the config's",
+			Schema: func() *decl.Obj {
+				return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
+			}},
+		{Name: "selectors", Type: decl.String, Raw: true, Doc: "the selector map; default: the config's"},
+		{Name: "vars", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any}, Doc: "values over the config's vars:, visible as config.NAME (templates may use site.url)"},
+		{Name: "secrets", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.String}, Doc: "test values of the config's secrets"},
+		{Name: "cases", Type: decl.List, Raw: true, Required: true, Elem: &decl.Field{Type: decl.Nested, Obj: CaseDecl}, Doc: "the calls, run in order: a list of {name, tool, args, expect}"},
+	},
+}
+
+// CaseDecl declares one test case.
+var CaseDecl = &decl.Object{
+	Name: "case", Title: "test case",
+	Doc: "One call of a tool and what its envelope must hold.",
+	Fields: []decl.Field{
+		{Name: "name", Type: decl.String, Raw: true, Required: true, Doc: "what the case shows"},
+		{Name: "id", Type: decl.String, Raw: true, Pattern: idRE.String(), Doc: "a name later cases use to read this case's envelope: ${{ cases.ID.data.x }}"},
+		{Name: "tool", Type: decl.String, Raw: true, Required: true, Doc: "the tool to call"},
+		{Name: "args", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any}, Doc: "the arguments (templates may use site.url and cases.ID)"},
+		{Name: "task_id", Type: decl.String, Raw: true, Doc: "the call's task_id"},
+		{Name: "grant", Type: decl.Bool, Raw: true, Default: false, Doc: "grant the tool for this task_id before the call"},
+		{Name: "expect", Type: decl.Map, Raw: true, Required: true, Elem: &decl.Field{Type: decl.Any, Schema: matcherSchema},
+			Doc: "envelope fields, as dotted paths (ok, code, data.rows.count), and the value each must have or a matcher: equals, contains, matches, len, exists"},
+	},
+}
+
+func matcherSchema() *decl.Obj {
+	return decl.NewObj("description", "a value to equal, or a map of matchers: equals, contains, matches, len, exists")
+}
 
 type decoder struct {
 	file string
@@ -73,13 +107,12 @@ func Decode(file string, data []byte) (*File, lint.Problems) {
 	if root == nil {
 		return f, ps.Sort()
 	}
-	kvs, ok := yamlx.Map(file, root, "a test file", &ps)
-	if !ok {
+	v := FileDecl.Decode(file, root, "", &ps)
+	if v == nil {
 		return f, ps.Sort()
 	}
-	yamlx.Known(file, kvs, topKeys, "test file", &ps)
 	var cases *yaml.Node
-	for _, kv := range kvs {
+	for _, kv := range v.Entries {
 		switch kv.Key {
 		case "serve":
 			f.Serve = d.path(kv.Value, "serve", true)
@@ -97,8 +130,7 @@ func Decode(file string, data []byte) (*File, lint.Problems) {
 		}
 	}
 	if cases == nil {
-		ps.Addf(d.at(root), lint.Missing, "a test file needs cases: a list of {name, tool, args, expect}")
-		return f, ps.Sort()
+		return f, ps.Sort() // reported by the declaration
 	}
 	f.Cases = d.cases(cases)
 	d.checkRefs(f)
@@ -282,7 +314,7 @@ func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 			}
 		}
 	}
-	yamlx.Known(d.file, kvs, caseKeys, where, d.ps)
+	yamlx.Known(d.file, kvs, CaseDecl.Names(), where, d.ps)
 	var expect *yaml.Node
 	var grantN *yaml.Node
 	for _, kv := range kvs {
@@ -534,3 +566,6 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// FileSchema is the JSON Schema of a test file, from FileDecl.
+func FileSchema() *decl.Obj { return decl.FileSchema("test", FileDecl.Schema()) }

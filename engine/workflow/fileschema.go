@@ -2,144 +2,119 @@ package workflow
 
 import (
 	"encoding/json"
+	"strings"
 
+	"github.com/toolwright/toolwright/engine/decl"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
 // FileSchema is the JSON Schema (draft-07) of a workflow file, generated
-// from the step registry, for editors' YAML plugins.
-func FileSchema() ([]byte, error) {
-	s := NewObj(
+// from FileDecl and the step registry, for editors' YAML plugins.
+func FileSchema() ([]byte, error) { return FileSchemaFor(nil) }
+
+// FileSchemaFor is FileSchema written for one project: target fields
+// complete the names of its selector map.
+func FileSchemaFor(sel *selector.Map) ([]byte, error) {
+	s := decl.NewObj(
 		"$schema", "http://json-schema.org/draft-07/schema#",
 		"$id", "https://toolwright.dev/schema/workflow.json",
-		"title", "toolwright workflow",
-		"description", "One business action, served as one MCP tool. The file is workflows/<name>.yaml.",
-		"type", "object",
-		"required", []string{"name", "description", "steps"},
-		"additionalProperties", false,
-		"properties", NewObj(
-			"name", NewObj("type", "string", "pattern", "^[a-z][a-z0-9_]{0,63}$", "description", "The MCP tool name; equals the file name."),
-			"title", NewObj("type", "string", "description", "A human title for the tool."),
-			"description", NewObj("type", "string", "description", "What the tool does; the agent reads it."),
-			"risk", NewObj("enum", []string{Read, Write, Destructive}, "default", Write, "description", "read tools are on; write and destructive tools need a grant per task."),
-			"idempotent", NewObj("type", "boolean", "default", false),
-			"env", NewObj("enum", []string{EnvTemporary, EnvGiven, EnvNew}, "default", EnvTemporary),
-			"purposes", NewObj("type", "array", "items", NewObj("type", "string")),
-			"deadline", NewObj("type", "string", "default", "60s", "description", "A duration like 60s, or a template."),
-			"params", NewObj("type", "object", "additionalProperties", paramSchema(true)),
-			"steps", NewObj("$ref", "#/definitions/steps"),
-			"output", NewObj("type", "object", "description", "Data returned to the agent: NAME: template; for a list also NAME: {rows: template, format: objects|table} (table: columns once, then rows of values)."),
-		),
-		"definitions", stepDefinitions(),
-	)
+	).Merge(FileDecl.Schema())
+	s.Set("definitions", stepDefinitions(sel.Names()))
 	return json.MarshalIndent(s, "", "  ")
 }
 
-func paramSchema(top bool) *Obj {
-	props := NewObj(
-		"type", NewObj("enum", paramTypes),
-		"description", NewObj("type", "string"),
-		"required", NewObj("type", "boolean"),
-		"default", NewObj(),
-		"enum", NewObj("type", "array"),
-		"enum_from", NewObj("enum", []string{"regions"}),
-		"min", NewObj("type", "number"),
-		"max", NewObj("type", "number"),
-		"min_length", NewObj("type", "integer", "minimum", 0),
-		"max_length", NewObj("type", "integer", "minimum", 0),
-		"pattern", NewObj("type", "string"),
-		"format", NewObj("enum", []string{"url"}),
-		"max_items", NewObj("type", "integer", "minimum", 0),
-		"prefix", NewObj("type", "string"),
-	)
-	if top {
-		props.Set("items", paramSchema(false))
+// targetSchema: a selector-map name (one of names when known), or a
+// template naming a type: target parameter.
+func targetSchema(names []string) *decl.Obj {
+	if len(names) == 0 {
+		return decl.NewObj("type", "string")
 	}
-	req := []string{"type"}
-	if top {
-		req = append(req, "description")
-	}
-	return NewObj("type", "object", "required", req, "additionalProperties", false, "properties", props)
+	return decl.NewObj("anyOf", []any{
+		decl.NewObj("enum", names),
+		decl.NewObj("type", "string", "pattern", `^\$\{\{.*\}\}$`),
+	})
 }
 
-// fieldSchema maps a step field type to a schema.
-func fieldSchema(f step.Field) *Obj {
-	var o *Obj
+// fieldSchema is the schema of one step field.
+func fieldSchema(f step.Field, targets []string) *decl.Obj {
+	d := f.Decl()
 	switch f.Type {
-	case step.Bool:
-		o = NewObj("type", "boolean")
-	case step.Int:
-		o = NewObj("type", "integer", "minimum", 0)
-	case step.Bound:
-		o = NewObj("type", []string{"integer", "string"})
-	case step.Steps:
-		o = NewObj("$ref", "#/definitions/steps")
+	case step.Target:
+		d.Schema = func() *decl.Obj { return targetSchema(targets) }
 	case step.TargetMap:
-		o = NewObj("type", "object", "additionalProperties", NewObj("type", "string"))
-	case step.ValueMap:
-		o = NewObj("type", "object")
-	case step.Enum:
-		o = NewObj("enum", f.Enum)
-	case step.Template:
-		o = NewObj("type", []string{"string", "number", "boolean"})
-	case step.Cond, step.Expr:
-		o = NewObj("type", []string{"string", "boolean", "number"})
-	default:
-		o = NewObj("type", "string")
+		d.Elem.Schema = func() *decl.Obj { return targetSchema(targets) }
 	}
-	if f.Doc != "" {
-		o.Set("description", f.Doc)
-	}
-	if f.Default != nil {
-		o.Set("default", f.Default)
-	}
-	return o
+	return d.Schema1()
 }
 
-func stepDefinitions() *Obj {
-	var variants []any
+// stepDefinitions describes a step: one property per kind (with the
+// kind's title and description, so completion offers them), the common
+// keys, and any other key refused as "unknown step kind".
+func stepDefinitions(targets []string) *decl.Obj {
+	props := decl.NewObj()
+	var kinds []string
+	var oneKind []any
 	for _, sp := range step.Kinds() {
-		var body *Obj
+		kinds = append(kinds, sp.Kind)
+		oneKind = append(oneKind, decl.NewObj("required", []string{sp.Kind}))
+		var body *decl.Obj
 		switch {
 		case sp.Body == step.ValueMap:
-			body = NewObj("type", "object")
+			body = decl.NewObj("type", "object", "additionalProperties", step.TemplateSchema())
 		case sp.Body == step.Steps:
-			body = NewObj("$ref", "#/definitions/steps")
+			body = decl.NewObj("$ref", "#/definitions/steps")
 		default:
-			props := NewObj()
+			fprops := decl.NewObj()
 			var req []string
 			for _, f := range sp.Fields {
-				props.Set(f.Name, fieldSchema(f))
+				fprops.Set(f.Name, fieldSchema(f, targets))
 				if f.Required {
 					req = append(req, f.Name)
 				}
 			}
-			long := NewObj("type", "object", "additionalProperties", false, "properties", props)
+			long := decl.NewObj("type", "object", "additionalProperties", false, "properties", fprops)
 			if len(req) > 0 {
 				long.Set("required", req)
 			}
 			body = long
 			if sp.Short != "" {
 				short, _ := sp.Field(sp.Short)
-				body = NewObj("oneOf", []any{fieldSchema(short), long})
+				body = decl.NewObj("anyOf", []any{fieldSchema(short, targets), long})
 			}
 		}
-		body.Set("description", sp.Doc)
-		stepProps := NewObj(sp.Kind, body)
-		for _, f := range step.CommonFields {
-			fs := fieldSchema(f)
-			if f.Name == "retry" {
-				fs = NewObj("type", "object", "additionalProperties", false, "description", f.Doc, "properties", NewObj(
-					"attempts", NewObj("type", "integer", "minimum", 1, "maximum", 5),
-					"backoff", NewObj("type", "string"),
-				))
-			}
-			stepProps.Set(f.Name, fs)
-		}
-		variants = append(variants, NewObj("type", "object", "required", []string{sp.Kind}, "additionalProperties", false, "properties", stepProps))
+		props.Set(sp.Kind, decl.NewObj("title", sp.Kind, "description", kindDoc(sp)).Merge(body))
 	}
-	return NewObj(
-		"steps", NewObj("type", "array", "items", NewObj("$ref", "#/definitions/step")),
-		"step", NewObj("oneOf", variants),
+	for _, f := range step.CommonFields {
+		if f.Name == "retry" {
+			props.Set(f.Name, step.RetryDecl.Schema())
+			continue
+		}
+		props.Set(f.Name, fieldSchema(f, targets))
+	}
+	kindList := strings.Join(kinds, ", ")
+	return decl.NewObj(
+		"steps", decl.NewObj("type", "array", "items", decl.NewObj("$ref", "#/definitions/step")),
+		"step", decl.NewObj(
+			"title", "step",
+			"description", "One browser step: a map with exactly one kind key ("+kindList+") and optional common keys.",
+			"type", "object",
+			"properties", props,
+			"additionalProperties", decl.NewObj("not", decl.NewObj(), "errorMessage", "unknown step kind or key: a step has one kind key ("+kindList+") and optional common keys"),
+			"if", decl.NewObj("not", decl.NewObj("anyOf", oneKind)),
+			"then", decl.NewObj("not", decl.NewObj(), "errorMessage", "a step needs exactly one kind key: "+kindList),
+		),
 	)
+}
+
+// kindDoc is a kind's description with its short form, for editors.
+func kindDoc(sp *step.Spec) string {
+	doc := sp.Doc
+	if sp.Short != "" {
+		doc += " Short form: " + sp.Kind + ": " + strings.ToUpper(sp.Short) + "."
+	}
+	if sp.Example != "" {
+		doc += "\n\nExample:\n" + sp.Example
+	}
+	return doc
 }

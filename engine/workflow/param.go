@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
@@ -51,180 +52,116 @@ type Param struct {
 	re *regexp.Regexp
 }
 
-var paramKeys = []string{"type", "description", "required", "default", "enum", "enum_from", "min", "max", "min_length", "max_length", "pattern", "format", "items", "max_items", "prefix"}
-
-// keysFor says which keys each type accepts, for precise messages.
-var keysFor = map[string][]string{
-	TString:  {"enum", "enum_from", "min_length", "max_length", "pattern", "format"},
-	TInteger: {"enum", "min", "max"},
-	TNumber:  {"min", "max"},
-	TBoolean: {},
-	TArray:   {"items", "max_items"},
-	TTarget:  {"prefix"},
-}
-
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // decodeParam reads one parameter. item is true for an array's items spec.
 func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param {
-	where := fmt.Sprintf("param %q", name)
+	where := "params." + name
+	obj := ParamDecl
 	if item {
-		where += " items"
+		where += ".items"
+		obj = ItemDecl
 	}
 	p := &Param{Name: name, Pos: d.pos(keyN)}
-	kvs, ok := yamlx.Map(d.file, n, where, d.ps)
-	if !ok {
+	v := obj.Decode(d.file, n, where, d.ps)
+	if v == nil {
 		return nil
 	}
-	yamlx.Known(d.file, kvs, paramKeys, where, d.ps)
-	get := map[string]yamlx.KV{}
-	for _, kv := range kvs {
-		get[kv.Key] = kv
-	}
-	if kv, ok := get["type"]; ok {
-		if s, ok := yamlx.String(d.file, kv.Value, where+" type", d.ps); ok {
-			if !contains(paramTypes, s) {
-				d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: type must be one of %s, found %q%s", where, strings.Join(paramTypes, ", "), s, lint.Suggest(s, paramTypes))
-				return nil
-			}
-			p.Type = s
-		}
-	} else {
-		d.ps.Addf(d.pos(keyN), lint.Missing, "%s: missing type (one of %s)", where, strings.Join(paramTypes, ", "))
-		return nil
-	}
+	p.Type = v.Str("type", "")
 	if p.Type == "" {
-		return nil
+		return nil // missing or not a type: reported, and the type's rules cannot be checked
 	}
-	if item && (p.Type == TArray || p.Type == TTarget) {
-		d.ps.Addf(d.pos(get["type"].Value), lint.BadValue, "%s: items must be a scalar type (string, integer, number or boolean)", where)
-		return nil
-	}
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "type", "description", "required", "default":
-			continue
-		}
-		if !contains(keysFor[p.Type], kv.Key) {
-			d.ps.Addf(d.pos(kv.KeyN), lint.UnknownKey, "%s: %s does not apply to type %s", where, kv.Key, p.Type)
+	applies := keysFor(p.Type)
+	for _, kv := range v.Entries {
+		f, _ := obj.Field(kv.Key)
+		if len(f.For) > 0 && !contains(applies, kv.Key) {
+			d.ps.Addf(d.pos(kv.KeyN), lint.UnknownKey, "%s: %s does not apply to type %s (it is for %s)", where, kv.Key, p.Type, strings.Join(f.For, ", "))
 		}
 	}
-	if kv, ok := get["description"]; ok {
-		p.Description, _ = yamlx.String(d.file, kv.Value, where+" description", d.ps)
+	p.Description = v.Str("description", "")
+	if v.OK("description") && strings.TrimSpace(p.Description) == "" {
+		d.ps.Addf(v.Pos("description"), lint.Missing, "%s: description is empty (the agent reads it to choose a value)", where)
 	}
-	if strings.TrimSpace(p.Description) == "" && !item {
-		d.ps.Addf(d.pos(keyN), lint.Missing, "%s: missing description (the agent reads it to choose a value)", where)
+	if v.Declares("required") {
+		p.Required = v.Bool("required", false)
 	}
-	if kv, ok := get["required"]; ok {
-		p.Required, _ = yamlx.Bool(d.file, kv.Value, where+" required", d.ps)
-	}
+	has := func(key string) bool { return contains(applies, key) && v.OK(key) }
 	num := func(key string) *float64 {
-		kv, ok := get[key]
-		if !ok || !contains(keysFor[p.Type], key) {
+		if !has(key) {
 			return nil
 		}
-		v, ok := yamlx.Number(d.file, kv.Value, where+" "+key, d.ps)
-		if !ok {
-			return nil
+		x, _ := v.Float(key)
+		if p.Type == TInteger && x != math.Trunc(x) {
+			d.ps.Addf(v.Pos(key), lint.BadValue, "%s: %s must be a whole number for an integer", where, key)
 		}
-		if p.Type == TInteger && v != math.Trunc(v) {
-			d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: %s must be a whole number for an integer", where, key)
-		}
-		return &v
-	}
-	integer := func(key string) (int, bool) {
-		kv, ok := get[key]
-		if !ok || !contains(keysFor[p.Type], key) {
-			return 0, false
-		}
-		v, ok := yamlx.Int(d.file, kv.Value, where+" "+key, d.ps)
-		if ok && v < 0 {
-			d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: %s must not be negative", where, key)
-			return 0, false
-		}
-		return v, ok
+		return &x
 	}
 	switch p.Type {
 	case TInteger, TNumber:
 		p.Min, p.Max = num("min"), num("max")
-		if p.Min == nil || p.Max == nil {
+		written := func(k string) bool { return v.Has(k) || v.Meant(k) }
+		if !written("min") || !written("max") {
 			d.ps.Addf(d.pos(keyN), lint.Unbounded, "%s: %s needs both min and max, so no unbounded number reaches a workflow", where, map[string]string{TInteger: "an integer", TNumber: "a number"}[p.Type])
-		} else if *p.Min > *p.Max {
+		} else if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
 			d.ps.Addf(d.pos(keyN), lint.BadValue, "%s: min %v is greater than max %v", where, *p.Min, *p.Max)
 		}
 	case TString:
-		p.MaxLength = DefaultMaxLength
-		if v, ok := integer("max_length"); ok {
-			p.MaxLength = v
-		}
-		if v, ok := integer("min_length"); ok {
-			p.MinLength = &v
-			if v > p.MaxLength {
-				d.ps.Addf(d.pos(get["min_length"].Value), lint.BadValue, "%s: min_length %d is greater than max_length %d", where, v, p.MaxLength)
+		p.MaxLength = v.Int("max_length", DefaultMaxLength)
+		if has("min_length") {
+			ml := v.Int("min_length", 0)
+			p.MinLength = &ml
+			if ml > p.MaxLength {
+				d.ps.Addf(v.Pos("min_length"), lint.BadValue, "%s: min_length %d is greater than max_length %d", where, ml, p.MaxLength)
 			}
 		}
-		if kv, ok := get["pattern"]; ok {
-			if s, ok := yamlx.String(d.file, kv.Value, where+" pattern", d.ps); ok {
-				re, err := regexp.Compile(s)
-				if err != nil {
-					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: pattern is not a valid RE2 expression: %v", where, err)
-				} else {
-					p.Pattern, p.re = s, re
-				}
+		if has("pattern") {
+			s := v.Str("pattern", "")
+			re, err := regexp.Compile(s)
+			if err != nil {
+				d.ps.Addf(v.Pos("pattern"), lint.BadValue, "%s: pattern is not a valid RE2 expression: %v", where, err)
+			} else {
+				p.Pattern, p.re = s, re
 			}
 		}
-		if kv, ok := get["format"]; ok {
-			if s, ok := yamlx.String(d.file, kv.Value, where+" format", d.ps); ok {
-				if s != "url" {
-					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: format must be url, found %q", where, s)
-				} else {
-					p.Format = s
-				}
-			}
-		}
-		if kv, ok := get["enum_from"]; ok {
-			if s, ok := yamlx.String(d.file, kv.Value, where+" enum_from", d.ps); ok {
-				if s != "regions" {
-					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: enum_from must be regions, found %q", where, s)
-				} else {
-					p.EnumFrom = s
-					for _, r := range d.cfg.RegionNames() {
-						p.Enum = append(p.Enum, r)
-					}
-				}
+		p.Format = v.Str("format", "")
+		if has("enum_from") {
+			p.EnumFrom = v.Str("enum_from", "")
+			for _, r := range d.cfg.RegionNames() {
+				p.Enum = append(p.Enum, r)
 			}
 		}
 	case TArray:
-		if kv, ok := get["items"]; ok {
+		if kv, ok := v.KV("items"); ok {
 			p.Items = d.decodeParam(name, kv.KeyN, kv.Value, true)
-		} else {
+		} else if !v.Meant("items") {
 			d.ps.Addf(d.pos(keyN), lint.Missing, "%s: an array needs items (a scalar parameter spec)", where)
 		}
-		if v, ok := integer("max_items"); ok {
-			p.MaxItems = v
-			if v > d.cfg.Limits.MaxListItems {
-				d.ps.Addf(d.pos(get["max_items"].Value), lint.Unbounded, "%s: max_items %d is above limits.max_list_items (%d)", where, v, d.cfg.Limits.MaxListItems)
+		if has("max_items") {
+			p.MaxItems = v.Int("max_items", 0)
+			if p.MaxItems > d.cfg.Limits.MaxListItems {
+				d.ps.Addf(v.Pos("max_items"), lint.Unbounded, "%s: max_items %d is above limits.max_list_items (%d)", where, p.MaxItems, d.cfg.Limits.MaxListItems)
 			}
-		} else {
+		} else if !v.Has("max_items") && !v.Meant("max_items") {
 			d.ps.Addf(d.pos(keyN), lint.Unbounded, "%s: an array needs max_items", where)
 		}
 	case TTarget:
-		kv, ok := get["prefix"]
-		if !ok {
-			d.ps.Addf(d.pos(keyN), lint.Missing, "%s: a target parameter needs a prefix (its allowed values are the selector-map targets starting with it)", where)
+		if !v.Has("prefix") {
+			if !v.Meant("prefix") {
+				d.ps.Addf(d.pos(keyN), lint.Missing, "%s: a target parameter needs a prefix (its allowed values are the selector-map targets starting with it)", where)
+			}
 			break
 		}
-		if s, ok := yamlx.String(d.file, kv.Value, where+" prefix", d.ps); ok {
-			p.Prefix = s
-			for _, t := range d.sel.WithPrefix(s) {
+		if has("prefix") {
+			p.Prefix = v.Str("prefix", "")
+			for _, t := range d.sel.WithPrefix(p.Prefix) {
 				p.Enum = append(p.Enum, t)
 			}
 			if len(p.Enum) == 0 {
-				d.ps.Addf(d.pos(kv.Value), lint.UnknownRef, "%s: no selector-map target starts with %q", where, s)
+				d.ps.Addf(v.Pos("prefix"), lint.UnknownRef, "%s: no selector-map target starts with %q%s", where, p.Prefix, lint.Suggest(p.Prefix, d.sel.Names()))
 			}
 		}
 	}
-	if kv, ok := get["enum"]; ok && contains(keysFor[p.Type], "enum") {
+	if kv, ok := v.KV("enum"); ok && contains(applies, "enum") {
 		if p.EnumFrom != "" {
 			d.ps.Addf(d.pos(kv.KeyN), lint.BadValue, "%s: give enum or enum_from, not both", where)
 		} else if vn := yamlx.Resolve(kv.Value); vn == nil || vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
@@ -234,25 +171,25 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 			// a value is never checked against the list being built.
 			var values []any
 			for _, c := range vn.Content {
-				v := yamlx.Value(c)
-				if msg := p.check(v); msg != "" {
-					d.ps.Addf(d.pos(c), lint.BadValue, "%s: enum value %v: %s", where, v, msg)
+				x := yamlx.Value(c)
+				if msg := p.check(x); msg != "" {
+					d.ps.Addf(d.pos(c), lint.BadValue, "%s: enum value %v: %s", where, x, msg)
 					continue
 				}
-				values = append(values, normalize(p.Type, v))
+				values = append(values, normalize(p.Type, x))
 			}
 			p.Enum = values
 		}
 	}
-	if kv, ok := get["default"]; ok {
-		v := yamlx.Value(kv.Value)
-		if msg := p.check(v); msg != "" {
+	if kv, ok := defaultKV(v); ok {
+		x := yamlx.Value(kv.Value)
+		if msg := p.check(x); msg != "" {
 			d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: default %s", where, msg)
 		} else {
-			p.Default, p.HasDefault = normalize(p.Type, v), true
+			p.Default, p.HasDefault = normalize(p.Type, x), true
 		}
 		if p.Required {
-			d.ps.Addf(d.pos(get["required"].Value), lint.BadValue, "%s: a parameter with a default is never required; drop required: true", where)
+			d.ps.Addf(v.Pos("required"), lint.BadValue, "%s: a parameter with a default is never required; drop required: true", where)
 			p.Required = false
 		}
 	}
@@ -357,4 +294,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func defaultKV(v *decl.Values) (yamlx.KV, bool) {
+	if !v.Declares("default") {
+		return yamlx.KV{}, false
+	}
+	return v.KV("default")
 }

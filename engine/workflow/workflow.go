@@ -81,8 +81,6 @@ func (w *Workflow) Writes() bool { return w.Risk != Read }
 // NeedsTaskID reports whether task_id is required.
 func (w *Workflow) NeedsTaskID() bool { return w.Writes() }
 
-var topKeys = []string{"name", "title", "description", "risk", "idempotent", "env", "purposes", "deadline", "params", "steps", "output"}
-
 type decoder struct {
 	file string
 	cfg  *config.Config
@@ -105,68 +103,32 @@ func (d *decoder) decode(data []byte) *Workflow {
 	if root == nil {
 		return nil
 	}
-	kvs, ok := yamlx.Map(d.file, root, "a workflow", d.ps)
-	if !ok {
+	v := FileDecl.Decode(d.file, root, "", d.ps)
+	if v == nil {
 		return nil
 	}
-	yamlx.Known(d.file, kvs, topKeys, "workflow", d.ps)
-	w := &Workflow{File: d.file, Risk: Write, Env: EnvTemporary, pos: d.pos(root)}
-	get := map[string]yamlx.KV{}
-	for _, kv := range kvs {
-		get[kv.Key] = kv
-	}
-	str := func(key string) (string, *yaml.Node) {
-		kv, ok := get[key]
-		if !ok {
-			return "", nil
-		}
-		s, _ := yamlx.String(d.file, kv.Value, key, d.ps)
-		return s, kv.Value
-	}
+	w := &Workflow{File: d.file, Risk: v.Str("risk", Write), Env: v.Str("env", EnvTemporary), pos: d.pos(root)}
 	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
-	name, nameN := str("name")
-	switch {
-	case nameN == nil:
-		d.ps.Addf(d.pos(root), lint.Missing, "missing name (the MCP tool name; it must equal the file name %q)", base)
-	case !nameRE.MatchString(name):
-		d.ps.Addf(d.pos(nameN), lint.BadName, "name %q must be snake_case: lowercase letters, digits and _, starting with a letter, at most 64", name)
-	case name != base:
-		d.ps.Addf(d.pos(nameN), lint.BadName, "name %q must equal the file name %q (rename the file or the tool)", name, base)
+	w.Name = v.Str("name", "")
+	if v.OK("name") && w.Name != base {
+		d.ps.Addf(v.Pos("name"), lint.BadName, "name %q must equal the file name %q (rename the file or the tool)", w.Name, base)
 	}
-	w.Name = name
-	w.Title, _ = str("title")
-	desc, descN := str("description")
-	if descN == nil || strings.TrimSpace(desc) == "" {
-		d.ps.Addf(d.pos(root), lint.Missing, "missing description (the agent reads it to choose this tool)")
+	w.Title = v.Str("title", "")
+	w.Description = v.Str("description", "")
+	if v.OK("description") && strings.TrimSpace(w.Description) == "" {
+		d.ps.Addf(v.Pos("description"), lint.Missing, "description is empty (the agent reads it to choose this tool)")
 	}
-	w.Description = desc
-	if s, n := str("risk"); n != nil {
-		if s != Read && s != Write && s != Destructive {
-			d.ps.Addf(d.pos(n), lint.BadValue, "risk must be read, write or destructive, found %q%s", s, lint.Suggest(s, []string{Read, Write, Destructive}))
-		} else {
-			w.Risk = s
-		}
-	}
-	if kv, ok := get["idempotent"]; ok {
-		w.Idempotent, _ = yamlx.Bool(d.file, kv.Value, "idempotent", d.ps)
-	}
-	if s, n := str("env"); n != nil {
-		if s != EnvTemporary && s != EnvGiven && s != EnvNew {
-			d.ps.Addf(d.pos(n), lint.BadValue, "env must be temporary, given or new, found %q", s)
-		} else {
-			w.Env = s
-		}
-	}
-	if kv, ok := get["purposes"]; ok {
-		w.Purposes, _ = yamlx.Strings(d.file, kv.Value, "purposes", d.ps)
+	w.Idempotent = v.Bool("idempotent", false)
+	if v.Has("purposes") {
+		w.Purposes = v.Strings("purposes")
 		if w.Env != EnvGiven {
-			d.ps.Addf(d.pos(kv.KeyN), lint.BadValue, "purposes applies only to env: given workflows")
+			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "purposes applies only to env: given workflows")
 		}
 	}
 	// Parameters.
 	params := map[string]step.ParamInfo{}
-	if kv, ok := get["params"]; ok && !yamlx.IsNull(kv.Value) {
-		pkvs, ok := yamlx.Map(d.file, kv.Value, "params", d.ps)
+	if n := v.Node("params"); n != nil && !yamlx.IsNull(n) {
+		pkvs, ok := yamlx.Map(d.file, n, "params", d.ps)
 		if ok {
 			for _, pkv := range pkvs {
 				switch {
@@ -175,7 +137,6 @@ func (d *decoder) decode(data []byte) *Workflow {
 					continue
 				case !nameRE.MatchString(pkv.Key):
 					d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param name %q must be snake_case", pkv.Key)
-					continue
 				}
 				if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
 					w.Params = append(w.Params, p)
@@ -188,7 +149,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 	// Deadline.
 	w.Deadline = tmpl.Literal(DefaultDeadline.String())
 	var literalDeadline = DefaultDeadline
-	if kv, ok := get["deadline"]; ok {
+	if kv, ok := v.KV("deadline"); ok {
 		if s, ok := yamlx.Scalar(d.file, kv.Value, "deadline", d.ps); ok {
 			t := tmpl.CompileTemplate(s, tmpl.Site{File: d.file, Node: kv.Value}, scope, d.ps)
 			if t.IsLiteral() {
@@ -214,10 +175,8 @@ func (d *decoder) decode(data []byte) *Workflow {
 		File: d.file, Map: d.sel, Params: params, MaxLoop: d.cfg.Limits.MaxLoop,
 		EnvMode: w.Env, ReadOnly: w.Risk == Read, Deadline: literalDeadline, Problems: d.ps,
 	}
-	if kv, ok := get["steps"]; ok {
-		w.Steps = c.Decode(kv.Value, "", tmpl.Scope{})
-	} else {
-		d.ps.Addf(d.pos(root), lint.Missing, "missing steps")
+	if n := v.Node("steps"); n != nil {
+		w.Steps = c.Decode(n, "", tmpl.Scope{})
 	}
 	c.Compile(scope)
 	w.Vars = c.VarNames()
@@ -234,8 +193,8 @@ func (d *decoder) decode(data []byte) *Workflow {
 		}
 	}
 	// Output.
-	if kv, ok := get["output"]; ok && !yamlx.IsNull(kv.Value) {
-		okvs, ok := yamlx.Map(d.file, kv.Value, "output", d.ps)
+	if n := v.Node("output"); n != nil && !yamlx.IsNull(n) {
+		okvs, ok := yamlx.Map(d.file, n, "output", d.ps)
 		if ok {
 			outScope := scope
 			outScope.Vars = w.Vars

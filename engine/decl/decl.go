@@ -1,0 +1,574 @@
+// Package decl declares, once, everything an author writes: the keys of a
+// workflow, of a parameter, of a selector-map entry, of the config and of a
+// test file (step kinds declare theirs with step.Field, which maps onto a
+// decl.Field). One declaration drives decoding (types, unknown keys, "did
+// you mean", the right level for a key written one level off), the
+// Markdown reference and the JSON Schema editors read, so the three cannot
+// drift.
+package decl
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/yamlx"
+	"gopkg.in/yaml.v3"
+)
+
+// Type is the type of a declared value.
+type Type int
+
+// Value types.
+const (
+	String   Type = iota // text
+	Bool                 // true or false
+	Int                  // a whole number (Min, Max)
+	Number               // a number (Min, Max)
+	Duration             // 500ms, 10s, 2m
+	Enum                 // one of Field.Enum
+	List                 // a list; Elem describes each item
+	Nested               // a map of declared keys; Obj describes them
+	Map                  // a map of free names; Elem describes each value
+	Any                  // any YAML value
+)
+
+var typeNames = [...]string{"string", "boolean", "integer", "number", "duration", "one of", "list", "map", "map", "any value"}
+
+func (t Type) String() string { return typeNames[t] }
+
+// Field declares one key.
+type Field struct {
+	Name     string
+	Type     Type
+	Doc      string
+	Required bool
+	Default  any
+	Enum     []string      // Enum: the allowed values
+	Min, Max *float64      // Int, Number: bounds (nil: none)
+	MaxDur   time.Duration // Duration: an upper bound (0: none)
+	Pattern  string        // String: an RE2 the value must match (decoding and schema)
+	PatDoc   string        // what Pattern means, for messages ("snake_case")
+	Elem     *Field        // List: each item; Map: each value
+	Obj      *Object       // Object: the keys
+	For      []string      // applies only to these kinds of its owner (a parameter's types)
+	// Raw: the owner decodes the value itself; the declaration still checks
+	// the key, and drives docs and schema.
+	Raw bool
+	// Schema replaces the generated JSON Schema of the value (a template,
+	// a secret source); the description and default are still added.
+	Schema func() *Obj
+}
+
+// Object declares a map of keys.
+type Object struct {
+	Name   string // how messages and docs call it: "workflow", "param", "browser"
+	Title  string // the schema's title
+	Doc    string
+	Fields []Field
+	// Hint may explain an unknown key better than "did you mean" (a key
+	// that belongs to another place); "" falls back to the generic checks.
+	Hint func(key string) string
+}
+
+// F is a float64 pointer, for Min and Max.
+func F(v float64) *float64 { return &v }
+
+// Field looks up a declared key.
+func (o *Object) Field(name string) (*Field, bool) {
+	for i := range o.Fields {
+		if o.Fields[i].Name == name {
+			return &o.Fields[i], true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the declared keys in order.
+func (o *Object) Names() []string {
+	out := make([]string, len(o.Fields))
+	for i, f := range o.Fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// Values holds a decoded map: the keys as written and the values that
+// decoded without problems.
+type Values struct {
+	File    string
+	MapNode *yaml.Node
+	Entries []yamlx.KV // known keys in written order (duplicates dropped)
+	obj     *Object
+	kv      map[string]yamlx.KV
+	val     map[string]any
+	meant   map[string]bool // declared keys an unknown key was taken for
+}
+
+// Entry is one key of a Map with object values.
+type Entry struct {
+	yamlx.KV
+	Values *Values // nil when the value did not decode
+}
+
+type ctx struct {
+	file   string
+	ps     *lint.Problems
+	parent *Object
+	pwhere string
+}
+
+// Decode checks the mapping n against o, collecting every problem.
+// It returns nil when n is not a map (reported).
+func (o *Object) Decode(file string, n *yaml.Node, where string, ps *lint.Problems) *Values {
+	return o.decode(&ctx{file: file, ps: ps}, n, where)
+}
+
+func (o *Object) decode(c *ctx, n *yaml.Node, where string) *Values {
+	kvs, ok := yamlx.Map(c.file, n, label(where, o), c.ps)
+	if !ok {
+		return nil
+	}
+	v := &Values{File: c.file, MapNode: yamlx.Resolve(n), obj: o, kv: map[string]yamlx.KV{}, val: map[string]any{}, meant: map[string]bool{}}
+	for _, kv := range kvs {
+		f, ok := o.Field(kv.Key)
+		if !ok {
+			text, meant := o.explain(c, kv.Key)
+			c.ps.Addf(lint.At(c.file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
+			if meant != "" {
+				v.meant[meant] = true
+			}
+			continue
+		}
+		v.Entries = append(v.Entries, kv)
+		v.kv[kv.Key] = kv
+		if f.Raw {
+			continue
+		}
+		sub := &ctx{file: c.file, ps: c.ps, parent: o, pwhere: where}
+		if x, ok := f.decode(sub, kv.Value, join(where, kv.Key)); ok {
+			v.val[kv.Key] = x
+		}
+	}
+	for _, f := range o.Fields {
+		if f.Required && !v.Has(f.Name) && !v.meant[f.Name] {
+			c.ps.Addf(lint.At(c.file, v.MapNode), lint.Missing, "%s: missing %s (%s)", label(where, o), f.Name, f.Doc)
+		}
+	}
+	return v
+}
+
+func join(where, key string) string {
+	if where == "" {
+		return key
+	}
+	return where + "." + key
+}
+
+// label names a map in messages: its path, or at the top of a file the
+// object's name.
+func label(where string, o *Object) string {
+	if where == "" {
+		return o.Name
+	}
+	return where
+}
+
+// Meant reports whether an unknown key was reported as a misspelling of
+// name, so the owner does not also report name as missing.
+func (v *Values) Meant(name string) bool {
+	return v != nil && v.meant[name]
+}
+
+// explain says what an unknown key probably is: a near spelling or a word
+// from elsewhere, a key of the map below or above, or the keys there are.
+// The second result is the declared key it was taken for, if any.
+func (o *Object) explain(c *ctx, key string) (string, string) {
+	if o.Hint != nil {
+		if h := o.Hint(key); h != "" {
+			return h, ""
+		}
+	}
+	if s := lint.Closest(key, o.Names()); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s), s
+	}
+	for _, f := range o.Fields {
+		if child := f.child(); child != nil {
+			if _, ok := child.Field(key); ok {
+				if f.Type == Map || f.Type == List {
+					return fmt.Sprintf(" (%s is a key of each entry under %s: indent it under the entry's name)", key, f.Name), ""
+				}
+				return fmt.Sprintf(" (%s belongs under %s: write it one level down)", key, f.Name), ""
+			}
+		}
+	}
+	if c.parent != nil {
+		if _, ok := c.parent.Field(key); ok {
+			return fmt.Sprintf(" (%s belongs one level up, beside the keys of %s)", key, label(c.pwhere, c.parent)), ""
+		}
+	}
+	return fmt.Sprintf(" (known keys: %s)", strings.Join(o.Names(), ", ")), ""
+}
+
+// child is the object below a field, if any.
+func (f *Field) child() *Object {
+	switch {
+	case f.Type == Nested:
+		return f.Obj
+	case (f.Type == Map || f.Type == List) && f.Elem != nil && f.Elem.Type == Nested:
+		return f.Elem.Obj
+	}
+	return nil
+}
+
+var (
+	patMu sync.Mutex
+	pats  = map[string]*regexp.Regexp{}
+)
+
+func pattern(p string) *regexp.Regexp {
+	patMu.Lock()
+	defer patMu.Unlock()
+	re, ok := pats[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		pats[p] = re
+	}
+	return re
+}
+
+// Check decodes one value of this field on its own (a list item, a value
+// the owner reads itself), reporting problems against where.
+func (f *Field) Check(file string, n *yaml.Node, where string, ps *lint.Problems) (any, bool) {
+	return f.decode(&ctx{file: file, ps: ps}, n, where)
+}
+
+func (f *Field) decode(c *ctx, n *yaml.Node, where string) (any, bool) {
+	file, ps := c.file, c.ps
+	switch f.Type {
+	case String:
+		s, ok := yamlx.String(file, n, where, ps)
+		if ok && f.Pattern != "" && !pattern(f.Pattern).MatchString(s) {
+			what := f.PatDoc
+			if what == "" {
+				what = "the pattern " + f.Pattern
+			}
+			ps.Addf(lint.At(file, n), lint.BadValue, "%s %q must be %s", where, s, what)
+			return nil, false
+		}
+		return s, ok
+	case Bool:
+		return yamlx.Bool(file, n, where, ps)
+	case Int:
+		i, ok := yamlx.Int(file, n, where, ps)
+		if ok && !f.inRange(file, n, where, float64(i), ps) {
+			return nil, false
+		}
+		return i, ok
+	case Number:
+		x, ok := yamlx.Number(file, n, where, ps)
+		if ok && !f.inRange(file, n, where, x, ps) {
+			return nil, false
+		}
+		return x, ok
+	case Duration:
+		d, ok := yamlx.Duration(file, n, where, ps)
+		if ok && f.MaxDur > 0 && d > f.MaxDur {
+			ps.Addf(lint.At(file, n), lint.Unbounded, "%s must be at most %s, found %s", where, f.MaxDur, d)
+			return nil, false
+		}
+		return d, ok
+	case Enum:
+		s, ok := yamlx.String(file, n, where, ps)
+		if !ok {
+			return nil, false
+		}
+		for _, e := range f.Enum {
+			if e == s {
+				return s, true
+			}
+		}
+		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be %s, found %q%s", where, orList(f.Enum), s, lint.Suggest(s, f.Enum))
+		return nil, false
+	case List:
+		if yamlx.IsNull(n) {
+			return nil, false
+		}
+		rn := yamlx.Resolve(n)
+		if rn.Kind != yaml.SequenceNode {
+			ps.Addf(lint.At(file, n), lint.BadValue, "%s must be a list, found %s", where, yamlx.Describe(n))
+			return nil, false
+		}
+		if f.Elem == nil {
+			return rn.Content, true
+		}
+		good := true
+		var strs []string
+		var items []any
+		for i, item := range rn.Content {
+			x, ok := f.Elem.decode(c, item, fmt.Sprintf("%s item %d", where, i+1))
+			good = good && ok
+			items = append(items, x)
+			if s, isStr := x.(string); isStr {
+				strs = append(strs, s)
+			}
+		}
+		if f.Elem.Type == String || f.Elem.Type == Enum {
+			return strs, good
+		}
+		return items, good
+	case Nested:
+		if yamlx.IsNull(n) {
+			return nil, false
+		}
+		v := f.Obj.decode(c, n, where)
+		return v, v != nil
+	case Map:
+		if yamlx.IsNull(n) {
+			return nil, false
+		}
+		kvs, ok := yamlx.Map(file, n, where, ps)
+		if !ok {
+			return nil, false
+		}
+		if f.Elem == nil || f.Elem.Type == Any {
+			return kvs, true
+		}
+		out := make([]Entry, 0, len(kvs))
+		for _, kv := range kvs {
+			e := Entry{KV: kv}
+			if f.Elem.Type == Nested {
+				if yamlx.IsNull(kv.Value) {
+					e.Values = &Values{File: file, kv: map[string]yamlx.KV{}, val: map[string]any{}, obj: f.Elem.Obj}
+				} else {
+					e.Values = f.Elem.Obj.decode(c, kv.Value, join(where, kv.Key))
+				}
+			} else if _, ok := f.Elem.decode(c, kv.Value, join(where, kv.Key)); !ok {
+				continue
+			}
+			out = append(out, e)
+		}
+		return out, true
+	}
+	return n, true
+}
+
+func (f *Field) inRange(file string, n *yaml.Node, where string, x float64, ps *lint.Problems) bool {
+	switch {
+	case f.Min != nil && x < *f.Min:
+		if f.Max != nil {
+			ps.Addf(lint.At(file, n), lint.BadValue, "%s must be between %v and %v, found %v", where, *f.Min, *f.Max, x)
+		} else {
+			ps.Addf(lint.At(file, n), lint.BadValue, "%s must be at least %v, found %v", where, *f.Min, x)
+		}
+		return false
+	case f.Max != nil && x > *f.Max:
+		if f.Min != nil {
+			ps.Addf(lint.At(file, n), lint.Unbounded, "%s must be between %v and %v, found %v", where, *f.Min, *f.Max, x)
+		} else {
+			ps.Addf(lint.At(file, n), lint.Unbounded, "%s must be at most %v, found %v", where, *f.Max, x)
+		}
+		return false
+	}
+	return true
+}
+
+// orList writes "a, b or c".
+func orList(list []string) string {
+	switch len(list) {
+	case 0:
+		return ""
+	case 1:
+		return list[0]
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
+}
+
+// Has reports whether the key was written (with any value).
+func (v *Values) Has(name string) bool {
+	if v == nil {
+		return false
+	}
+	v.declared(name)
+	_, ok := v.kv[name]
+	return ok
+}
+
+// OK reports whether the key was written and its value decoded.
+func (v *Values) OK(name string) bool {
+	if v == nil {
+		return false
+	}
+	v.declared(name)
+	_, ok := v.val[name]
+	return ok
+}
+
+// KV returns the key and value nodes as written.
+func (v *Values) KV(name string) (yamlx.KV, bool) {
+	if v == nil {
+		return yamlx.KV{}, false
+	}
+	v.declared(name)
+	kv, ok := v.kv[name]
+	return kv, ok
+}
+
+// Node returns the value node of a key (nil when absent).
+func (v *Values) Node(name string) *yaml.Node {
+	kv, _ := v.KV(name)
+	return kv.Value
+}
+
+// Pos is the position of a key's value, or of the map when it is absent.
+func (v *Values) Pos(name string) lint.Pos {
+	if kv, ok := v.KV(name); ok {
+		return lint.At(v.File, kv.Value)
+	}
+	return lint.At(v.File, v.MapNode)
+}
+
+// KeyPos is the position of a key, or of the map when it is absent.
+func (v *Values) KeyPos(name string) lint.Pos {
+	if kv, ok := v.KV(name); ok {
+		return lint.At(v.File, kv.KeyN)
+	}
+	return lint.At(v.File, v.MapNode)
+}
+
+// declared panics when a decoder reads a key its declaration lacks: the
+// declaration is the one list, and a test load finds the drift at once.
+func (v *Values) declared(name string) {
+	if _, ok := v.obj.Field(name); !ok {
+		panic(fmt.Sprintf("decl: %s has no declared key %q", v.obj.Name, name))
+	}
+}
+
+func (v *Values) get(name string) (any, bool) {
+	if v == nil {
+		return nil, false
+	}
+	v.declared(name)
+	x, ok := v.val[name]
+	return x, ok
+}
+
+// Str returns a String or Enum value, or def.
+func (v *Values) Str(name, def string) string {
+	if x, ok := v.get(name); ok {
+		return x.(string)
+	}
+	return def
+}
+
+// Bool returns a Bool value, or def.
+func (v *Values) Bool(name string, def bool) bool {
+	if x, ok := v.get(name); ok {
+		return x.(bool)
+	}
+	return def
+}
+
+// Int returns an Int value, or def.
+func (v *Values) Int(name string, def int) int {
+	if x, ok := v.get(name); ok {
+		return x.(int)
+	}
+	return def
+}
+
+// Float returns a Number value.
+func (v *Values) Float(name string) (float64, bool) {
+	x, ok := v.get(name)
+	if !ok {
+		return 0, false
+	}
+	return x.(float64), true
+}
+
+// Dur returns a Duration value, or def.
+func (v *Values) Dur(name string, def time.Duration) time.Duration {
+	if x, ok := v.get(name); ok {
+		return x.(time.Duration)
+	}
+	return def
+}
+
+// Strings returns a List of String values (nil when absent or bad).
+func (v *Values) Strings(name string) []string {
+	if x, ok := v.get(name); ok {
+		s, _ := x.([]string)
+		return s
+	}
+	return nil
+}
+
+// Sub returns a nested Object (nil when absent or bad).
+func (v *Values) Sub(name string) *Values {
+	if x, ok := v.get(name); ok {
+		return x.(*Values)
+	}
+	return nil
+}
+
+// Entries returns a Map of Object values in written order.
+func (v *Values) Map(name string) []Entry {
+	if x, ok := v.get(name); ok {
+		e, _ := x.([]Entry)
+		return e
+	}
+	return nil
+}
+
+// Pairs returns a Map of Any values (or a Map whose Elem is nil) in written order.
+func (v *Values) Pairs(name string) []yamlx.KV {
+	if x, ok := v.get(name); ok {
+		kv, _ := x.([]yamlx.KV)
+		return kv
+	}
+	return nil
+}
+
+// Get returns the decoded value as Go values: strings, numbers, booleans,
+// durations, lists; for Any or Raw fields, the plain value of the node.
+func (v *Values) Get(name string) (any, bool) {
+	if x, ok := v.get(name); ok {
+		if n, isNode := x.(*yaml.Node); isNode {
+			return yamlx.Value(n), true
+		}
+		return x, true
+	}
+	if kv, ok := v.KV(name); ok {
+		return yamlx.Value(kv.Value), true
+	}
+	return nil, false
+}
+
+// Describe the default for docs.
+func defaultText(d any) string {
+	switch x := d.(type) {
+	case nil:
+		return ""
+	case string:
+		if x == "" {
+			return `""`
+		}
+		return x
+	case time.Duration:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(d)
+}
+
+// Declares reports whether the object behind v declares name (for owners
+// that decode two related objects with one function).
+func (v *Values) Declares(name string) bool {
+	_, ok := v.obj.Field(name)
+	return ok
+}
