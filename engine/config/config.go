@@ -23,18 +23,19 @@ const DefaultFile = "toolwright.yaml"
 
 // Config is the server configuration.
 type Config struct {
-	File      string            // the file it came from; "" for built-in defaults
-	Workflows string            // folder of workflows
-	Selectors string            // the selector map
-	StateDir  string            // sqlite, artifacts
-	Vars      map[string]any    // visible to workflows as config.*
-	Secrets   map[string]Secret // visible to fill.value as secrets.*
-	Browser   Browser
-	Regions   map[string]Region
-	WarmupURL string
-	Policy    Policy
-	Limits    Limits
-	HTTP      HTTP
+	File       string            // the file it came from; "" for built-in defaults
+	Workflows  string            // folder of workflows
+	Selectors  string            // the selector map
+	StateDir   string            // sqlite, artifacts
+	UploadsDir string            // the only folder `upload` takes files from
+	Vars       map[string]any    // visible to workflows as config.*
+	Secrets    map[string]Secret // visible to fill.value as secrets.*
+	Browser    Browser
+	Regions    map[string]Region
+	WarmupURL  string
+	Policy     Policy
+	Limits     Limits
+	HTTP       HTTP
 	// GrantCommand is how an operator runs `toolwright grant` for this
 	// config ("toolwright grant", "toolwright --config FILE grant",
 	// "toolwright grant --demo"); not_granted messages print it.
@@ -88,6 +89,7 @@ type Limits struct {
 	MaxLoop          int
 	MaxListItems     int
 	MaxResponseBytes int
+	MaxDownloadBytes int64
 }
 
 // HTTP configures `serve --http`.
@@ -103,11 +105,12 @@ type HTTP struct {
 // Default returns the built-in configuration, with paths relative to dir.
 func Default(dir string) *Config {
 	return &Config{
-		Workflows: filepath.Join(dir, "workflows"),
-		Selectors: filepath.Join(dir, "selectors", "selectors.yaml"),
-		StateDir:  filepath.Join(dir, ".toolwright"),
-		Vars:      map[string]any{"warmup_url": ""},
-		Secrets:   map[string]Secret{},
+		Workflows:  filepath.Join(dir, "workflows"),
+		Selectors:  filepath.Join(dir, "selectors", "selectors.yaml"),
+		StateDir:   filepath.Join(dir, ".toolwright"),
+		UploadsDir: filepath.Join(dir, "uploads"),
+		Vars:       map[string]any{"warmup_url": ""},
+		Secrets:    map[string]Secret{},
 		Browser: Browser{
 			Provider: "local", Headless: true,
 			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute, Spare: 1,
@@ -117,6 +120,7 @@ func Default(dir string) *Config {
 		Limits: Limits{
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
+			MaxDownloadBytes: 50 << 20,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
 			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
@@ -227,6 +231,7 @@ var Decl = &decl.Object{
 		{Name: "workflows", Type: decl.String, Default: "./workflows", Doc: "the folder of workflow files"},
 		{Name: "selectors", Type: decl.String, Default: "./selectors/selectors.yaml", Doc: "the selector map"},
 		{Name: "state_dir", Type: decl.String, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
+		{Name: "uploads_dir", Type: decl.String, Default: "./uploads", Doc: "the only folder the upload step takes files from"},
 		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
 		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: SecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}"},
 		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
@@ -275,6 +280,7 @@ var LimitsDecl = &decl.Object{Name: "limits", Doc: "Bounds on what one call may 
 	{Name: "max_loop", Type: decl.Int, Min: decl.F(1), Default: 100, Doc: "the most iterations of a loop"},
 	{Name: "max_list_items", Type: decl.Int, Min: decl.F(1), Default: 200, Doc: "the most items of a list in a result"},
 	{Name: "max_response_bytes", Type: decl.Int, Min: decl.F(1), Default: 65536, Doc: "the largest result"},
+	{Name: "max_download_bytes", Type: decl.Int, Min: decl.F(1), Default: 52428800, Doc: "the largest file a download step may save (its max_bytes is at most this)"},
 }}
 
 // HTTPDecl declares http:.
@@ -313,6 +319,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	c.Workflows = path("workflows", c.Workflows)
 	c.Selectors = path("selectors", c.Selectors)
 	c.StateDir = path("state_dir", c.StateDir)
+	c.UploadsDir = path("uploads_dir", c.UploadsDir)
 	c.WarmupURL = v.Str("warmup_url", c.WarmupURL)
 	for _, e := range v.Pairs("vars") {
 		c.Vars[e.Key] = yamlx.Value(e.Value)
@@ -368,6 +375,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		c.Limits.MaxLoop = l.Int("max_loop", c.Limits.MaxLoop)
 		c.Limits.MaxListItems = l.Int("max_list_items", c.Limits.MaxListItems)
 		c.Limits.MaxResponseBytes = l.Int("max_response_bytes", c.Limits.MaxResponseBytes)
+		c.Limits.MaxDownloadBytes = int64(l.Int("max_download_bytes", int(c.Limits.MaxDownloadBytes)))
 	}
 	c.ShutdownGrace = v.Dur("shutdown_grace", c.ShutdownGrace)
 	if h := v.Sub("http"); h != nil {

@@ -28,6 +28,12 @@ const blankPasswordsJS = `() => {
 // the failure screenshot (the call has failed; the page is not reused as is).
 const blankPasswordsForShotJS = `() => document.querySelectorAll('input[type=password]').forEach(el => { el.value = ''; })`
 
+// Bounds of the failure capture.
+const (
+	failureCaptureMax   = 3 * time.Second
+	failureCaptureGrace = time.Second // past the call's deadline
+)
+
 // saveFailure keeps a screenshot and the page's HTML (password values
 // blanked, secrets redacted) of a failed call, best effort and bounded.
 func (c *call) saveFailure(ctx context.Context) {
@@ -35,7 +41,18 @@ func (c *call) saveFailure(ctx context.Context) {
 	if env == nil || env.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
+	// Capture takes at most 3 s, and never runs more than 1 s past the
+	// call's deadline.
+	limit := failureCaptureMax
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl.Add(failureCaptureGrace)); left < limit {
+			limit = left
+		}
+	}
+	if limit <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	defer cancel()
 	dir, err := c.e.artifactDir(c.traceID)
 	if err != nil {

@@ -39,10 +39,15 @@ type call struct {
 	// started it, until blocked() reports it
 	blockedURL, blockedBy string
 	stepCancel            context.CancelCauseFunc // ends the step running now
+	deadline              context.Context         // ends at the call's deadline (execute)
+	running               int                     // the trace record of the innermost step running; -1 for none
+	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
+	lastDialog            string                  // page.dialog
+	stopDialogs           func()                  // ends watchDialogs on the environment's page
 }
 
 func (e *Engine) newCall(set *workflow.Set, w *workflow.Workflow, req Request) *call {
-	return &call{e: e, set: set, w: w, req: req, traceID: store.NewTraceID(), start: time.Now(), attempts: 1}
+	return &call{e: e, set: set, w: w, req: req, traceID: store.NewTraceID(), start: time.Now(), attempts: 1, running: -1}
 }
 
 // run is the whole call: checks, idempotency, steps, and the record.
@@ -121,6 +126,9 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, deadline, errs.New(errs.DeadlineExceeded, "the call ran past its deadline of %s", deadline))
 	defer cancel()
+	c.mu.Lock()
+	c.deadline = ctx
+	c.mu.Unlock()
 	defer c.releaseEnv()
 	defer c.keepNav(nil)
 	switch c.w.Env {
@@ -171,7 +179,37 @@ func (c *call) acquireGiven(ctx context.Context, id string) error {
 func (c *call) setEnv(env *browser.Env) {
 	c.mu.Lock()
 	c.env = env
+	stop := c.stopDialogs
+	c.stopDialogs = nil
 	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if env != nil {
+		stop := c.watchDialogs(env.Page())
+		c.mu.Lock()
+		c.stopDialogs = stop
+		c.mu.Unlock()
+	}
+}
+
+// pastDeadline reports whether the call's deadline has passed, and the
+// error it ends with then (cancelled when the client went away first).
+func (c *call) pastDeadline(cause error) error {
+	c.mu.Lock()
+	d := c.deadline
+	c.mu.Unlock()
+	if d == nil || d.Err() == nil {
+		return nil
+	}
+	if errors.Is(d.Err(), context.Canceled) {
+		return errs.Wrap(errs.Cancelled, cause, "the call was cancelled")
+	}
+	msg := "the call ran past its deadline"
+	if dc := context.Cause(d); dc != nil && !errors.Is(dc, context.DeadlineExceeded) {
+		msg = errs.As(dc).Message
+	}
+	return errs.Wrap(errs.DeadlineExceeded, cause, "%s", msg)
 }
 
 func (c *call) currentEnv() *browser.Env {
@@ -183,7 +221,12 @@ func (c *call) currentEnv() *browser.Env {
 func (c *call) releaseEnv() {
 	c.mu.Lock()
 	env := c.env
+	stop := c.stopDialogs
+	c.stopDialogs = nil
 	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	c.e.browsers.Release(env)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,16 +57,41 @@ type engineParts struct {
 	bm   *browser.Manager
 }
 
+// fixture is a site to test against: how to serve it, and the example
+// folder whose selector map and workflows go with it.
+type fixture struct {
+	start   func(testing.TB) *testsite.Site
+	example string // examples/<example>: selectors.yaml and workflows/*.yaml
+}
+
+var (
+	demoSite = fixture{start: testsite.Start, example: "demo"}
+	realSite = fixture{start: testsite.StartReal, example: "realsite"}
+)
+
 func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
 	tb.Helper()
+	return startEngineOn(tb, demoSite, workflows, tweak)
+}
+
+// newRealHarness is newHarness on the realistic shop (testdata/real/site)
+// with the examples/realsite selector map and workflows.
+func newRealHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) *harness {
+	t.Helper()
+	p := startEngineOn(t, realSite, workflows, tweak)
+	return &harness{t: t, site: p.site, cfg: p.cfg, eng: p.eng, st: p.st, bm: p.bm}
+}
+
+func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak func(*config.Config)) *engineParts {
+	tb.Helper()
 	testsite.NeedChromium(tb)
-	site := testsite.Start(tb)
+	site := fx.start(tb)
 	dir := tb.TempDir()
 	wdir := filepath.Join(dir, "workflows")
 	if err := os.MkdirAll(wdir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	shared, _ := filepath.Glob(filepath.Join(repo, "examples", "demo", "workflows", "*.yaml"))
+	shared, _ := filepath.Glob(filepath.Join(repo, "examples", fx.example, "workflows", "*.yaml"))
 	for _, f := range shared {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -76,13 +102,17 @@ func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.
 	for name, body := range workflows {
 		writeFile(tb, filepath.Join(wdir, name+".yaml"), body)
 	}
-	sel, err := filepath.Abs(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
+	sel, err := filepath.Abs(filepath.Join(repo, "examples", fx.example, "selectors.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cfg := config.Default(dir)
 	cfg.Workflows, cfg.Selectors = wdir, sel
 	cfg.Vars["acme_base"] = site.URL("")
+	cfg.Vars["shop_base"] = strings.TrimSuffix(site.URL(""), "/")
+	if cfg.UploadsDir, err = filepath.Abs(filepath.Join(repo, "examples", "realsite", "uploads")); err != nil {
+		tb.Fatal(err)
+	}
 	cfg.SetSecretValue("acme_user", testUser)
 	cfg.SetSecretValue("acme_password", testPassword)
 	cfg.Policy.WriteTools = "enabled"

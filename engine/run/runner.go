@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -55,7 +56,7 @@ func newRunner(c *call, w *workflow.Workflow, params map[string]any) *runner {
 		tmpl.Secrets: secrets,
 		tmpl.Vars:    r.vars,
 		tmpl.EnvName: map[string]any{"id": "", "region": "", "purpose": ""},
-		tmpl.Page:    map[string]any{"url": "", "title": ""},
+		tmpl.Page:    map[string]any{"url": "", "title": "", "dialog": ""},
 	}
 	return r
 }
@@ -164,14 +165,21 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	sctx := ctx
 	cancel := func() {}
-	if !container(s) {
-		timeout := s.Timeout
-		if timeout <= 0 {
-			timeout = r.c.e.stepTimeout
-		}
+	if timeout := r.stepTimeout(s); timeout > 0 {
 		sctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
+	if s.Dialog != nil {
+		a := &dialogAnswer{accept: s.Dialog.Accept}
+		if s.Dialog.Text != nil {
+			text, err := r.Text(ctx, s.Dialog.Text)
+			if err != nil {
+				return r.classify(ctx, ctx, s, err)
+			}
+			a.text = text
+		}
+		defer r.c.setDialog(r.c.setDialog(a))
+	}
 	if env := r.c.currentEnv(); env != nil {
 		var unbind context.CancelFunc
 		sctx, unbind = env.Bind(sctx)
@@ -186,6 +194,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	rec := r.record(s, n, start, "", "", "")
 	prev := r.current
 	r.current = rec
+	defer r.c.setRunning(r.c.setRunning(rec))
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
 	if s.Spec.Navigates {
@@ -216,6 +225,35 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		}
 	})
 	return err
+}
+
+// stepTimeout is how long one attempt of s may take: its `timeout` key or
+// its kind's own timeout field; else the default step timeout, except for a
+// container (its steps have their own), which only the call's deadline
+// bounds (0). The call's deadline always bounds it too.
+func (r *runner) stepTimeout(s *step.Step) time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	if f, ok := s.Spec.Field("timeout"); ok && f.Type == step.Duration {
+		if d := s.Dur("timeout"); d > 0 {
+			return d
+		}
+	}
+	if container(s) {
+		return 0
+	}
+	return r.c.e.stepTimeout
+}
+
+// setRunning makes rec the trace record dialogs are noted on and returns
+// the one before.
+func (c *call) setRunning(rec int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.running
+	c.running = rec
+	return old
 }
 
 // container steps are bounded by the call's deadline, not a step timeout.
@@ -302,6 +340,11 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 	if b := r.blocked(); b != nil {
 		return b
 	}
+	// Past the call's deadline the code is deadline_exceeded, whatever
+	// the step was doing (a wait's own expiry included).
+	if e := r.c.pastDeadline(err); e != nil {
+		return e
+	}
 	if errors.Is(callCtx.Err(), context.Canceled) {
 		return errs.Wrap(errs.Cancelled, err, "the call was cancelled")
 	}
@@ -319,15 +362,15 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 		}
 		return errs.Wrap(errs.DeadlineExceeded, err, "the call ran past its deadline")
 	case stepCtx.Err() != nil && s != nil:
-		d := s.Timeout
-		if d <= 0 {
-			d = r.c.e.stepTimeout
-		}
+		d := r.stepTimeout(s)
 		switch {
-		case s.Spec.Kind == "goto":
+		case s.Spec.TimeoutCode == errs.NavigationFailed:
 			return errs.Wrap(errs.NavigationFailed, err, "the page did not load within %s", d)
+		case s.Spec.TimeoutCode != "":
+			return errs.Wrap(s.Spec.TimeoutCode, err, "step %s did not finish within %s", s.Spec.Kind, d)
 		case s.TargetName() != "":
-			return errs.Wrap(errs.TargetNotFound, err, "target %s was not ready within %s", s.TargetName(), d)
+			name, _ := r.targetName(s.TargetName())
+			return errs.Wrap(errs.TargetNotFound, err, "target %s was not ready within %s", name, d)
 		}
 		return errs.Wrap(errs.DeadlineExceeded, err, "step %s timed out after %s", s.Spec.Kind, d)
 	}
@@ -371,16 +414,20 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // --- step.Exec -------------------------------------------------------------
 
 func (r *runner) refreshPage(ctx context.Context) {
-	env := r.c.currentEnv()
-	if env == nil {
+	r.c.mu.Lock()
+	dialog := r.c.lastDialog
+	r.c.mu.Unlock()
+	page := map[string]any{"url": "", "title": "", "dialog": dialog}
+	r.scope[tmpl.Page] = page
+	p, err := r.Page(ctx)
+	if err != nil {
 		return
 	}
-	p := env.Page().Context(ctx)
 	info, err := p.Info()
 	if err != nil {
 		return
 	}
-	r.scope[tmpl.Page] = map[string]any{"url": info.URL, "title": info.Title}
+	page["url"], page["title"] = info.URL, info.Title
 }
 
 // Eval evaluates a template in the current scope.
@@ -462,6 +509,11 @@ func (r *runner) Page(ctx context.Context) (*rod.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	for i := len(r.frames) - 1; i >= 0; i-- {
+		if w := r.frames[i].Window; w != nil {
+			return w.Context(ctx), nil
+		}
+	}
 	return env.Page().Context(ctx), nil
 }
 
@@ -473,6 +525,10 @@ func (r *runner) Target(name string) *selector.Target {
 
 // Find resolves a target and records the strategy that matched.
 func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*selector.Match, error) {
+	name, err := r.targetName(name)
+	if err != nil {
+		return nil, err
+	}
 	t := r.Target(name)
 	if t == nil {
 		return nil, errs.New(errs.Internal, "unknown target %q", name)
@@ -489,13 +545,29 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 		r.c.updateStep(r.current, func(sr *store.StepRecord) {
 			if sr.Strategy == "" {
 				sr.Strategy = m.Describe()
-				if sr.Target == "" {
+				if sr.Target == "" || strings.HasPrefix(sr.Target, "${{") {
 					sr.Target = name
 				}
 			}
 		})
 	}
 	return m, nil
+}
+
+// targetName resolves a target field: a selector-map name as written, or
+// ${{ params.NAME }} of a type: target parameter, whose argument the schema
+// restricted to the names under its prefix.
+func (r *runner) targetName(name string) (string, error) {
+	p, ok := step.TargetParam(name)
+	if !ok {
+		return name, nil
+	}
+	params, _ := r.scope[tmpl.Params].(map[string]any)
+	v, _ := params[p].(string)
+	if v == "" || r.Target(v) == nil {
+		return "", errs.New(errs.InvalidParams, "params.%s: %q is not a target of the selector map", p, v)
+	}
+	return v, nil
 }
 
 // Navigate opens url, enforcing allowed hosts before and in the browser.
@@ -551,7 +623,17 @@ func (r *runner) SetVar(name string, v any, appendTo bool) {
 func (r *runner) MarkTruncated(name string) { r.truncated[name] = true }
 
 // RunSteps runs nested steps.
+// A frame with a Window runs its steps in that page (a popup): its dialogs
+// are answered like the environment page's, and a refused first navigation
+// fails at once.
 func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
+	if f != nil && f.Window != nil {
+		stop := r.c.watchDialogs(f.Window)
+		defer stop()
+		if err := r.blocked(); err != nil {
+			return err
+		}
+	}
 	return r.runSteps(ctx, steps, f)
 }
 
@@ -650,6 +732,21 @@ func (r *runner) Artifact(ext string) (string, string, error) {
 
 // MaxListItems is limits.max_list_items.
 func (r *runner) MaxListItems() int { return r.c.e.cfg.Limits.MaxListItems }
+
+// UploadsDir is config uploads_dir.
+func (r *runner) UploadsDir() string { return r.c.e.cfg.UploadsDir }
+
+// DownloadDir is state_dir/downloads/TRACE_ID, made on first use.
+func (r *runner) DownloadDir() (string, error) {
+	dir := filepath.Join(r.c.e.cfg.StateDir, "downloads", r.c.traceID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", errs.Wrap(errs.Internal, err, "the downloads folder cannot be made")
+	}
+	return dir, nil
+}
+
+// MaxDownloadBytes is limits.max_download_bytes.
+func (r *runner) MaxDownloadBytes() int64 { return r.c.e.cfg.Limits.MaxDownloadBytes }
 
 // output evaluates the workflow's output into the envelope's data.
 func (r *runner) output(ctx context.Context) (map[string]any, error) {

@@ -16,8 +16,9 @@ import (
 
 // ParamInfo is what step decoding needs to know of a workflow parameter.
 type ParamInfo struct {
-	Type string   // string, integer, number, boolean, array, target
-	Max  *float64 // declared max (integer, number)
+	Type   string   // string, integer, number, boolean, array, target
+	Max    *float64 // declared max (integer, number)
+	Prefix string   // target: the selector-map prefix its values start with
 }
 
 // Ref is a reference from a step to a target or a tool, for whole-set checks.
@@ -31,14 +32,16 @@ type Ref struct {
 // every problem; Compile then compiles every expression once all variables
 // the workflow sets are known.
 type Checker struct {
-	File     string
-	Map      *selector.Map
-	Params   map[string]ParamInfo
-	MaxLoop  int
-	EnvMode  string        // temporary | given | new
-	ReadOnly bool          // risk: read
-	Deadline time.Duration // the workflow's literal deadline (0: not literal)
-	Problems *lint.Problems
+	File    string
+	Map     *selector.Map
+	Params  map[string]ParamInfo
+	MaxLoop int
+	// MaxDownloadBytes is limits.max_download_bytes (0: not checked).
+	MaxDownloadBytes int64
+	EnvMode          string        // temporary | given | new
+	ReadOnly         bool          // risk: read
+	Deadline         time.Duration // the workflow's literal deadline (0: not literal)
+	Problems         *lint.Problems
 
 	Vars    map[string]lint.Pos // every variable some step writes
 	Calls   []Ref               // every call step's tool
@@ -174,6 +177,8 @@ func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
 		}
 	case "optional":
 		s.Optional, _ = yamlx.Bool(c.File, kv.Value, "optional", c.Problems)
+	case "dialog":
+		c.decodeDialog(s, kv.Value, sc)
 	case "retry":
 		v := RetryDecl.Decode(c.File, kv.Value, "retry", c.Problems)
 		if v == nil {
@@ -181,6 +186,39 @@ func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
 		}
 		s.Retry = Retry{Attempts: v.Int("attempts", 1), Backoff: v.Dur("backoff", 500*time.Millisecond)}
 	}
+}
+
+// decodeDialog reads `dialog: accept | dismiss | {accept: BOOL, text: TEMPLATE}`.
+func (c *Checker) decodeDialog(s *Step, n *yaml.Node, sc tmpl.Scope) {
+	n = yamlx.Resolve(n)
+	if n != nil && n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "accept", "dismiss":
+			s.Dialog = &Dialog{Accept: n.Value == "accept"}
+		default:
+			c.Addf(c.Pos(n), lint.BadValue, "dialog must be accept, dismiss or {accept: BOOL, text: TEMPLATE}, found %q%s", n.Value, lint.Suggest(n.Value, []string{"accept", "dismiss"}))
+		}
+		return
+	}
+	kvs, ok := yamlx.Map(c.File, n, "dialog", c.Problems)
+	if !ok {
+		return
+	}
+	yamlx.Known(c.File, kvs, []string{"accept", "text"}, "dialog", c.Problems)
+	d := &Dialog{}
+	given := false
+	for _, kv := range kvs {
+		switch kv.Key {
+		case "accept":
+			d.Accept, given = yamlx.Bool(c.File, kv.Value, "dialog.accept", c.Problems)
+		case "text":
+			c.defer1(s, "dialog", kv.Value, sc, Template, -1)
+		}
+	}
+	if !given {
+		c.Addf(c.Pos(n), lint.Missing, "dialog: missing accept (true to accept, false to dismiss)")
+	}
+	s.Dialog = d
 }
 
 // decodeBody reads the value under the kind key: a short form scalar, or
@@ -320,17 +358,8 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 		}
 	case Steps:
 		inner := sc
-		switch s.Spec.Loop {
-		case "repeat":
-			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false })
-		case "paginate":
-			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = true })
-		case "for_each":
-			as := s.Str("as")
-			if as == "" {
-				as = tmpl.Item
-			}
-			inner = sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, as) })
+		if s.Spec.Scope != nil {
+			inner = s.Spec.Scope(s, sc)
 		}
 		s.Args[f.Name] = c.Decode(n, s.Path, inner)
 	case TargetMap:
@@ -370,6 +399,30 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			c.deferEntry(s, f.Name, kv.Value, sc, i)
 		}
 		s.Args[f.Name] = out
+	case Ints:
+		c.decodeInts(s, f, n, where)
+	case TemplateList:
+		rn := yamlx.Resolve(n)
+		if rn != nil && rn.Kind == yaml.SequenceNode {
+			if len(rn.Content) == 0 {
+				c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
+				return
+			}
+			out := make([]NamedValue, len(rn.Content))
+			s.Args[f.Name] = out
+			for i, item := range rn.Content {
+				if ir := yamlx.Resolve(item); ir == nil || ir.Kind != yaml.ScalarNode {
+					c.Addf(c.Pos(item), lint.BadValue, "%s: each entry must be a single value, found %s", where, yamlx.Describe(item))
+					continue
+				}
+				c.deferEntry(s, f.Name, item, sc, i)
+			}
+			return
+		}
+		if _, ok := yamlx.Scalar(c.File, n, where, c.Problems); ok {
+			s.Args[f.Name] = make([]NamedValue, 1)
+			c.deferEntry(s, f.Name, n, sc, 0)
+		}
 	case VarName:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
 			if !varNameRE.MatchString(v) {
@@ -403,7 +456,7 @@ func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) 
 	t, ok := c.Map.Lookup(name)
 	if !ok {
 		if strings.Contains(name, "${{") {
-			c.Addf(c.Pos(n), lint.BadValue, "step %s %s: a target is a selector-map name, not a template; use a target parameter (type: target) for a choice", s.Spec.Kind, field)
+			c.checkTargetParam(s, name, n, field)
 			return
 		}
 		c.Addf(c.Pos(n), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
@@ -416,6 +469,66 @@ func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) 
 	if s.Spec.Acts && c.ReadOnly && t.Writes() {
 		c.Addf(c.Pos(n), lint.Risk, "a risk: read workflow may not %s target %q: the selector map marks it effect: write (declare risk: write)", s.Spec.Kind, name)
 	}
+}
+
+// checkTargetParam checks a target field written as a template: it must be
+// exactly ${{ params.NAME }} of a `type: target` parameter, whose prefix
+// bounds the targets an argument may name (the schema's enum). Every
+// target under the prefix is checked as if the step named it.
+func (c *Checker) checkTargetParam(s *Step, name string, n *yaml.Node, field string) {
+	m := paramRef.FindStringSubmatch(name)
+	if m == nil {
+		c.Addf(c.Pos(n), lint.BadValue, "step %s %s: a target is a selector-map name or exactly ${{ params.NAME }} of a type: target parameter, found %q", s.Spec.Kind, field, name)
+		return
+	}
+	p, ok := c.Params[m[1]]
+	switch {
+	case !ok:
+		c.Addf(c.Pos(n), lint.UnknownRef, "step %s %s: unknown parameter %q%s", s.Spec.Kind, field, m[1], lint.Suggest(m[1], paramNames(c.Params)))
+		return
+	case p.Type != "target":
+		c.Addf(c.Pos(n), lint.BadValue, "step %s %s: parameter %q is %s; a target field takes only a type: target parameter", s.Spec.Kind, field, m[1], p.Type)
+		return
+	}
+	for _, tn := range c.Map.WithPrefix(p.Prefix) {
+		t, _ := c.Map.Lookup(tn)
+		if t == nil {
+			continue
+		}
+		if s.Spec.Acts && c.ReadOnly && t.Writes() {
+			c.Addf(c.Pos(n), lint.Risk, "a risk: read workflow may not %s target %q (parameter %q may name it): the selector map marks it effect: write (declare risk: write)", s.Spec.Kind, tn, m[1])
+		}
+	}
+}
+
+// TargetParam returns NAME when a target field holds ${{ params.NAME }}.
+func TargetParam(v string) (string, bool) {
+	m := paramRef.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+func (c *Checker) decodeInts(s *Step, f Field, n *yaml.Node, where string) {
+	rn := yamlx.Resolve(n)
+	items := []*yaml.Node{rn}
+	if rn != nil && rn.Kind == yaml.SequenceNode {
+		items = rn.Content
+	}
+	if len(items) == 0 {
+		c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
+		return
+	}
+	out := make([]int, 0, len(items))
+	for _, it := range items {
+		v, ok := yamlx.Int(c.File, it, where, c.Problems)
+		if !ok {
+			return
+		}
+		out = append(out, v)
+	}
+	s.Args[f.Name] = out
 }
 
 func (c *Checker) decodeBound(s *Step, f Field, n *yaml.Node, where string) {
@@ -464,7 +577,7 @@ func (c *Checker) defer1(s *Step, field string, n *yaml.Node, sc tmpl.Scope, kin
 	c.pending = append(c.pending, pending{step: s, field: field, node: yamlx.Resolve(n), scope: sc, kind: kind, entry: entry})
 	// Mark the field present now; Compile stores the compiled value.
 	switch {
-	case field == "if":
+	case field == "if", field == "dialog":
 	case kind == Template:
 		s.Args[field] = (*tmpl.Template)(nil)
 	default:
@@ -529,6 +642,10 @@ func (c *Checker) Compile(base tmpl.Scope) {
 }
 
 func (c *Checker) store(p pending, t *tmpl.Template) {
+	if p.field == "dialog" && p.step.Dialog != nil {
+		p.step.Dialog.Text = t
+		return
+	}
 	if p.entry >= 0 {
 		vals, _ := p.step.Args[p.field].([]NamedValue)
 		if p.entry < len(vals) {

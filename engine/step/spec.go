@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/decl"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 // Type is the type of a step field.
@@ -19,21 +20,23 @@ type Type int
 
 // Field types. Each says how a value is decoded and checked.
 const (
-	String    Type = iota // literal text, no template
-	Template              // text; `${{ }}` templates allowed; one template keeps its type
-	Expr                  // a bare expression (any result)
-	Cond                  // a bare boolean expression
-	Target                // a selector-map target name
-	Duration              // 500ms, 10s, 2m
-	Int                   // a literal whole number
-	Bound                 // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
-	Bool                  // true or false
-	Steps                 // a nested list of steps
-	TargetMap             // a map NAME: TARGET
-	ValueMap              // a map NAME: template value
-	VarName               // the name of a variable the step writes
-	Tool                  // the name of another workflow
-	Enum                  // one of Field.Enum
+	String       Type = iota // literal text, no template
+	Template                 // text; `${{ }}` templates allowed; one template keeps its type
+	Expr                     // a bare expression (any result)
+	Cond                     // a bare boolean expression
+	Target                   // a selector-map target name
+	Duration                 // 500ms, 10s, 2m
+	Int                      // a literal whole number
+	Bound                    // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
+	Bool                     // true or false
+	Steps                    // a nested list of steps
+	TargetMap                // a map NAME: TARGET
+	ValueMap                 // a map NAME: template value
+	VarName                  // the name of a variable the step writes
+	Tool                     // the name of another workflow
+	Enum                     // one of Field.Enum
+	Ints                     // a list of whole numbers, like [200, 404] (or one number)
+	TemplateList             // a list of templates, or one template giving a list
 )
 
 var typeNames = map[Type]string{
@@ -41,6 +44,7 @@ var typeNames = map[Type]string{
 	Target: "target", Duration: "duration", Int: "integer", Bound: "loop bound",
 	Bool: "boolean", Steps: "steps", TargetMap: "map of targets", ValueMap: "map of values",
 	VarName: "variable name", Tool: "tool name", Enum: "one of",
+	Ints: "list of numbers", TemplateList: "list of templates",
 }
 
 func (t Type) String() string { return typeNames[t] }
@@ -71,9 +75,18 @@ type Spec struct {
 	// a refused host is reported against this step.
 	Navigates bool
 	Risk      string // read or write, as DESIGN.md's table says; "" = of its steps / callee
-	Loop      string // "" or "repeat", "for_each", "paginate": how nested steps are scoped
-	EnvNew    bool   // allowed only in env: new workflows
-	Example   string // a YAML example for docs
+	// Scope, for a kind that runs nested steps (do, repeat, for_each,
+	// paginate, popup), says what those steps may name beyond the enclosing
+	// scope: loop.*, an item, ... (nil: the same names). The page they run
+	// in is the runtime's business (Frame.Window).
+	Scope func(s *Step, outer tmpl.Scope) tmpl.Scope
+	// TimeoutCode is the code a step of this kind ends with when its own
+	// timeout runs out (""): target_not_found for a step with a target,
+	// deadline_exceeded otherwise). The call's deadline is always
+	// deadline_exceeded.
+	TimeoutCode string
+	EnvNew      bool   // allowed only in env: new workflows
+	Example     string // a YAML example for docs
 	// Check adds kind-specific lint after decoding (optional).
 	Check func(c *Checker, s *Step)
 	// Run executes the step.
@@ -144,7 +157,7 @@ func KindNames() []string {
 }
 
 // CommonKeys are the keys every step may carry beside its kind.
-var CommonKeys = map[string]bool{"name": true, "if": true, "timeout": true, "retry": true, "optional": true}
+var CommonKeys = map[string]bool{"name": true, "if": true, "timeout": true, "retry": true, "optional": true, "dialog": true}
 
 // CommonFields documents the common keys (docs and schema).
 var CommonFields = []Field{
@@ -153,6 +166,7 @@ var CommonFields = []Field{
 	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)"},
 	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures"},
 	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped"},
+	{Name: "dialog", Type: ValueMap, Doc: "accept | dismiss | {accept: BOOL, text: TEMPLATE}: how a dialog (alert, confirm, prompt, beforeunload) opening during this step is answered; without it alert is accepted and the others dismissed"},
 }
 
 // Decl is the field as a declaration of the shared declaration package, so
@@ -195,8 +209,39 @@ func (f Field) Decl() decl.Field {
 		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.Any}
 	case Enum:
 		d.Type, d.Enum = decl.Enum, f.Enum
+	case Ints:
+		d.Type = decl.List
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer"), decl.NewObj("type", "array", "items", decl.NewObj("type", "integer"))})
+		}
+	case TemplateList:
+		d.Type = decl.List
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
+		}
 	}
 	return d
+}
+
+// DialogSchema describes the common key dialog.
+func DialogSchema() *decl.Obj {
+	f, _ := commonField("dialog")
+	return decl.NewObj("description", f.Doc, "anyOf", []any{
+		decl.NewObj("enum", []string{"accept", "dismiss"}),
+		decl.NewObj("type", "object", "additionalProperties", false, "required", []string{"accept"}, "properties", decl.NewObj(
+			"accept", decl.NewObj("type", "boolean", "description", "true to accept (OK), false to dismiss (Cancel)"),
+			"text", decl.NewObj("type", "string", "description", "what to type into a prompt before accepting"),
+		)),
+	})
+}
+
+func commonField(name string) (Field, bool) {
+	for _, f := range CommonFields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
 }
 
 // TemplateSchema describes a value that may hold ${{ }} templates: text,

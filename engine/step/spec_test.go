@@ -28,17 +28,14 @@ func TestRegisterRefusesMistakes(t *testing.T) {
 	}
 }
 
-// TestEveryKindDeclared: the DESIGN.md kinds are all registered, each with
-// a doc, an example, and documented fields.
+// TestEveryKindDeclared: the DESIGN.md kinds are all registered (a subset:
+// a new kind is one new file and no edit here), each with a doc, an
+// example, and documented fields.
 func TestEveryKindDeclared(t *testing.T) {
-	want := []string{"assert", "call", "check_egress", "click", "close_env", "do", "extract", "fail", "fill", "for_each", "goto", "hover", "open_env", "paginate", "press", "repeat", "screenshot", "select", "set", "sleep", "wait"}
-	got := step.KindNames()
-	if len(got) != len(want) {
-		t.Fatalf("kinds = %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("kinds = %v, want %v", got, want)
+	want := []string{"assert", "call", "check", "check_egress", "click", "close_env", "do", "extract", "fail", "fill", "for_each", "goto", "hover", "open_env", "paginate", "press", "repeat", "screenshot", "select", "set", "sleep", "wait"}
+	for _, k := range want {
+		if _, ok := step.Lookup(k); !ok {
+			t.Errorf("DESIGN.md kind %q is not registered", k)
 		}
 	}
 	for _, sp := range step.Kinds() {

@@ -21,7 +21,14 @@ type Step struct {
 	Timeout  time.Duration
 	Retry    Retry
 	Optional bool
+	Dialog   *Dialog // how a dialog opening during the step is answered (nil: the default)
 	Args     map[string]any
+}
+
+// Dialog is a step's `dialog` key.
+type Dialog struct {
+	Accept bool
+	Text   *tmpl.Template // a prompt's answer (nil: the prompt's default)
 }
 
 // Retry is a step's retry policy.
@@ -95,6 +102,9 @@ func (s *Step) Int(name string) int { v, _ := s.Args[name].(int); return v }
 // Bool returns a Bool field (false when absent).
 func (s *Step) Bool(name string) bool { v, _ := s.Args[name].(bool); return v }
 
+// Ints returns an Ints field (nil when absent).
+func (s *Step) Ints(name string) []int { v, _ := s.Args[name].([]int); return v }
+
 // Bound returns a Bound field.
 func (s *Step) Bound(name string) LoopBound { v, _ := s.Args[name].(LoopBound); return v }
 
@@ -104,7 +114,8 @@ func (s *Step) Steps(name string) []*Step { v, _ := s.Args[name].([]*Step); retu
 // Targets returns a TargetMap field.
 func (s *Step) Targets(name string) []NamedTarget { v, _ := s.Args[name].([]NamedTarget); return v }
 
-// Values returns a ValueMap field, or the whole body of a ValueMap-bodied kind (name "").
+// Values returns a ValueMap or TemplateList field, or the whole body of a
+// ValueMap-bodied kind (name ""). A TemplateList's entries have no Name.
 func (s *Step) Values(name string) []NamedValue { v, _ := s.Args[name].([]NamedValue); return v }
 
 // Exec is what a step may do while it runs. The executor (engine/run)
@@ -144,6 +155,13 @@ type Exec interface {
 	Artifact(ext string) (path, uri string, err error)
 	// MaxListItems is limits.max_list_items.
 	MaxListItems() int
+	// UploadsDir is config uploads_dir, the only folder upload takes files from.
+	UploadsDir() string
+	// DownloadDir is the folder of this call's downloads
+	// (state_dir/downloads/TRACE_ID), made on first use.
+	DownloadDir() (string, error)
+	// MaxDownloadBytes is limits.max_download_bytes.
+	MaxDownloadBytes() int64
 }
 
 // FindOpt refines a Find.
@@ -156,9 +174,10 @@ type FindOpt struct {
 
 // Frame is the scope of a loop body.
 type Frame struct {
-	Index    int    // loop.index
-	Page     int    // loop.page (paginate)
-	ItemName string // for_each: the `as` name
+	Index    int       // loop.index
+	Window   *rod.Page // the page nested steps run in (popup); nil: the enclosing one
+	Page     int       // loop.page (paginate)
+	ItemName string    // for_each: the `as` name
 	Item     any
 	// Touched collects the list variables appended to inside the frame,
 	// so paginate can mark them truncated.

@@ -44,6 +44,9 @@ type StepRecord struct {
 	Code       string `json:"code"`
 	Attempt    int    `json:"attempt"`
 	Error      string `json:"error,omitempty"`
+	// Dialog notes the JavaScript dialogs answered while the step ran:
+	// type, message and the answer.
+	Dialog string `json:"dialog,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.

@@ -32,7 +32,7 @@ const (
 
 var (
 	envFields  = []string{"id", "region", "purpose"}
-	pageFields = []string{"url", "title"}
+	pageFields = []string{"url", "title", "dialog"}
 )
 
 // Scope says which names an expression may use at its place.

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,17 @@ import (
 // docs --steps` and the published schema) is a valid step of the demo.
 func TestStepExamples(t *testing.T) {
 	cfg := testConfig(t)
-	sel, ps := selector.Load(cfg.Selectors)
+	// The demo's targets and the realistic shop's (examples/realsite), so
+	// the examples of the real-page kinds read like real use.
+	var maps []byte
+	for _, f := range []string{cfg.Selectors, filepath.Join(repo, "examples", "realsite", "selectors.yaml")} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(append(maps, data...), '\n')
+	}
+	sel, ps := selector.Parse(cfg.Selectors, maps)
 	if len(ps) > 0 {
 		t.Fatal(ps.Err())
 	}

@@ -90,6 +90,10 @@ func stepDefinitions(targets []string) *decl.Obj {
 			props.Set(f.Name, step.RetryDecl.Schema())
 			continue
 		}
+		if f.Name == "dialog" {
+			props.Set(f.Name, step.DialogSchema())
+			continue
+		}
 		props.Set(f.Name, fieldSchema(f, targets))
 	}
 	kindList := strings.Join(kinds, ", ")

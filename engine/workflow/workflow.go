@@ -140,7 +140,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 				}
 				if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
 					w.Params = append(w.Params, p)
-					params[p.Name] = step.ParamInfo{Type: p.Type, Max: p.Max}
+					params[p.Name] = step.ParamInfo{Type: p.Type, Max: p.Max, Prefix: p.Prefix}
 				}
 			}
 		}
@@ -172,7 +172,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 	}
 	// Steps.
 	c := &step.Checker{
-		File: d.file, Map: d.sel, Params: params, MaxLoop: d.cfg.Limits.MaxLoop,
+		File: d.file, Map: d.sel, Params: params, MaxLoop: d.cfg.Limits.MaxLoop, MaxDownloadBytes: d.cfg.Limits.MaxDownloadBytes,
 		EnvMode: w.Env, ReadOnly: w.Risk == Read, Deadline: literalDeadline, Problems: d.ps,
 	}
 	if n := v.Node("steps"); n != nil {

@@ -58,6 +58,29 @@ func Start(t testing.TB) *Site {
 	return s
 }
 
+// RealDir is the absolute path of testdata/real/site: a shop built the way
+// real sites are (web components, a late cookie banner, a client-rendered
+// search, infinite scroll, popups, dialogs, a cross-site card frame).
+func RealDir() string { return filepath.Join(Dir(), "..", "real", "site") }
+
+// StartReal serves testdata/real/site like Start serves testdata/site.
+// Its pages load their cross-site parts (the card frame, the partner
+// popup) from AltURL.
+func StartReal(t testing.TB) *Site {
+	t.Helper()
+	s := &Site{httptest.NewServer(Handler(RealDir()))}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// AltURL is path on the same server reached as another site: localhost
+// instead of 127.0.0.1. Chromium runs its frames out of process, and it is
+// another host for policy.allowed_hosts.
+func (s *Site) AltURL(path string) string {
+	u, _ := url.Parse(s.Server.URL)
+	return "http://localhost:" + u.Port() + "/" + strings.TrimPrefix(path, "/")
+}
+
 // URL is the absolute URL of path ("/login.html", "catalog.html?q=bolt").
 func (s *Site) URL(path string) string {
 	return s.Server.URL + "/" + strings.TrimPrefix(path, "/")

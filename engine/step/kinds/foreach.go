@@ -15,7 +15,13 @@ func init() {
 	step.Register(&step.Spec{
 		Kind: "for_each",
 		Doc:  "Run steps once for each item of a list, at most max items.",
-		Loop: "for_each",
+		Scope: func(s *step.Step, sc tmpl.Scope) tmpl.Scope {
+			as := s.Str("as")
+			if as == "" {
+				as = tmpl.Item
+			}
+			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, as) })
+		},
 		Fields: []step.Field{
 			{Name: "items", Type: step.Expr, Required: true, Doc: "an expression giving a list, like vars.rows"},
 			{Name: "as", Type: step.String, Default: "item", Doc: "the name of the current item in expressions"},

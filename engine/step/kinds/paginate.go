@@ -8,6 +8,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 func init() {
@@ -17,7 +18,9 @@ func init() {
 			"It checks that the page really changed after next (a new URL, or the first match of the " +
 			"list the steps read going stale), stops when next is missing or disabled, and marks the " +
 			"lists it filled truncated when it stopped at max_pages while a next page existed.",
-		Loop: "paginate",
+		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
+			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = true })
+		},
 		Fields: []step.Field{
 			{Name: "next", Type: step.Target, Required: true, Doc: "the next-page control"},
 			{Name: "max_pages", Type: step.Bound, Required: true, Doc: "at most this many pages: a number up to limits.max_loop or ${{ params.X }} with a declared max"},

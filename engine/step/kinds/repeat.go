@@ -5,13 +5,16 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "repeat",
-		Doc:   "Run steps again and again while a condition holds (or until it holds), at most max times.",
-		Loop:  "repeat",
+		Kind: "repeat",
+		Doc:  "Run steps again and again while a condition holds (or until it holds), at most max times.",
+		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
+			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false })
+		},
 		OneOf: []string{"while", "until"},
 		Fields: []step.Field{
 			{Name: "max", Type: step.Bound, Required: true, Doc: "at most this many rounds: a number up to limits.max_loop or ${{ params.X }} with a declared max"},

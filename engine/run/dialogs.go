@@ -1,0 +1,96 @@
+package run
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// Dialogs never hang a call. While a call holds a page (its environment's,
+// or a popup's), every JavaScript dialog opening in it is answered at once:
+// as the running step's `dialog` key says, or by default an alert is
+// accepted and a confirm, prompt or beforeunload dismissed. The message
+// goes to the running step's trace record and, for the last one, into
+// page.dialog.
+
+// dialogAnswer is how the running step answers a dialog.
+type dialogAnswer struct {
+	accept bool
+	text   string
+}
+
+// setDialog makes a the answer for dialogs from now on and returns the one
+// before (steps nest; nil is the default answer).
+func (c *call) setDialog(a *dialogAnswer) *dialogAnswer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.dialog
+	c.dialog = a
+	return old
+}
+
+// watchDialogs answers the dialogs of page until stop is called.
+func (c *call) watchDialogs(page *rod.Page) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := page.Context(ctx)
+	wait := p.EachEvent(func(e *proto.PageJavascriptDialogOpening) {
+		go c.answerDialog(ctx, p, e)
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait()
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+func (c *call) answerDialog(ctx context.Context, page *rod.Page, e *proto.PageJavascriptDialogOpening) {
+	c.mu.Lock()
+	a := c.dialog
+	rec := c.running
+	c.mu.Unlock()
+	accept := e.Type == proto.PageDialogTypeAlert
+	var text string
+	how := "by default"
+	if a != nil {
+		accept, text, how = a.accept, a.text, "as the step's dialog key says"
+	}
+	h := proto.PageHandleJavaScriptDialog{Accept: accept}
+	if accept && e.Type == proto.PageDialogTypePrompt {
+		h.PromptText = text
+		if text == "" {
+			h.PromptText = e.DefaultPrompt
+		}
+	}
+	verb := "dismissed"
+	if accept {
+		verb = "accepted"
+	}
+	note := fmt.Sprintf("%s %q %s %s", e.Type, e.Message, verb, how)
+	// Noted before answering: the step that opened the dialog cannot go on
+	// (and read page.dialog) before the answer.
+	c.noteDialog(rec, e.Message, note)
+	if err := h.Call(page.Context(ctx)); err != nil {
+		c.noteDialog(rec, e.Message, "answering it failed: "+err.Error())
+	}
+	c.e.log.Debug("dialog", "trace_id", c.traceID, "dialog", c.e.redactor.Redact(note))
+}
+
+// noteDialog keeps msg as page.dialog and adds note to trace record rec.
+func (c *call) noteDialog(rec int, msg, note string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lastDialog = msg
+	if rec >= 0 && rec < len(c.steps) {
+		sr := &c.steps[rec]
+		if sr.Dialog != "" {
+			sr.Dialog += "; "
+		}
+		sr.Dialog += note
+	}
+}

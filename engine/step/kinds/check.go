@@ -1,0 +1,111 @@
+package kinds
+
+import (
+	"context"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "check",
+		Doc: "Tick (or untick) a checkbox, or pick a radio button. Nothing happens when it already has " +
+			"that state, so running the step twice is harmless. A radio cannot be unticked: pick another.",
+		Short:     "target",
+		Risk:      "write",
+		Acts:      true,
+		Navigates: true,
+		Fields: []step.Field{
+			{Name: "target", Type: step.Target, Required: true, Doc: "the checkbox or radio button (or its label)"},
+			{Name: "checked", Type: step.Bool, Default: true, Doc: "the state it should have"},
+		},
+		Example: "check: {target: nw.order.gift_wrap, checked: true}",
+		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			want := true
+			if s.Has("checked") {
+				want = s.Bool("checked")
+			}
+			name := s.Str("target")
+			m, err := x.Find(ctx, name, step.FindOpt{})
+			if err != nil {
+				return err
+			}
+			el := m.Elements[0].Context(ctx)
+			st, err := checkState(el)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !st.Box:
+				return errs.New(errs.TargetNotFound, "target %s is a %s, not a checkbox or radio button", name, st.Tag)
+			case st.Checked == want:
+				return nil // already so: nothing to do
+			case st.Radio && !want:
+				return errs.New(errs.AssertionFailed, "target %s is a radio button: it cannot be unticked; check another option of its group", name)
+			case st.Disabled:
+				return errs.New(errs.AssertionFailed, "target %s is disabled", name)
+			}
+			// Click what a person would: the box itself, or its label
+			// when the box is hidden behind a styled one.
+			clickEl := el
+			if !st.Visible {
+				if lbl, err := el.ElementByJS(rod.Eval(labelJS)); err == nil {
+					clickEl = lbl.Context(ctx)
+				}
+			}
+			if err := clickEl.Click(proto.InputMouseButtonLeft, 1); err != nil {
+				return err
+			}
+			if st, err = checkState(el); err != nil {
+				return err
+			}
+			if st.Checked != want {
+				return errs.New(errs.AssertionFailed, "target %s did not change to checked: %v after clicking it (the page handles it?)", name, want)
+			}
+			return nil
+		},
+	})
+}
+
+// labelJS finds the label a person clicks for a box.
+const labelJS = `function () { return (this.labels && this.labels[0]) || this.closest('label') }`
+
+type boxState struct {
+	Tag      string `json:"tag"`
+	Box      bool   `json:"box"`
+	Radio    bool   `json:"radio"`
+	Checked  bool   `json:"checked"`
+	Disabled bool   `json:"disabled"`
+	Visible  bool   `json:"visible"`
+}
+
+// checkState reads a checkbox or radio; a label (or an ARIA checkbox)
+// stands for its control.
+func checkState(el *rod.Element) (boxState, error) {
+	res, err := el.Eval(`function () {
+		let box = this;
+		if (this.tagName === 'LABEL' && this.control) box = this.control;
+		const type = (box.type || '').toLowerCase();
+		const role = box.getAttribute && box.getAttribute('role');
+		const r = box.getBoundingClientRect();
+		const st = getComputedStyle(box);
+		const visible = r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.opacity !== '0';
+		if (box.tagName === 'INPUT' && (type === 'checkbox' || type === 'radio')) {
+			return {tag: 'input', box: true, radio: type === 'radio', checked: box.checked, disabled: box.disabled, visible};
+		}
+		if (role === 'checkbox' || role === 'radio' || role === 'switch') {
+			return {tag: box.tagName.toLowerCase(), box: true, radio: role === 'radio', checked: box.getAttribute('aria-checked') === 'true',
+				disabled: box.getAttribute('aria-disabled') === 'true', visible};
+		}
+		return {tag: box.tagName.toLowerCase() + (type ? '[type=' + type + ']' : ''), box: false};
+	}`)
+	if err != nil {
+		return boxState{}, err
+	}
+	var st boxState
+	err = res.Value.Unmarshal(&st)
+	return st, err
+}
