@@ -228,7 +228,7 @@ func TestCheck(t *testing.T) {
 // TestDeriveCopiesConfig fails when config.Config grows a field that
 // derive does not know about: a test run must not silently drop a setting.
 func TestDeriveCopiesConfig(t *testing.T) {
-	copied := []string{"File", "Workflows", "Selectors", "StateDir", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP"}
+	copied := []string{"File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP"}
 	var fields []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
 		if f.IsExported() {

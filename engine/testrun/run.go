@@ -297,7 +297,7 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	}
 	cfg = config.Default(dir)
 	cfg.File = base.File
-	cfg.Workflows, cfg.Selectors, cfg.StateDir = base.Workflows, base.Selectors, stateDir
+	cfg.Workflows, cfg.Selectors, cfg.StateDir, cfg.UploadsDir = base.Workflows, base.Selectors, stateDir, base.UploadsDir
 	if base.File == "" && len(f.Workflows) == 0 {
 		// No config file: the built-in workflows when ./workflows does not
 		// exist, as for the other commands, extracted under the state dir.
