@@ -45,7 +45,7 @@ func (g *globals) completeTraceIDs(cmd *cobra.Command, args []string, prefix str
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	_ = g.withStore(func(st *store.SQLite) error {
+	_ = g.withStore(func(st store.Store) error {
 		list, err := st.ListTraces(cmd.Context(), store.TraceFilter{Limit: 50})
 		if err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 )
 
 // withStore opens the state store for an operator command.
-func (g *globals) withStore(fn func(st *store.SQLite) error) error {
+func (g *globals) withStore(fn func(st store.Store) error) error {
 	cfg, err := g.load()
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func tracesCmd(g *globals) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				out := cmd.OutOrStdout()
 				if len(args) == 1 {
 					t, err := st.GetTrace(cmd.Context(), args[0])
@@ -161,7 +161,7 @@ func auditCmd(g *globals) *cobra.Command {
 			if format != "jsonl" && format != "csv" {
 				return usagef("--format: want jsonl (json) or csv, got %q", format)
 			}
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				recs, err := st.ExportAudit(cmd.Context(), from, to)
 				if err != nil {
 					return err
@@ -182,7 +182,7 @@ func auditCmd(g *globals) *cobra.Command {
 			if err := checkFormat(verifyFormat); err != nil {
 				return err
 			}
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				out := cmd.OutOrStdout()
 				p, err := st.CheckAudit(cmd.Context())
 				if err != nil {
@@ -263,7 +263,7 @@ with --demo: use the command a not_granted message prints.`,
 			case ttl <= 0 || ttl > store.MaxGrantTTL:
 				return usagef("--ttl must be more than 0 and at most %s, got %s", store.MaxGrantTTL, ttl)
 			}
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
 				if err != nil {
 					return err
@@ -306,7 +306,7 @@ func grantsCmd(g *globals) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				list, err := st.ListGrants(cmd.Context(), all)
 				if err != nil {
 					return err
@@ -345,7 +345,7 @@ func revokeCmd(g *globals) *cobra.Command {
 		Short: "Revoke a grant at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withStore(func(st *store.SQLite) error {
+			return g.withStore(func(st store.Store) error {
 				if err := st.Revoke(cmd.Context(), args[0]); err != nil {
 					return err
 				}

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	_ "github.com/toolwright/toolwright/engine/step/kinds" // the built-in step kinds
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -57,12 +57,19 @@ func LoadSet(cfg *config.Config) (*workflow.Set, error) {
 	return set, nil
 }
 
-// OpenStore opens the state store under the config's state_dir.
-func OpenStore(cfg *config.Config) (*store.SQLite, error) {
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)
+// OpenStore opens the state store the config names: store.url
+// (PostgreSQL), or SQLite under state_dir when it is empty.
+func OpenStore(cfg *config.Config) (store.Store, error) {
+	if cfg.Store.URL == "" {
+		if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+			return nil, fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)
+		}
 	}
-	return store.Open(filepath.Join(cfg.StateDir, store.FileName))
+	st, err := sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // BrowserOptions maps the config to the browser manager's options.
@@ -92,7 +99,7 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 type App struct {
 	Config   *config.Config
 	Log      *slog.Logger
-	Store    *store.SQLite
+	Store    store.Store
 	Browsers *browser.Manager
 	Engine   *run.Engine
 }

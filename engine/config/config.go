@@ -23,11 +23,12 @@ const DefaultFile = "toolwright.yaml"
 
 // Config is the server configuration.
 type Config struct {
-	File       string            // the file it came from; "" for built-in defaults
-	Workflows  string            // folder of workflows
-	Selectors  string            // the selector map
-	StateDir   string            // sqlite, artifacts
-	UploadsDir string            // the only folder `upload` takes files from
+	File       string // the file it came from; "" for built-in defaults
+	Workflows  string // folder of workflows
+	Selectors  string // the selector map
+	StateDir   string // sqlite, artifacts
+	UploadsDir string // the only folder `upload` takes files from
+	Store      Store
 	Vars       map[string]any    // visible to workflows as config.*
 	Secrets    map[string]Secret // visible to fill.value as secrets.*
 	Browser    Browser
@@ -45,6 +46,13 @@ type Config struct {
 	secretVals    map[string]string
 	secretErr     error
 	missing       map[string]string // secret name → why it cannot be read
+}
+
+// Store says where state lives.
+type Store struct {
+	// URL is empty for SQLite in state_dir, or postgres://... for a
+	// PostgreSQL database that several replicas share.
+	URL string
 }
 
 // Secret says where a secret value comes from.
@@ -232,6 +240,7 @@ var Decl = &decl.Object{
 		{Name: "selectors", Type: decl.String, Default: "./selectors/selectors.yaml", Doc: "the selector map"},
 		{Name: "state_dir", Type: decl.String, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
 		{Name: "uploads_dir", Type: decl.String, Default: "./uploads", Doc: "the only folder the upload step takes files from"},
+		{Name: "store", Type: decl.Nested, Obj: StoreDecl, Doc: "where state lives: SQLite in state_dir, or PostgreSQL for several replicas"},
 		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
 		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: SecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}"},
 		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
@@ -243,6 +252,11 @@ var Decl = &decl.Object{
 		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
 	},
 }
+
+// StoreDecl declares store:.
+var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, grants, traces and the audit log live.", Fields: []decl.Field{
+	{Name: "url", Type: decl.String, Default: "", Doc: "empty: SQLite in state_dir; postgres://user:pass@host:5432/db: a PostgreSQL database that several replicas share"},
+}}
 
 // BrowserDecl declares browser:.
 var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
@@ -321,6 +335,14 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	c.StateDir = path("state_dir", c.StateDir)
 	c.UploadsDir = path("uploads_dir", c.UploadsDir)
 	c.WarmupURL = v.Str("warmup_url", c.WarmupURL)
+	if st := v.Sub("store"); st != nil {
+		// never repeat the value: it may hold a password
+		if u := st.Str("url", ""); u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+			c.Store.URL = u
+		} else {
+			ps.Addf(st.Pos("url"), lint.BadValue, "store.url must be empty (SQLite in state_dir) or postgres://user:pass@host:5432/db")
+		}
+	}
 	for _, e := range v.Pairs("vars") {
 		c.Vars[e.Key] = yamlx.Value(e.Value)
 	}

@@ -203,3 +203,18 @@ func TestMissingSecrets(t *testing.T) {
 		t.Errorf("grant command %q", c.GrantCommand)
 	}
 }
+
+func TestStoreURL(t *testing.T) {
+	c, ps := config.Parse("/srv/tw/toolwright.yaml", []byte("store: {url: \"postgres://tw:pw@127.0.0.1:5432/tw\"}\n"))
+	if len(ps) > 0 || c.Store.URL != "postgres://tw:pw@127.0.0.1:5432/tw" {
+		t.Fatalf("store.url %q, %v", c.Store.URL, ps.Err())
+	}
+	if c, _ := config.Parse("/srv/tw/toolwright.yaml", nil); c.Store.URL != "" {
+		t.Fatalf("default store.url %q, want empty (SQLite in state_dir)", c.Store.URL)
+	}
+	_, ps = config.Parse("/srv/tw/toolwright.yaml", []byte("store: {url: \"mysql://tw:pw@db/tw\", pool: 3}\n"))
+	got := ps.Err().Error()
+	if !strings.Contains(got, "store.url must be empty (SQLite in state_dir) or postgres://") || strings.Contains(got, "pw@") || !strings.Contains(got, `"pool"`) {
+		t.Fatalf("problems: %s", got)
+	}
+}

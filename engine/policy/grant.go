@@ -43,7 +43,7 @@ func ParseWriteMode(s string) (WriteMode, error) {
 }
 
 // GrantSource finds the live grant for a tool and task_id, returning its id
-// or "" when there is none. The store satisfies it ((*store.SQLite).LiveGrantID);
+// or "" when there is none. The store satisfies it (store.Grants.LiveGrantID);
 // it must read its source every time, so grants made while the server runs
 // count at once.
 type GrantSource interface {

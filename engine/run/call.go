@@ -64,7 +64,7 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	if err != nil {
 		return c.finish(ctx, nil, result.Failure(err), err)
 	}
-	var claim *store.Claim
+	var claim store.Claim
 	if c.taskID != "" && c.e.store != nil {
 		hash, herr := store.ArgsHashJSON(canonicalArgs(bound))
 		if herr == nil {
@@ -73,9 +73,9 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 		if herr != nil {
 			return c.finish(ctx, nil, result.Failure(herr), herr)
 		}
-		if claim.Stored != nil {
-			c.audit(ctx, claim.Stored, "")
-			return claim.Stored
+		if stored := claim.Stored(); stored != nil {
+			c.audit(ctx, stored, "")
+			return stored
 		}
 	}
 	env, runErr := c.execute(ctx, bound)
@@ -232,7 +232,7 @@ func (c *call) releaseEnv() {
 
 // finish records the call: artifacts of a failure, redaction, trace,
 // audit, and the idempotency record.
-func (c *call) finish(ctx context.Context, claim *store.Claim, env *result.Envelope, runErr error) *result.Envelope {
+func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelope, runErr error) *result.Envelope {
 	if env == nil {
 		env = result.Failure(runErr)
 		if fe := (*failure)(nil); errors.As(runErr, &fe) {

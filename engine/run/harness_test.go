@@ -16,6 +16,7 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/engine/workflow"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -35,7 +36,7 @@ type harness struct {
 	site *testsite.Site
 	cfg  *config.Config
 	eng  *run.Engine
-	st   *store.SQLite
+	st   *sqlstore.DB
 	bm   *browser.Manager
 }
 
@@ -53,7 +54,7 @@ type engineParts struct {
 	site *testsite.Site
 	cfg  *config.Config
 	eng  *run.Engine
-	st   *store.SQLite
+	st   *sqlstore.DB
 	bm   *browser.Manager
 }
 
@@ -123,7 +124,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	if len(ps) > 0 {
 		tb.Fatalf("workflows: %v", ps.Err())
 	}
-	st, err := store.Open(filepath.Join(dir, "state.db"))
+	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state.db"), sqlstore.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 )
 
 // counter is a loopback HTTP server that counts every request it gets, by
@@ -85,11 +86,11 @@ func (h *harness) restart() {
 	if err := h.eng.Close(ctx); err != nil {
 		h.t.Fatalf("close engine: %v", err)
 	}
-	path := h.st.Path()
+	path := h.st.Where()
 	if err := h.st.Close(); err != nil {
 		h.t.Fatalf("close store: %v", err)
 	}
-	st, err := store.Open(path)
+	st, err := sqlstore.OpenSQLite(path, sqlstore.Options{})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -524,7 +525,7 @@ func TestAuditChainCatchesTampering(t *testing.T) {
 		t.Fatalf("audit head seq %d (%v), want 4", seq, err)
 	}
 
-	db, err := sql.Open("sqlite", h.st.Path())
+	db, err := sql.Open("sqlite", h.st.Where())
 	if err != nil {
 		t.Fatal(err)
 	}

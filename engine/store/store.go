@@ -1,15 +1,14 @@
-// Package store keeps toolwright's state: idempotency records, traces, the
-// hash-chained audit log and grants.
+// Package store is the seam to toolwright's state: idempotency records,
+// traces, the hash-chained audit log and grants.
 //
-// The engine talks to the Store interface only. The one implementation today
-// is SQLite (pure Go, modernc.org/sqlite) in one file, <state_dir>/toolwright.db,
-// opened in WAL mode so a running `toolwright serve` and a CLI command such as
-// `toolwright grant` can use the same file at the same time. The SQL is kept
-// portable (no SQLite-only syntax beyond the PRAGMAs set at open, `?`
-// placeholders that a PostgreSQL driver would rebind to `$n`) so a PostgreSQL
-// implementation can take its place when several replicas share state. No call
-// state lives only in one process's memory: a second process or replica sees
-// every pending idempotency lease, grant and audit head through the database.
+// The engine, app and cmd talk to the Store interface (and the Claim it
+// returns) only. The implementations live beside it: package sqlstore runs
+// the same schema and the same SQL on SQLite (one file in state_dir, the
+// default) and on PostgreSQL (store.url, for several replicas), with the few
+// differences in one dialect file. Package storetest is the contract suite
+// every implementation passes. No call state lives only in one process's
+// memory: a second process or replica sees every pending idempotency lease,
+// grant and audit head through the database.
 //
 // Times are stored as integer Unix milliseconds (UTC); values read back have
 // millisecond precision.
@@ -20,9 +19,11 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/result"
 )
 
-// FileName is the database file inside the state directory.
+// FileName is the SQLite database file inside the state directory.
 const FileName = "toolwright.db"
 
 // DefaultIdempotencyTTL is how long a stored envelope answers repeats of its
@@ -44,33 +45,108 @@ var ErrClosed = errors.New("store is closed")
 
 // Idempotency stores final envelopes by (tool, task_id).
 type Idempotency interface {
-	// Claim is the one entry point of a call that has a task_id; see
-	// (*SQLite).Claim for the full contract.
-	Claim(ctx context.Context, tool, taskID, argsHash string, ttl time.Duration) (*Claim, error)
+	// Claim is the idempotency check of a call with a task_id. It returns:
+	//
+	//   - a Claim whose Stored() is set when (tool, taskID) finished before
+	//     with the same argsHash and its record has not expired: return that
+	//     envelope and never run again;
+	//   - an *errs.Error with code task_id_conflict when the stored or
+	//     pending record has another argsHash;
+	//   - a leased Claim otherwise: run the call, then Complete or Release.
+	//
+	// A repeat that arrives while another caller (in this process or any
+	// other) holds the lease waits for it to finish and then gets the stored
+	// envelope, or takes the lease itself when the first caller released it.
+	// Waiting ends with ctx (the error is ctx's, which errs.As maps to
+	// deadline_exceeded or cancelled). A lease whose holder died expires
+	// after the store's lease duration and is taken over; an expired stale
+	// lease is treated as no record at all, so the new caller's arguments
+	// win. Concurrent callers never see a database error for a key another
+	// caller inserted first.
+	//
+	// ttl is how long a stored envelope answers repeats (0: the store's
+	// default, 24h); expired records are ignored and purged.
+	Claim(ctx context.Context, tool, taskID, argsHash string, ttl time.Duration) (Claim, error)
+}
+
+// Claim is the answer to Idempotency.Claim. Exactly one of these holds:
+//
+//   - Stored() != nil: an earlier call with the same arguments finished;
+//     return it as it is and do not run the tool.
+//   - Leased() is true: this caller owns the (tool, task_id) and must run
+//     the tool, then call exactly one of Complete (store the envelope) or
+//     Release (store nothing). Calling Release after Complete is a no-op, so
+//     `defer c.Release(ctx)` right after Claim is a safe guard.
+type Claim interface {
+	// Stored is the envelope a previous call stored, or nil.
+	Stored() *result.Envelope
+	// Leased reports whether the caller holds the lease and must run the tool.
+	Leased() bool
+	// Complete stores env as the final envelope of the task_id and wakes
+	// every waiter, which then returns it. Store only envelopes a repeat
+	// must get unchanged: successes and failures that are not retryable;
+	// for a retryable failure call Release, or use Finish, which picks. It
+	// runs even when ctx is already cancelled, and returns an error
+	// wrapping ErrLeaseLost when the lease expired and another caller took
+	// the task_id over.
+	Complete(ctx context.Context, env *result.Envelope) error
+	// Release gives the task_id up without storing anything: the next claim
+	// runs the call again. Release after Complete or Release is a no-op.
+	Release(ctx context.Context) error
+	// Finish is Complete for an envelope a repeat must get unchanged (ok,
+	// or a failure that is not retryable) and Release otherwise.
+	Finish(ctx context.Context, env *result.Envelope) error
 }
 
 // Traces keeps one Trace per call.
 type Traces interface {
+	// SaveTrace stores t. An empty ID is filled with NewTraceID(), a zero
+	// Start with the current time. Saving an id twice is an error.
 	SaveTrace(ctx context.Context, t *Trace) error
+	// GetTrace returns the trace with id; an unknown id gives an error
+	// wrapping ErrNotFound.
 	GetTrace(ctx context.Context, id string) (*Trace, error)
+	// ListTraces returns traces matching f, newest first.
 	ListTraces(ctx context.Context, f TraceFilter) ([]Trace, error)
 }
 
 // Audit is the append-only, hash-chained audit log.
 type Audit interface {
+	// AppendAudit appends rec and fills in its Seq, Time (now when zero;
+	// always cut to milliseconds, UTC), PrevHash and Hash. Concurrent
+	// appends from goroutines, processes or replicas never fork or lose a
+	// record: there is one chain.
 	AppendAudit(ctx context.Context, rec *AuditRecord) error
+	// ExportAudit returns the records with since <= Time < until, in chain
+	// order. A zero since or until leaves that side open.
 	ExportAudit(ctx context.Context, since, until time.Time) ([]AuditRecord, error)
+	// VerifyAudit is CheckAudit's first bad record (nil: intact).
 	VerifyAudit(ctx context.Context) (firstBad *AuditRecord, err error)
+	// CheckAudit checks the whole chain in one consistent snapshot; nil
+	// means intact. The error is for failures to read.
 	CheckAudit(ctx context.Context) (*AuditProblem, error)
+	// AuditHead is the seq and hash of the last record (0 and "" when the
+	// log is empty).
 	AuditHead(ctx context.Context) (seq int64, hash string, err error)
 }
 
 // Grants are operator permissions for one write tool and one task_id.
 type Grants interface {
+	// AddGrant lets tool run for taskID during ttl (more than 0, at most
+	// MaxGrantTTL). reason is required; by names the operator (may be empty).
 	AddGrant(ctx context.Context, tool, taskID string, ttl time.Duration, reason, by string) (*Grant, error)
+	// ListGrants returns live grants, newest first; with includeInactive
+	// also expired and revoked ones.
 	ListGrants(ctx context.Context, includeInactive bool) ([]Grant, error)
+	// Revoke ends the grant with id at once. Revoking a revoked grant is
+	// not an error; an unknown id gives an error wrapping ErrNotFound.
 	Revoke(ctx context.Context, id string) error
+	// LiveGrant returns the grant that lets tool run for taskID at now (the
+	// one that lasts longest when several do), or nil, nil. It reads the
+	// database every time, so grants made by another process count at once.
 	LiveGrant(ctx context.Context, tool, taskID string, now time.Time) (*Grant, error)
+	// LiveGrantID is LiveGrant's id ("" when there is none); it makes a
+	// Store a policy.GrantSource.
 	LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error)
 }
 
@@ -80,9 +156,30 @@ type Store interface {
 	Traces
 	Audit
 	Grants
+	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
+	// Purge deletes traces that started before olderThan, and idempotency
+	// records that expired or whose lease went stale (a zero olderThan
+	// keeps all traces). The audit log and grants are never purged.
 	Purge(ctx context.Context, olderThan time.Time) (Purged, error)
+	// Backend names the implementation ("sqlite", "postgres") for logs.
+	Backend() string
 	io.Closer
 }
 
-var _ Store = (*SQLite)(nil)
+// Stats counts what the store holds.
+type Stats struct {
+	Traces             int64 `json:"traces"`
+	FailedTraces       int64 `json:"failed_traces"`
+	IdempotencyRecords int64 `json:"idempotency_records"` // stored envelopes, expired or not
+	PendingLeases      int64 `json:"pending_leases"`
+	AuditRecords       int64 `json:"audit_records"`
+	Grants             int64 `json:"grants"`
+	LiveGrants         int64 `json:"live_grants"`
+}
+
+// Purged counts what Purge deleted.
+type Purged struct {
+	Traces             int64 `json:"traces"`
+	IdempotencyRecords int64 `json:"idempotency_records"`
+}

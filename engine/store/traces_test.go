@@ -1,89 +1,11 @@
 package store
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"regexp"
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-func TestTraceRoundTrip(t *testing.T) {
-	s, _ := openTemp(t, Options{})
-	ctx := context.Background()
-	tr := &Trace{
-		TaskID: "T-1", Tool: "search_catalog", Args: json.RawMessage(`{"query":"bolts"}`),
-		Start: time.Date(2030, 1, 2, 3, 4, 5, 678_000_000, time.UTC), DurationMS: 812,
-		Code: "target_not_found", Message: "target x not found", Attempts: 3, EnvID: "env_1", Purpose: "catalog",
-		Steps: []StepRecord{
-			{Index: 0, Path: "0", Kind: "goto", DurationMS: 100, Code: "ok", Attempt: 1},
-			{Index: 3, Path: "3.1", Kind: "click", Name: "submit", Target: "acme.login.submit", Strategy: "fallback 1", DurationMS: 5000, Code: "target_not_found", Attempt: 3, Error: "context deadline exceeded"},
-		},
-		Artifacts: []string{"artifacts/tr_x/page.png", "artifacts/tr_x/page.html"},
-		Error:     "rod: element not found",
-	}
-	if err := s.SaveTrace(ctx, tr); err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`^tr_[0-9A-HJKMNP-TV-Z]{26}$`).MatchString(tr.ID) {
-		t.Fatalf("trace id %q", tr.ID)
-	}
-	got, err := s.GetTrace(ctx, tr.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(tr, got); d != "" {
-		t.Fatalf("round trip (-saved +got):\n%s", d)
-	}
-	if err := s.SaveTrace(ctx, tr); err == nil {
-		t.Fatal("saved the same trace id twice")
-	}
-	if _, err := s.GetTrace(ctx, "tr_nope"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("unknown trace: %v", err)
-	}
-}
-
-func TestListTraces(t *testing.T) {
-	s, _ := openTemp(t, Options{})
-	ctx := context.Background()
-	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 10 {
-		code := "ok"
-		if i%3 == 0 {
-			code = "navigation_failed"
-		}
-		if err := s.SaveTrace(ctx, &Trace{Tool: "t", Start: base.Add(time.Duration(i) * time.Minute), Code: code}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	all, err := s.ListTraces(ctx, TraceFilter{})
-	if err != nil || len(all) != 10 {
-		t.Fatalf("%d traces, %v", len(all), err)
-	}
-	if !sort.SliceIsSorted(all, func(i, j int) bool { return all[i].Start.After(all[j].Start) }) {
-		t.Fatal("not newest first")
-	}
-	failed, _ := s.ListTraces(ctx, TraceFilter{FailedOnly: true})
-	if len(failed) != 4 || failed[0].Start != base.Add(9*time.Minute) {
-		t.Fatalf("failed: %d", len(failed))
-	}
-	since, _ := s.ListTraces(ctx, TraceFilter{Since: base.Add(5 * time.Minute), Limit: 3})
-	if len(since) != 3 || since[2].Start != base.Add(7*time.Minute) {
-		t.Fatalf("since+limit: %+v", since)
-	}
-	st, err := s.Stats(ctx)
-	if err != nil || st.Traces != 10 || st.FailedTraces != 4 {
-		t.Fatalf("stats %+v, %v", st, err)
-	}
-	p, err := s.Purge(ctx, base.Add(5*time.Minute))
-	if err != nil || p.Traces != 5 {
-		t.Fatalf("purge %+v, %v", p, err)
-	}
-}
 
 func TestTraceIDs(t *testing.T) {
 	re := regexp.MustCompile(`^tr_[0-9A-HJKMNP-TV-Z]{26}$`)

@@ -228,7 +228,10 @@ func TestCheck(t *testing.T) {
 // TestDeriveCopiesConfig fails when config.Config grows a field that
 // derive does not know about: a test run must not silently drop a setting.
 func TestDeriveCopiesConfig(t *testing.T) {
-	copied := []string{"File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP"}
+	// Store is left out on purpose (a test run never uses the shared database);
+	// GrantCommand keeps its default so messages name plain `toolwright grant`;
+	// ShutdownGrace is for serve, not for test runs.
+	copied := []string{"File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
 	var fields []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
 		if f.IsExported() {

@@ -1,9 +1,10 @@
-package store
+package sqlstore
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +12,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"path/filepath"
+
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/store"
 )
 
 // helperEnv makes the test binary act as one more toolwright process.
@@ -24,11 +30,11 @@ type helperOut struct {
 // TestHelperProcess is not a test: it is the body of the child processes of
 // TestSeveralProcesses.
 func TestHelperProcess(t *testing.T) {
-	path := os.Getenv(helperEnv)
-	if path == "" {
+	where := os.Getenv(helperEnv)
+	if where == "" {
 		t.Skip("helper process only")
 	}
-	s, err := Open(path)
+	s, err := openWhere(where)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +48,7 @@ func TestHelperProcess(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.AppendAudit(ctx, auditRec(i)); err != nil {
+			if err := s.AppendAudit(ctx, &store.AuditRecord{TaskID: fmt.Sprint("T-", i), Tool: "place_order", Code: "ok"}); err != nil {
 				t.Error(err)
 			}
 			c, err := s.Claim(ctx, "place_order", "T-proc", "h", 0)
@@ -50,11 +56,12 @@ func TestHelperProcess(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			env := c.Stored
+			env := c.Stored()
 			if c.Leased() {
 				runs.Add(1)
 				time.Sleep(100 * time.Millisecond)
-				env = okEnv("T-proc", 1)
+				env = result.Success(map[string]any{"n": 1})
+				env.TaskID = "T-proc"
 				if err := c.Complete(ctx, env); err != nil {
 					t.Error(err)
 				}
@@ -69,17 +76,33 @@ func TestHelperProcess(t *testing.T) {
 	json.NewEncoder(os.Stdout).Encode(out)
 }
 
-func TestSeveralProcesses(t *testing.T) {
+// openWhere opens "sqlite:PATH" or a PostgreSQL URL.
+func openWhere(where string) (*DB, error) {
+	if p, ok := strings.CutPrefix(where, "sqlite:"); ok {
+		return OpenSQLite(p, Options{})
+	}
+	return OpenPostgres(where, Options{})
+}
+
+func TestSeveralProcessesSQLite(t *testing.T) {
+	severalProcesses(t, "sqlite:"+filepath.Join(t.TempDir(), store.FileName))
+}
+
+func TestSeveralProcessesPostgres(t *testing.T) { severalProcesses(t, pgURL(t)) }
+
+// severalProcesses has 3 processes claim one task_id and append to the audit
+// log at once, 10 goroutines each.
+func severalProcesses(t *testing.T, where string) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, path := openTemp(t, Options{})
+	s := openT(t, func() (*DB, error) { return openWhere(where) })
 	const procs = 3
 	outs := make([]bytes.Buffer, procs)
 	cmds := make([]*exec.Cmd, procs)
 	for i := range procs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), helperEnv+"="+path)
+		cmd.Env = append(os.Environ(), helperEnv+"="+where)
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package storetest
 
 import (
 	"context"
@@ -7,10 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/store"
 )
 
-func TestGrants(t *testing.T) {
-	s, path := openTemp(t, Options{})
+func testGrants(t *testing.T, b Backend) {
+	hs := handles(t, b, 2, Options{})
+	s, other := hs[0], hs[1]
 	ctx := context.Background()
 	for _, c := range []struct {
 		ttl    time.Duration
@@ -36,7 +39,6 @@ func TestGrants(t *testing.T) {
 	now := g.Created.Add(time.Minute)
 
 	// another process (handle) sees it at once
-	other := openPath(t, path, Options{})
 	live, err := other.LiveGrant(ctx, "place_order", "T-1", now)
 	if err != nil || live == nil || live.ID != g.ID || live.Reason != "customer called" || live.By != "ops" {
 		t.Fatalf("live grant: %+v, %v", live, err)
@@ -72,7 +74,7 @@ func TestGrants(t *testing.T) {
 		t.Errorf("revoking twice: %v", err)
 	}
 	err = s.Revoke(ctx, "gr_unknown")
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"gr_unknown"`) {
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `"gr_unknown"`) {
 		t.Errorf("unknown id: %v", err)
 	}
 	if list, _ := s.ListGrants(ctx, false); len(list) != 0 {

@@ -1,28 +1,19 @@
-package store
+package sqlstore
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/store"
 )
 
-// Stats counts what the store holds.
-type Stats struct {
-	Traces             int64 `json:"traces"`
-	FailedTraces       int64 `json:"failed_traces"`
-	IdempotencyRecords int64 `json:"idempotency_records"` // stored envelopes, expired or not
-	PendingLeases      int64 `json:"pending_leases"`
-	AuditRecords       int64 `json:"audit_records"`
-	Grants             int64 `json:"grants"`
-	LiveGrants         int64 `json:"live_grants"`
-}
-
 // Stats counts rows.
-func (s *SQLite) Stats(ctx context.Context) (Stats, error) {
-	var st Stats
+func (s *DB) Stats(ctx context.Context) (store.Stats, error) {
+	var st store.Stats
 	if s.isClosed() {
-		return st, ErrClosed
+		return st, store.ErrClosed
 	}
 	now := s.nowMS()
 	qs := []struct {
@@ -33,10 +24,10 @@ func (s *SQLite) Stats(ctx context.Context) (Stats, error) {
 		{&st.Traces, `SELECT COUNT(*) FROM traces`, nil},
 		{&st.FailedTraces, `SELECT COUNT(*) FROM traces WHERE code <> 'ok'`, nil},
 		{&st.IdempotencyRecords, `SELECT COUNT(*) FROM idempotency WHERE status = 'done'`, nil},
-		{&st.PendingLeases, `SELECT COUNT(*) FROM idempotency WHERE status = 'pending' AND lease_until_ms > ?`, []any{now}},
+		{&st.PendingLeases, `SELECT COUNT(*) FROM idempotency WHERE status = 'pending' AND lease_until_ms > $1`, []any{now}},
 		{&st.AuditRecords, `SELECT COUNT(*) FROM audit`, nil},
 		{&st.Grants, `SELECT COUNT(*) FROM grants`, nil},
-		{&st.LiveGrants, `SELECT COUNT(*) FROM grants WHERE revoked = 0 AND expires_ms > ?`, []any{now}},
+		{&st.LiveGrants, `SELECT COUNT(*) FROM grants WHERE revoked = 0 AND expires_ms > $1`, []any{now}},
 	}
 	for _, q := range qs {
 		if err := s.rdb.QueryRowContext(ctx, q.q, q.args...).Scan(q.dst); err != nil {
@@ -46,20 +37,14 @@ func (s *SQLite) Stats(ctx context.Context) (Stats, error) {
 	return st, nil
 }
 
-// Purged counts what Purge deleted.
-type Purged struct {
-	Traces             int64 `json:"traces"`
-	IdempotencyRecords int64 `json:"idempotency_records"`
-}
-
 // Purge deletes traces that started before olderThan, and idempotency records
 // that expired or whose lease went stale (a zero olderThan keeps all traces).
 // The audit log and grants are never purged.
-func (s *SQLite) Purge(ctx context.Context, olderThan time.Time) (Purged, error) {
-	var p Purged
+func (s *DB) Purge(ctx context.Context, olderThan time.Time) (store.Purged, error) {
+	var p store.Purged
 	err := s.writeTx(ctx, func(tx *sql.Tx) error {
 		if !olderThan.IsZero() {
-			res, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE start_ms < ?`, olderThan.UnixMilli())
+			res, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE start_ms < $1`, olderThan.UnixMilli())
 			if err != nil {
 				return err
 			}
@@ -70,14 +55,14 @@ func (s *SQLite) Purge(ctx context.Context, olderThan time.Time) (Purged, error)
 		return err
 	})
 	if err != nil {
-		return Purged{}, fmt.Errorf("store: purge: %w", err)
+		return store.Purged{}, fmt.Errorf("store: purge: %w", err)
 	}
 	return p, nil
 }
 
 func purgeIdempotency(ctx context.Context, tx *sql.Tx, now int64) (int64, error) {
 	res, err := tx.ExecContext(ctx, `DELETE FROM idempotency
-		WHERE (status = 'done' AND expires_ms <= ?) OR (status = 'pending' AND lease_until_ms <= ?)`, now, now)
+		WHERE (status = 'done' AND expires_ms <= $1) OR (status = 'pending' AND lease_until_ms <= $1)`, now)
 	if err != nil {
 		return 0, err
 	}
@@ -89,7 +74,7 @@ const purgeEvery = time.Hour
 
 // maybePurge deletes expired idempotency records at most once per purgeEvery
 // per process; Claim already ignores them, this only keeps the table small.
-func (s *SQLite) maybePurge(ctx context.Context) {
+func (s *DB) maybePurge(ctx context.Context) {
 	now := s.now()
 	s.purgeMu.Lock()
 	due := now.Sub(s.lastPurge) >= purgeEvery

@@ -1,0 +1,242 @@
+// Package sqlstore implements store.Store over database/sql on SQLite
+// (modernc.org/sqlite, pure Go) and PostgreSQL (github.com/jackc/pgx/v5).
+// Both run one schema and the same SQL; dialect.go holds the few places they
+// differ.
+//
+// SQLite is one file, <state_dir>/toolwright.db, in WAL mode, so a running
+// `toolwright serve` and a CLI command such as `toolwright grant` can use it
+// at the same time. PostgreSQL is what several replicas share.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+// Options tune a store. The zero value is the default.
+type Options struct {
+	// BusyTimeout is how long a SQLite write waits for another process
+	// holding the file's write lock, and how long opening PostgreSQL may
+	// take (default 10s).
+	BusyTimeout time.Duration
+	// IdempotencyTTL is used by Claim when it is given no ttl (default 24h).
+	IdempotencyTTL time.Duration
+	// LeaseDuration is how long a pending idempotency lease stays valid
+	// without a heartbeat; a process that dies frees its task_ids after this
+	// long (default 30s). The holder renews it every LeaseDuration/3.
+	LeaseDuration time.Duration
+	// Conns is the size of the read pool on SQLite (writes always go
+	// through one connection per process, so writers in one process queue
+	// in Go instead of spinning on SQLite's busy handler) and of the whole
+	// pool on PostgreSQL (default 4 on SQLite, 16 on PostgreSQL).
+	Conns int
+	// Now is the store's clock (default time.Now); tests set it.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults(d *dialect) Options {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 10 * time.Second
+	}
+	if o.IdempotencyTTL <= 0 {
+		o.IdempotencyTTL = store.DefaultIdempotencyTTL
+	}
+	if o.LeaseDuration <= 0 {
+		o.LeaseDuration = 30 * time.Second
+	}
+	if o.Conns <= 0 {
+		o.Conns = 4
+		if d == &postgresDialect {
+			o.Conns = 16
+		}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// DB is a store.Store on SQLite or PostgreSQL. It is safe for concurrent use
+// by many goroutines, and several processes may open the same database.
+type DB struct {
+	d     *dialect
+	where string // the file, or the PostgreSQL URL without its password
+	opts  Options
+	wdb   *sql.DB // SQLite: one connection, BEGIN IMMEDIATE; PostgreSQL: the pool
+	rdb   *sql.DB // SQLite: the read pool; PostgreSQL: the same pool
+	now   func() time.Time
+
+	q queries
+
+	gateMu   sync.Mutex
+	inflight map[string]chan struct{} // per (tool, task_id, args) in-process claim gate
+
+	closeOnce sync.Once
+	closing   chan struct{}
+	bg        sync.WaitGroup // lease heartbeats
+
+	purgeMu   sync.Mutex
+	lastPurge time.Time
+}
+
+var _ store.Store = (*DB)(nil)
+
+// Open opens the store a config names: an empty url is SQLite at
+// <stateDir>/toolwright.db (created when missing), a postgres:// or
+// postgresql:// url is PostgreSQL. The schema is created or migrated.
+func Open(url, stateDir string, opts Options) (*DB, error) {
+	switch {
+	case url == "":
+		if stateDir == "" {
+			return nil, errors.New("store: no store.url and no state_dir")
+		}
+		return OpenSQLite(filepath.Join(stateDir, store.FileName), opts)
+	case IsPostgresURL(url):
+		return OpenPostgres(url, opts)
+	}
+	return nil, fmt.Errorf("store.url %q: want empty (SQLite in state_dir) or postgres://user:pass@host:5432/db", redactURL(url))
+}
+
+// IsPostgresURL reports whether url names a PostgreSQL database.
+func IsPostgresURL(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
+// OpenSQLite opens (creating if needed) the SQLite database at path.
+func OpenSQLite(path string, opts Options) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("store: empty database path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("store: database path %q must not contain '?' or '#'", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("store: create state directory: %w", err)
+	}
+	// Create the file ourselves so it is private to the user from the start.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %q: %w", path, err)
+	}
+	f.Close()
+	return open(&sqliteDialect, path, path, opts)
+}
+
+// OpenPostgres connects to the PostgreSQL database at url
+// (postgres://user:pass@host:5432/db?sslmode=...; any other pgx connection
+// parameter such as search_path may be added to the query).
+func OpenPostgres(url string, opts Options) (*DB, error) {
+	return open(&postgresDialect, url, redactURL(url), opts)
+}
+
+func open(d *dialect, dsn, where string, opts Options) (*DB, error) {
+	opts = opts.withDefaults(d)
+	wdb, rdb, err := d.open(dsn, opts)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", where, err)
+	}
+	s := &DB{
+		d: d, where: where, opts: opts, wdb: wdb, rdb: rdb, now: opts.Now,
+		inflight: map[string]chan struct{}{},
+		closing:  make(chan struct{}),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opts.BusyTimeout+30*time.Second)
+	defer cancel()
+	if err := s.migrate(ctx); err != nil {
+		s.closeDBs()
+		return nil, fmt.Errorf("store: %s: %w", where, err)
+	}
+	if err := s.q.prepare(ctx, s); err != nil {
+		s.closeDBs()
+		return nil, fmt.Errorf("store: %s: prepare statements: %w", where, err)
+	}
+	return s, nil
+}
+
+// redactURL drops the password of a database URL for messages.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	cred, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return u
+	}
+	if user, _, hasPass := strings.Cut(cred, ":"); hasPass {
+		return scheme + "://" + user + ":xxxxx@" + host
+	}
+	return u
+}
+
+// Backend is "sqlite" or "postgres".
+func (s *DB) Backend() string { return s.d.name }
+
+// Where is the database file, or the PostgreSQL URL without its password.
+func (s *DB) Where() string { return s.where }
+
+// Close stops lease heartbeats and closes the database. Leases still held are
+// not released; they expire after Options.LeaseDuration.
+func (s *DB) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.bg.Wait()
+		err = s.closeDBs()
+	})
+	return err
+}
+
+func (s *DB) closeDBs() error {
+	s.q.close()
+	var errR error
+	if s.rdb != nil && s.rdb != s.wdb {
+		errR = s.rdb.Close()
+	}
+	return errors.Join(s.wdb.Close(), errR)
+}
+
+func (s *DB) isClosed() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// nowMS is the store's clock in Unix milliseconds.
+func (s *DB) nowMS() int64 { return s.now().UnixMilli() }
+
+// writeTx runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
+func (s *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.isClosed() {
+		return store.ErrClosed
+	}
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ExecRaw runs one statement outside the store's logic. It is for tests that
+// tamper with rows as an editor of the database would, and for tools; the
+// engine never calls it.
+func (s *DB) ExecRaw(ctx context.Context, query string, args ...any) error {
+	_, err := s.wdb.ExecContext(ctx, query, args...)
+	return err
+}

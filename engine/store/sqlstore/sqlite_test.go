@@ -1,0 +1,84 @@
+package sqlstore
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+func TestSQLiteSchemaAndWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), store.FileName)
+	s := openT(t, func() (*DB, error) { return OpenSQLite(path, Options{}) })
+	s.Close()
+	s = openT(t, func() (*DB, error) { return OpenSQLite(path, Options{}) })
+	var n, v int
+	if err := s.rdb.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&n, &v); err != nil {
+		t.Fatal(err)
+	}
+	if n != SchemaVersion() || v != SchemaVersion() {
+		t.Fatalf("schema_version has %d rows, max %d; want %d", n, v, SchemaVersion())
+	}
+	var mode string
+	s.rdb.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+	if mode != "wal" {
+		t.Fatalf("journal_mode %q, want wal", mode)
+	}
+	if _, err := s.wdb.Exec(`UPDATE schema_version SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := OpenSQLite(path, Options{}); err == nil || !strings.Contains(err.Error(), "newer than this toolwright") {
+		t.Fatalf("opened a database from a newer toolwright: %v", err)
+	}
+}
+
+func TestOpenPicksBackend(t *testing.T) {
+	dir := t.TempDir()
+	s := openT(t, func() (*DB, error) { return Open("", dir, Options{}) })
+	if s.Backend() != "sqlite" || s.Where() != filepath.Join(dir, store.FileName) {
+		t.Fatalf("empty url: %s at %s", s.Backend(), s.Where())
+	}
+	for _, u := range []string{"mysql://x", "sqlite:///tmp/x.db", "127.0.0.1:5432"} {
+		if _, err := Open(u, dir, Options{}); err == nil || !strings.Contains(err.Error(), "postgres://") {
+			t.Errorf("Open(%q): %v", u, err)
+		}
+	}
+	_, err := Open("postgres://tw:s3cret@127.0.0.1:1/db?connect_timeout=1", dir, Options{BusyTimeout: 1})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "tw:xxxxx@127.0.0.1:1") {
+		t.Fatalf("unreachable postgres: %v", err)
+	}
+}
+
+func TestPostgresMigratesOnce(t *testing.T) {
+	u := pgURL(t)
+	// replicas starting together: every Open migrates under the advisory
+	// lock, and the schema ends at one version row per migration.
+	errc := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s, err := OpenPostgres(u, Options{})
+			if err == nil {
+				s.Close()
+			}
+			errc <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openT(t, func() (*DB, error) { return OpenPostgres(u, Options{}) })
+	var n, v int
+	if err := s.rdb.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&n, &v); err != nil {
+		t.Fatal(err)
+	}
+	if n != SchemaVersion() || v != SchemaVersion() {
+		t.Fatalf("schema_version has %d rows, max %d; want %d", n, v, SchemaVersion())
+	}
+	if s.Backend() != "postgres" {
+		t.Fatal(s.Backend())
+	}
+}

@@ -1,0 +1,144 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+// SaveTrace stores t. An empty ID is filled with store.NewTraceID(), a zero Start
+// with the current time. Saving an id twice is an error.
+func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
+	if t == nil {
+		return errors.New("store: save a nil trace")
+	}
+	if s.isClosed() {
+		return store.ErrClosed
+	}
+	if t.ID == "" {
+		t.ID = store.NewTraceID()
+	}
+	if t.Start.IsZero() {
+		t.Start = s.now()
+	}
+	steps, err := json.Marshal(t.Steps)
+	if err != nil {
+		return fmt.Errorf("store: trace %q steps: %w", t.ID, err)
+	}
+	var artifacts []byte
+	if len(t.Artifacts) > 0 {
+		if artifacts, err = json.Marshal(t.Artifacts); err != nil {
+			return fmt.Errorf("store: trace %q artifacts: %w", t.ID, err)
+		}
+	}
+	var args any
+	if len(t.Args) > 0 {
+		args = string(t.Args)
+	}
+	_, err = s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
+		t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error)
+	if err != nil {
+		return fmt.Errorf("store: save trace %q: %w", t.ID, err)
+	}
+	return nil
+}
+
+func nullBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+const traceCols = `id, task_id, tool, args, start_ms, duration_ms, code, message, attempts, env_id, purpose, steps, artifacts, error_text`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanTrace(r scanner) (*store.Trace, error) {
+	var t store.Trace
+	var args, steps, artifacts sql.NullString
+	var start int64
+	if err := r.Scan(&t.ID, &t.TaskID, &t.Tool, &args, &start, &t.DurationMS, &t.Code, &t.Message,
+		&t.Attempts, &t.EnvID, &t.Purpose, &steps, &artifacts, &t.Error); err != nil {
+		return nil, err
+	}
+	t.Start = store.FromMS(start)
+	if args.Valid && args.String != "" {
+		t.Args = json.RawMessage(args.String)
+	}
+	if steps.Valid && steps.String != "" {
+		if err := json.Unmarshal([]byte(steps.String), &t.Steps); err != nil {
+			return nil, fmt.Errorf("trace %q steps: %w", t.ID, err)
+		}
+	}
+	if artifacts.Valid && artifacts.String != "" {
+		if err := json.Unmarshal([]byte(artifacts.String), &t.Artifacts); err != nil {
+			return nil, fmt.Errorf("trace %q artifacts: %w", t.ID, err)
+		}
+	}
+	return &t, nil
+}
+
+// GetTrace returns the trace with id; an unknown id gives an error wrapping
+// store.ErrNotFound.
+func (s *DB) GetTrace(ctx context.Context, id string) (*store.Trace, error) {
+	if s.isClosed() {
+		return nil, store.ErrClosed
+	}
+	t, err := scanTrace(s.rdb.QueryRowContext(ctx, `SELECT `+traceCols+` FROM traces WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("trace %q: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get trace %q: %w", id, err)
+	}
+	return t, nil
+}
+
+// ListTraces returns traces matching f, newest first.
+func (s *DB) ListTraces(ctx context.Context, f store.TraceFilter) ([]store.Trace, error) {
+	if s.isClosed() {
+		return nil, store.ErrClosed
+	}
+	var w where
+	if f.FailedOnly {
+		w.addRaw(`code <> 'ok'`)
+	}
+	if !f.Since.IsZero() {
+		w.add(`start_ms >= ?`, f.Since.UnixMilli())
+	}
+	if f.Tool != "" {
+		w.add(`tool = ?`, f.Tool)
+	}
+	if f.TaskID != "" {
+		w.add(`task_id = ?`, f.TaskID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 10000)
+	q := `SELECT ` + traceCols + ` FROM traces` + w.String() + ` ORDER BY start_ms DESC, id DESC LIMIT ` + w.next(limit)
+	args := w.args
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list traces: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Trace
+	for rows.Next() {
+		t, err := scanTrace(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list traces: %w", err)
+		}
+		out = append(out, *t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list traces: %w", err)
+	}
+	return out, nil
+}

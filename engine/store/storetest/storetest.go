@@ -1,0 +1,83 @@
+// Package storetest is the contract every store.Store implementation
+// passes: idempotency under concurrent callers on several handles (each
+// handle stands for another process or replica), stale-lease takeover,
+// one audit chain under concurrent writers, tamper detection, grants and
+// traces. An implementation's test calls Run with a Backend; sqlstore runs
+// it on SQLite and on PostgreSQL.
+package storetest
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+// Options are the knobs the suite turns; a Backend maps them to its own.
+type Options struct {
+	// LeaseDuration of idempotency leases (0: the backend's default).
+	LeaseDuration time.Duration
+	// Now is the store's clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Database is one empty database made for one test.
+type Database struct {
+	// Open opens a new handle on the database. Handles share nothing but
+	// the database, as separate processes would. The backend closes it
+	// when the test ends.
+	Open func(t testing.TB, o Options) store.Store
+	// Exec runs raw SQL on the database, as someone editing it would (nil:
+	// the tamper tests are skipped).
+	Exec func(t testing.TB, query string, args ...any)
+}
+
+// Backend makes a fresh empty Database for each test.
+type Backend func(t testing.TB) Database
+
+// Run runs the whole contract against b.
+func Run(t *testing.T, b Backend) {
+	for _, c := range []struct {
+		name string
+		fn   func(*testing.T, Backend)
+	}{
+		{"ClaimConcurrentOneHandle", testClaimConcurrentOneHandle},
+		{"ClaimConcurrentThreeHandles", testClaimConcurrentThreeHandles},
+		{"ClaimConflict", testClaimConflict},
+		{"ClaimReleaseRunsAgain", testClaimReleaseRunsAgain},
+		{"ClaimSurvivesReopen", testClaimSurvivesReopen},
+		{"ClaimTTL", testClaimTTL},
+		{"ClaimStaleLeaseTakenOver", testClaimStaleLeaseTakenOver},
+		{"ClaimStaleLeaseRace", testClaimStaleLeaseRace},
+		{"ClaimHeartbeatKeepsLease", testClaimHeartbeatKeepsLease},
+		{"ClaimWaitCancelled", testClaimWaitCancelled},
+		{"CompleteAfterCancelStillStores", testCompleteAfterCancelStillStores},
+		{"AuditChainConcurrentWriters", testAuditChainConcurrentWriters},
+		{"AuditTamper", testAuditTamper},
+		{"AuditExportRoundTrip", testAuditExportRoundTrip},
+		{"Grants", testGrants},
+		{"TraceRoundTrip", testTraceRoundTrip},
+		{"ListTraces", testListTraces},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
+	}
+}
+
+// PostgresEnv names the variable holding the URL of a PostgreSQL database
+// that tests may create schemas in.
+const PostgresEnv = "TOOLWRIGHT_TEST_PG"
+
+// PostgresURL is $TOOLWRIGHT_TEST_PG. When it is unset the test is skipped,
+// except in CI (CI=true), where PostgreSQL tests must run and the test fails.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(PostgresEnv)
+	if u == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: CI must run the PostgreSQL tests (.ci/run starts one with examples/scale/pg.sh)", PostgresEnv)
+		}
+		t.Skipf("%s is not set (examples/scale/pg.sh start DIR PORT prints a URL)", PostgresEnv)
+	}
+	return u
+}
