@@ -18,25 +18,24 @@ package run_test
 // is the whole search_catalog action (sign in, search, read 3 pages) through
 // engine.Call against a hand-written rod version of it, each in a fresh
 // browser context of the same browser, alternating; it reports
-// toolwright-ms/op, rod-ms/op and their ratio.
+// toolwright-ms/op, rod-ms/op and their ratio. The rod side (internal/rodref)
+// fills the way toolwright does, so each pair does the same operations.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
-	"github.com/go-rod/rod/lib/utils"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/internal/rodref"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -146,15 +145,16 @@ var rodSteps = map[string]rodStep{
 		}
 		return el.Click(proto.InputMouseButtonLeft, 1)
 	},
+	// The fill step's operations (value cleared, one insertText, input and
+	// change), not rod's SelectAllText + Input, which first waits for the
+	// field to keep its shape over two animation frames: comparing with that
+	// made toolwright's "overhead" negative.
 	"fill": func(p *rod.Page) error {
 		el, err := p.Element(benchCSS["acme.catalog.search_box"])
 		if err != nil {
 			return err
 		}
-		if err := el.SelectAllText(); err != nil {
-			return err
-		}
-		return el.Input("ACM")
+		return rodref.FillWith(rodref.FillToolwright, el, "ACM")
 	},
 }
 
@@ -265,37 +265,25 @@ func BenchmarkSearchAction(b *testing.B) {
 	b.ReportMetric(twMS/rdMS, "ratio")
 }
 
-// every makes rod sleepers that re-check every d.
-func every(d time.Duration) func() utils.Sleeper {
-	return func() utils.Sleeper { return utils.BackoffSleeper(d, d, nil) }
-}
-
 // launchLikeEngine starts the system Chromium with engine/browser's flags
 // (and its own viewport, like the engine's pages), closed when b ends.
 func launchLikeEngine(b *testing.B) *rod.Browser {
 	b.Helper()
-	bin, ok := launcher.LookPath()
-	if !ok {
+	if _, ok := launcher.LookPath(); !ok {
 		b.Skip("no Chromium installed")
 	}
-	l := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(b.TempDir()).
-		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").
-		Set("no-first-run").Set("disable-sync").Set("disable-quic")
-	if os.Geteuid() == 0 {
-		l = l.NoSandbox(true)
-	}
-	u, err := l.Launch()
+	u, stop, err := rodref.Launch("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	br := rod.New().ControlURL(u).NoDefaultDevice()
-	if err := br.Connect(); err != nil {
-		l.Kill()
+	br, err := rodref.Connect(u, nil)
+	if err != nil {
+		stop()
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		_ = br.Close()
-		l.Cleanup()
+		stop()
 	})
 	return br
 }
@@ -312,111 +300,11 @@ func searchRows(b *testing.B, data map[string]any) int {
 	return len(l.Items)
 }
 
-// rodSearch is search_catalog written by hand with rod (the same steps as
-// examples/bench/rodsearch), in a fresh browser context of br.
-func rodSearch(br *rod.Browser, base, user, password, query string, pages int) ([][3]string, error) {
-	inc, err := br.Incognito()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = proto.TargetDisposeBrowserContext{BrowserContextID: inc.BrowserContextID}.Call(br) }()
-	page, err := inc.Page(proto.TargetCreateTarget{})
-	if err != nil {
-		return nil, err
-	}
+// rodSearch is search_catalog written by hand with rod (internal/rodref, as
+// examples/bench/rodsearch runs it), filling fields the way toolwright's
+// fill step does, in a fresh browser context of br.
+func rodSearch(br *rod.Browser, base, user, password, query string, pages int) ([]rodref.Row, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// Re-check missing elements every 100 ms and the page change every 50 ms,
-	// as toolwright's selector engine and paginate do (rod's default backs off
-	// to 200, 400, 800 ms), so that the difference is the engine's overhead.
-	p := page.Context(ctx).Sleeper(every(100 * time.Millisecond))
-	wait := p.WaitNavigation(proto.PageLifecycleEventNameLoad)
-	if err := p.Navigate(base + "/login.html"); err != nil {
-		return nil, err
-	}
-	wait()
-	fill := func(css, value string) error {
-		el, err := p.Element(css)
-		if err != nil {
-			return err
-		}
-		if err := el.SelectAllText(); err != nil {
-			return err
-		}
-		return el.Input(value)
-	}
-	if err := fill("#login-form input[name=email]", user); err != nil {
-		return nil, err
-	}
-	if err := fill("#login-form input[name=password]", password); err != nil {
-		return nil, err
-	}
-	el, err := p.Element("#login-form button[type=submit]")
-	if err != nil {
-		return nil, err
-	}
-	wait = p.WaitNavigation(proto.PageLifecycleEventNameLoad)
-	if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
-		return nil, err
-	}
-	wait()
-	if el, err = p.Element("input[name=q]"); err != nil {
-		return nil, err
-	}
-	if err := el.WaitVisible(); err != nil {
-		return nil, err
-	}
-	if err := fill("input[name=q]", query); err != nil {
-		return nil, err
-	}
-	if err := p.Keyboard.Type(input.Enter); err != nil {
-		return nil, err
-	}
-	var rows [][3]string
-	for n := 1; ; n++ {
-		first, err := p.Element("#results tbody tr")
-		if err != nil {
-			return nil, err
-		}
-		if err := first.WaitVisible(); err != nil {
-			return nil, err
-		}
-		trs, err := p.Elements("#results tbody tr")
-		if err != nil {
-			return nil, err
-		}
-		for _, tr := range trs {
-			var r [3]string
-			for i, css := range []string{"td.sku", "td.name", "td.price"} {
-				td, err := tr.Element(css)
-				if err != nil {
-					return nil, err
-				}
-				if r[i], err = td.Text(); err != nil {
-					return nil, err
-				}
-			}
-			rows = append(rows, r)
-		}
-		if n >= pages {
-			return rows, nil
-		}
-		has, next, err := p.Has("#next-page")
-		if err != nil || !has {
-			return rows, err
-		}
-		if off, err := next.Property("disabled"); err != nil || off.Bool() {
-			return rows, err
-		}
-		firstSKU := rows[len(rows)-len(trs)][0]
-		if err := next.Click(proto.InputMouseButtonLeft, 1); err != nil {
-			return nil, err
-		}
-		if err := p.Sleeper(every(50 * time.Millisecond)).Wait(rod.Eval(`(sku) => {
-			const td = document.querySelector('#results tbody tr td.sku');
-			return !!td && td.textContent !== sku;
-		}`, firstSKU)); err != nil {
-			return nil, err
-		}
-	}
+	return rodref.Search(ctx, br, rodref.Options{Base: base, User: user, Password: password, Query: query, Pages: pages, Fill: rodref.FillToolwright})
 }

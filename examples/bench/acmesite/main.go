@@ -1,6 +1,8 @@
 // Command acmesite serves the embedded Acme demo site (testdata/site) on a
 // loopback address for the benchmarks. It prints the site's base URL on its
 // first stdout line, then serves until it is interrupted or stdin closes.
+// Besides the demo site it serves /bench/wide?rows=N, a table of N products
+// × 8 fields for the extract-cost and model-bytes benchmarks (wide.go).
 //
 //	go run ./examples/bench/acmesite [-addr 127.0.0.1:0] [-url-file FILE]
 package main
@@ -40,7 +42,10 @@ func main() {
 		log.Fatal(err)
 	}
 	base := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: site.Handler(toolwright.DemoSite()), ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/", site.Handler(toolwright.DemoSite()))
+	mux.HandleFunc("/bench/wide", wideHandler)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

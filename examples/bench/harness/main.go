@@ -5,6 +5,7 @@
 //	harness coldlist -bin TW -config CFG -runs N   process start → initialize → tools/list over stdio
 //	harness proc     -runs N -- CMD ARGS...       time a command: to its first JSON value on stdout, and to exit
 //	harness warm     -config CFG -runs N          engine.Call on a warm engine, in process
+//	harness wide     -config CFG -rows 5,50,200   extract cost of a whole page, N rows × 8 fields, in process
 //	harness report   -dir RESULTS               the Markdown table from the JSON files of one run
 //
 // Every subcommand writes JSON (to -out or stdout) that report reads.
@@ -20,11 +21,11 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness gen|coldlist|proc|warm|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness gen|coldlist|proc|warm|wide|report [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
-		"gen": genCmd, "coldlist": coldlistCmd, "proc": procCmd, "warm": warmCmd, "report": reportCmd,
+		"gen": genCmd, "coldlist": coldlistCmd, "proc": procCmd, "warm": warmCmd, "wide": wideCmd, "report": reportCmd,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {

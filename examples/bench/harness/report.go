@@ -35,12 +35,7 @@ func reportCmd(args []string) error {
 	haveCmp := readJSON(*dir, "compare.json", &cmp) == nil
 	var procs []procResult
 	haveProc := readJSON(*dir, "proc.json", &procs) == nil && len(procs) == 2
-	var warm struct {
-		RunsMS    []float64 `json:"runs_ms"`
-		CPU       float64   `json:"go_cpu_ms_per_call"`
-		TreeCPU   float64   `json:"tree_cpu_ms_per_call"`
-		Breakdown []phase   `json:"breakdown"`
-	}
+	var warm warmResult
 	haveWarm := readJSON(*dir, "warm.json", &warm) == nil
 	var rodWarm struct {
 		RunsMS  []float64 `json:"runs_ms"`
@@ -78,6 +73,16 @@ func reportCmd(args []string) error {
 	p("| load average (1/5/15 min) at start → end | %s → %s |", machine.LoadStart, loadAvg())
 	p("| command | `%s` |", machine.Command)
 	p("")
+
+	var cmpp *compareResult
+	if haveCmp {
+		cmpp = &cmp
+	}
+	var warmp *warmResult
+	if haveWarm {
+		warmp = &warm
+	}
+	reportFloor(p, *dir, cmpp, warmp)
 
 	if haveCmp {
 		tw, kept, pw, lean := cmp.Action["toolwright"], cmp.Action["toolwright_kept"], cmp.Action["playwright"], cmp.Action["playwright_lean"]
@@ -158,7 +163,7 @@ func reportCmd(args []string) error {
 		}
 		p("")
 		if haveProc {
-			p("The rod program re-checks a missing element every 100 ms and the page change after Next every 50 ms, as toolwright does; rod's default sleeper backs off to 200, 400, 800 ms and 1 s (last row).")
+			p("The rod program (internal/rodref) fills fields the way toolwright's fill step does (value cleared, one `Input.insertText`, input and change events) and re-checks a missing element every 100 ms and the page change after Next every 50 ms; rod's default sleeper backs off to 200, 400, 800 ms and 1 s (last row).")
 			p("")
 			p("Commands: `%s` and `%s`. Runs alternate; one untimed run of each first.", strings.Join(short(procs[0].Argv), " "), strings.Join(short(procs[1].Argv), " "))
 			p("")
@@ -244,6 +249,18 @@ func reportCmd(args []string) error {
 	return nil
 }
 
+// warmResult is what `harness warm` writes.
+type warmResult struct {
+	RunsMS       []float64 `json:"runs_ms"`
+	CPU          float64   `json:"go_cpu_ms_per_call"`
+	TreeCPU      float64   `json:"tree_cpu_ms_per_call"`
+	Breakdown    []phase   `json:"breakdown"`
+	StepRequests []struct {
+		Name   string  `json:"name"`
+		Median float64 `json:"median"`
+	} `json:"step_requests"`
+}
+
 type actionSummary struct {
 	Calls       float64   `json:"calls"`
 	Bytes       float64   `json:"bytes"`
@@ -273,6 +290,10 @@ type compareResult struct {
 	SameRows bool                     `json:"same_rows"`
 	Rows     []Row                    `json:"rows"`
 	Action   map[string]actionSummary `json:"action"`
+	// (e) the wide page: row count → server → bytes
+	Wide       map[string]map[string]wideBytes `json:"wide"`
+	CDTVersion string                          `json:"chrome_devtools_mcp"`
+	CDTError   string                          `json:"chrome_devtools_error"`
 	// (d)
 	Throughput *struct {
 		Calls  int       `json:"calls"`

@@ -81,6 +81,7 @@ func warmCmd(args []string) error {
 	var ms []float64
 	var last *result.Envelope
 	phases := newPhases()
+	requests := newPhases() // CDP requests per step, when the trace records them
 	cpu0, tree0 := cpuTime(), procstat.TreeCPU(os.Getpid())
 	for i := 0; i < *runs; i++ {
 		env, d, err := call()
@@ -104,6 +105,9 @@ func warmCmd(args []string) error {
 			name := fmt.Sprintf("step %s %s", rec.Path, stepName(ev.label))
 			if seen[rec.Path] > 1 {
 				name += fmt.Sprintf(" (run %d)", seen[rec.Path])
+			}
+			if n, ok := stepRequests(rec); ok {
+				requests.addN(name, float64(n))
 			}
 			own := time.Duration(rec.DurationMS) * time.Millisecond
 			if rec.Kind == "paginate" {
@@ -140,6 +144,7 @@ func warmCmd(args []string) error {
 		"tree_cpu_ms_per_call": millis(tree) / float64(*runs),
 		"rows":                 rowsOf(last.Data),
 		"breakdown":            phases.medians(),
+		"step_requests":        requests.namedMedians(),
 		"steps_note":           "engine.Call on a warm engine: store (traces, audit) on, fresh browser context per call",
 	})
 }
@@ -177,6 +182,26 @@ func (p *phases) add(name string, d time.Duration) {
 		p.order = append(p.order, name)
 	}
 	p.ms[name] = append(p.ms[name], millis(d))
+}
+
+func (p *phases) addN(name string, n float64) {
+	if _, ok := p.ms[name]; !ok {
+		p.order = append(p.order, name)
+	}
+	p.ms[name] = append(p.ms[name], n)
+}
+
+type namedMedian struct {
+	Name   string  `json:"name"`
+	Median float64 `json:"median"`
+}
+
+func (p *phases) namedMedians() []namedMedian {
+	out := make([]namedMedian, 0, len(p.order))
+	for _, n := range p.order {
+		out = append(out, namedMedian{n, median(p.ms[n])})
+	}
+	return out
 }
 
 type phase struct {

@@ -13,12 +13,15 @@
 //     launches their browser), then runs alternate. Reported per run: tool
 //     calls, bytes of tool-result content returned to the agent, wall time.
 //     The rows read are checked to be the same 15 on both sides.
+// (e) The wide page (/bench/wide?rows=N, N products × 8 fields): the bytes an
+//     agent is handed to read it — toolwright's bench_wide_read (objects) and
+//     bench_wide_table (format: table) against each peer's navigate + snapshot.
 // (d) Throughput and memory on the toolwright server: 8 calls in parallel
 //     (8 environments) vs 8 one at a time, and the RSS/PSS of the server's
 //     Chromium processes with 0, 1 and 8 open environments.
 //
 // node compare.mjs --toolwright BIN --config CFG --base URL [--runs 7] [--query ACM]
-//                  [--pages 3] [--chromium PATH] [--out FILE] [--skip pw,pw0,lean,kept,load,mem]
+//                  [--pages 3] [--chromium PATH] [--out FILE] [--skip pw,pw0,lean,cdt,kept,wide,load,mem]
 //                  [--pw-settle MS] [--parallel 8] [--rounds 3]
 // ACME_USER and ACME_PASSWORD must be set (toolwright reads them as secrets;
 // the Playwright agent types them, as an agent given them would).
@@ -50,7 +53,7 @@ function parseArgs(argv) {
 const opt = parseArgs(process.argv.slice(2));
 const user = process.env.ACME_USER, password = process.env.ACME_PASSWORD;
 if (!user || !password) throw new Error("set ACME_USER and ACME_PASSWORD");
-const skip = new Set(opt.skip.split(",").filter(Boolean)); // "pw", "pw0", "lean", "kept", "load", "mem"
+const skip = new Set(opt.skip.split(",").filter(Boolean)); // "pw", "pw0", "lean", "cdt", "kept", "wide", "load", "mem"
 
 // ---- measuring -------------------------------------------------------------
 
@@ -240,6 +243,117 @@ async function playwrightLean(client) {
   return rec.run;
 }
 
+
+// ---- chrome-devtools-mcp ----------------------------------------------------
+
+/** Starts chrome-devtools-mcp as shipped (headless, isolated profile, the system Chromium), with its usage statistics, CrUX lookups and update checks off (no internet here). */
+async function startChromeDevtools() {
+  const bin = join(here, "node_modules", "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js");
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "--headless", "--isolated", "--executablePath", opt.chromium,
+      "--usageStatistics=false", "--performanceCrux=false",
+      "--chromeArg=--no-sandbox", "--chromeArg=--disable-gpu"],
+    env: { ...process.env, CHROME_DEVTOOLS_MCP_NO_UPDATE_CHECKS: "1", CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: "1" },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "toolwright-bench", version: "0" });
+  await client.connect(transport);
+  const version = client.getServerVersion()?.version ?? "?";
+  return { client, transport, version };
+}
+
+/** The uid of the first snapshot line `uid=X ROLE "NAME"`. */
+function uid(snapshot, role, name) {
+  for (const line of snapshot.split("\n")) {
+    const m = /^\s*uid=(\S+) (\S+) "((?:[^"\\]|\\.)*)"/.exec(line);
+    if (m && m[2] === role && JSON.parse(`"${m[3]}"`) === name) return m[1];
+  }
+  throw new Error(`no ${role} "${name}" in the snapshot:\n${snapshot}`);
+}
+
+/** The product rows of a chrome-devtools-mcp snapshot: the texts after each SKU. */
+function rowsFromUidSnapshot(snapshot) {
+  const texts = [];
+  for (const line of snapshot.split("\n")) {
+    const m = /^\s*uid=\S+ "((?:[^"\\]|\\.)*)"\s*$/.exec(line);
+    if (m) texts.push(JSON.parse(`"${m[1]}"`));
+  }
+  const rows = [];
+  for (let i = 0; i + 2 < texts.length; i++) {
+    if (/^ACM-\d{4}$/.test(texts[i])) rows.push({ sku: texts[i], name: texts[i + 1], price: texts[i + 2] });
+  }
+  return rows;
+}
+
+/**
+ * The same agent on chrome-devtools-mcp: navigate, snapshot, fill email,
+ * fill password, click Sign in, wait for the catalog (its answer is a
+ * snapshot), fill the query, press Enter, then per page: wait for "Page N of"
+ * (read the rows and the Next uid from its snapshot), click Next.
+ */
+async function devtoolsAgent(client) {
+  const rec = recorder(client);
+  const page = { pageId: 1 };
+  const t0 = performance.now();
+  await rec.call("navigate_page", { ...page, type: "url", url: `${opt.base}/login.html` });
+  let s = textOf(await rec.call("take_snapshot", page));
+  await rec.call("fill", { ...page, uid: uid(s, "textbox", "Email"), value: user });
+  await rec.call("fill", { ...page, uid: uid(s, "textbox", "Password"), value: password });
+  await rec.call("click", { ...page, uid: uid(s, "button", "Sign in") });
+  s = textOf(await rec.call("wait_for", { ...page, text: ["Signed in as"] }));
+  await rec.call("fill", { ...page, uid: uid(s, "searchbox", "Search catalog"), value: opt.query });
+  await rec.call("press_key", { ...page, key: "Enter" });
+  const rows = [];
+  for (let p = 1; ; p++) {
+    s = textOf(await rec.call("wait_for", { ...page, text: [pageInfo(p)] }));
+    rows.push(...rowsFromUidSnapshot(s));
+    if (p >= opt.pages) break;
+    await rec.call("click", { ...page, uid: uid(s, "button", "Next") });
+  }
+  rec.run.ms = performance.now() - t0;
+  rec.run.rows = rows;
+  return rec.run;
+}
+
+// ---- the wide page ------------------------------------------------------------
+
+/** Bytes an agent is handed to read the wide page of n rows, on each server. */
+async function widePage(tw, peers, counts) {
+  const out = {};
+  for (const n of counts) {
+    const url = `${opt.base}/bench/wide?rows=${n}`;
+    const last = `WID-${String(n).padStart(4, "0")}`;
+    const row = {};
+    const open = await tw.client.callTool({ name: "bench_wide_open", arguments: { rows: n } });
+    const envId = (open.structuredContent ?? JSON.parse(textOf(open))).data.env_id;
+    for (const [name, tool] of [["toolwright_objects", "bench_wide_read"], ["toolwright_table", "bench_wide_table"]]) {
+      const rec = recorder(tw.client);
+      const res = await rec.call(tool, { env_id: envId });
+      const data = (res.structuredContent ?? JSON.parse(textOf(res))).data;
+      if (data.rows.count !== n) throw new Error(`${tool} read ${data.rows.count} rows of ${n}`);
+      row[name] = { calls: rec.run.calls, bytes: rec.run.bytes, result_bytes: rec.run.resultBytes };
+    }
+    await tw.client.callTool({ name: "close_environment", arguments: { env_id: envId } });
+    for (const [name, p] of Object.entries(peers)) {
+      if (!p) continue;
+      const rec = recorder(p.client);
+      let text;
+      if (name === "chrome_devtools") {
+        await rec.call("navigate_page", { pageId: 1, type: "url", url });
+        text = textOf(await rec.call("take_snapshot", { pageId: 1 }));
+      } else {
+        await rec.call("browser_navigate", { url });
+        text = textOf(await rec.call("browser_snapshot", {}));
+      }
+      if (!text.includes(last)) throw new Error(`${name}: the snapshot of ${n} rows lacks ${last}`);
+      row[name] = { calls: rec.run.calls, bytes: rec.run.bytes, result_bytes: rec.run.resultBytes, snapshot_bytes: Buffer.byteLength(text, "utf8") };
+    }
+    out[n] = row;
+  }
+  return out;
+}
+
 // ---- Chromium memory -------------------------------------------------------
 
 function procStat(pid) {
@@ -336,6 +450,20 @@ async function main() {
   // The same agent on a Playwright MCP that does not wait for actions to
   // settle (--timeout-settle 0): its waits are then only the agent's wait_for.
   const pw0 = skip.has("pw") || skip.has("pw0") ? null : await startPlaywright("0");
+  // chrome-devtools-mcp, when it is installed and starts on this Node.
+  let cdt = null;
+  if (!skip.has("cdt")) {
+    try {
+      cdt = await startChromeDevtools();
+      await devtoolsAgent(cdt.client); // warm-up: launches its browser
+      result.chrome_devtools_mcp = cdt.version;
+    } catch (e) {
+      result.chrome_devtools_error = String(e.message ?? e).split("\n")[0];
+      console.error("compare: chrome-devtools-mcp does not run here:", result.chrome_devtools_error);
+      if (cdt) await cdt.client.close().catch(() => {});
+      cdt = null;
+    }
+  }
 
   // Warm-up: launches each server's browser.
   const twWarm = await toolwrightRun(tw.client);
@@ -349,7 +477,7 @@ async function main() {
   // toolwright on a kept environment (env: given), like Playwright MCP's kept context.
   const kept = skip.has("kept") ? null : (await toolwrightRun(tw.client, "search_catalog_open", { purpose: "kept" })).data.env_id;
   if (kept) await toolwrightRun(tw.client, "search_catalog_given", { env_id: kept }); // warm-up
-  const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [] };
+  const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [], chrome_devtools: [] };
   // CPU of the server's whole process tree (server + its Chromium) during one run.
   const withCPU = async (pid, fn) => {
     const c0 = treeCPU(pid);
@@ -363,6 +491,7 @@ async function main() {
     if (pw) runs.playwright.push(await withCPU(pw.transport.pid, () => playwrightAgent(pw.client)));
     if (pw && !skip.has("lean")) runs.playwright_lean.push(await withCPU(pw.transport.pid, () => playwrightLean(pw.client)));
     if (pw0) runs.playwright_settle0.push(await withCPU(pw0.transport.pid, () => playwrightAgent(pw0.client)));
+    if (cdt) runs.chrome_devtools.push(await withCPU(cdt.transport.pid, () => devtoolsAgent(cdt.client)));
   }
   const want = key(runs.toolwright[0].rows);
   const summary = {};
@@ -389,6 +518,8 @@ async function main() {
   result.same_rows = true;
   result.rows = runs.toolwright[0].rows;
   result.action = summary;
+  if (!skip.has("wide")) result.wide = await widePage(tw, { playwright: pw, chrome_devtools: cdt }, [5, 50, 200]);
+  if (cdt) await cdt.client.close();
   for (const p of [pw, pw0]) {
     if (!p) continue;
     await p.client.close();
