@@ -313,8 +313,21 @@ func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps 
 		}
 	}
 	if l.Strategy == CSS && strings.ContainsAny(l.Value, "{}") {
-		ps.Addf(lint.At(file, at), lint.BadValue, "%s: css %q contains braces; is a template in the wrong place?", where, l.Value)
+		ps.Addf(lint.At(file, valueN), lint.BadValue, "%s: css %q contains braces: a selector map holds no templates (use a target parameter in the workflow for a choice)", where, l.Value)
 		return l, false
+	}
+	if l.Strategy == CSS {
+		if msg, off, ok := CheckCSS(l.Value); !ok {
+			pos := lint.At(file, valueN)
+			if valueN != nil && !strings.Contains(l.Value[:off], "\n") {
+				if valueN.Style == yaml.DoubleQuotedStyle || valueN.Style == yaml.SingleQuotedStyle {
+					pos.Col++
+				}
+				pos.Col += len([]rune(l.Value[:off]))
+			}
+			ps.Addf(pos, lint.BadValue, "%s: css %q does not parse: %s", where, l.Value, msg)
+			return l, false
+		}
 	}
 	return l, true
 }

@@ -128,16 +128,35 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 	if kindKV == nil {
 		if len(unknown) > 0 {
 			kv := unknown[0]
-			c.Addf(c.Pos(kv.KeyN), lint.UnknownKind, "unknown step kind %q%s", kv.Key, lint.Suggest(kv.Key, KindNames()))
+			hint := lint.Suggest(kv.Key, KindNames())
+			if sp, ok := kindOfField(kv.Key); ok && hint == "" {
+				hint = fmt.Sprintf(" (%s is a field of %s: write the kind first, as in `- %s: {%s: ...}`)", kv.Key, sp, strings.SplitN(sp, ",", 2)[0], kv.Key)
+			}
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKind, "unknown step kind %q%s", kv.Key, hint)
 		} else {
 			c.Addf(s.Pos, lint.Missing, "the step has no kind: add one of %s", strings.Join(KindNames(), ", "))
 		}
 		return nil
 	}
-	for _, kv := range unknown {
-		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, commonNames()))
-	}
 	s.Spec, _ = Lookup(kindKV.Key)
+	misplaced := false
+	for _, kv := range unknown {
+		if _, ok := s.Spec.Field(kv.Key); ok {
+			// `- fill:` with its fields on the next lines at the kind's
+			// own indentation: they belong one level down.
+			misplaced = true
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s is a field of %s: indent it under %s: (two more spaces than %s)", kindKV.Key, kv.Key, kindKV.Key, kindKV.Key, kindKV.Key)
+			continue
+		}
+		if sp, ok := kindOfField(kv.Key); ok && lint.Closest(kv.Key, commonNames()) == "" {
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q (%s is a field of %s, not of %s)", kindKV.Key, kv.Key, kv.Key, sp, kindKV.Key)
+			continue
+		}
+		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, append(commonNames(), fieldNames(s.Spec)...)))
+	}
+	if misplaced && yamlx.IsNull(kindKV.Value) {
+		return nil // the fields were reported where they are; no "needs a value" too
+	}
 	s.Pos = c.Pos(kindKV.KeyN)
 	for _, kv := range kvs {
 		if CommonKeys[kv.Key] {
@@ -152,6 +171,31 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 		s.Spec.Check(c, s)
 	}
 	return s
+}
+
+// kindOfField names the kinds that have a field called name.
+func kindOfField(name string) (string, bool) {
+	var out []string
+	for _, sp := range Kinds() {
+		if _, ok := sp.Field(name); ok {
+			out = append(out, sp.Kind)
+		}
+	}
+	if len(out) == 0 {
+		return "", false
+	}
+	if len(out) > 3 {
+		out = append(out[:3], "...")
+	}
+	return strings.Join(out, ", "), true
+}
+
+func fieldNames(sp *Spec) []string {
+	names := make([]string, len(sp.Fields))
+	for i, f := range sp.Fields {
+		names[i] = f.Name
+	}
+	return names
 }
 
 func commonNames() []string {

@@ -194,10 +194,12 @@ func (s Site) pos(offset int) lint.Pos {
 // CompileTemplate compiles a string value, reporting problems at their place.
 func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
 	t := &Template{Source: src}
+	if off, fix, ok := nearMiss(src); ok {
+		ps.Addf(site.pos(off), lint.Expression, "%s", fix)
+		t.literal = src
+		return t
+	}
 	if !strings.Contains(src, "${{") {
-		if strings.Contains(src, "}}") && strings.Contains(src, "{{") {
-			ps.Addf(site.pos(strings.Index(src, "{{")), lint.Expression, "%q looks like a template without its $: write ${{ ... }}", src)
-		}
 		t.literal = src
 		return t
 	}
@@ -216,7 +218,11 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		}
 		end := indexRunes(runes, start+3, "}}")
 		if end < 0 {
-			ps.Addf(site.pos(start), lint.Expression, "template ${{ is never closed with }}")
+			if one := indexRunes(runes, start+3, "}"); one >= 0 {
+				ps.Addf(site.pos(one), lint.Expression, "the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
+			} else {
+				ps.Addf(site.pos(start), lint.Expression, "template ${{ is never closed: end it with }}")
+			}
 			ok = false
 			break
 		}
@@ -283,6 +289,10 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	var in info
 	tree, err := parser.Parse(code)
 	if err != nil {
+		if at, fix, ok := foreignOp(code); ok {
+			ps.Addf(site.pos(offset+at), lint.Expression, "expression %q: %s", strings.TrimSpace(code), fix)
+			return nil, in, false
+		}
 		addExprErr(err, code, site, offset, ps)
 		return nil, in, false
 	}
@@ -393,6 +403,9 @@ func (c *checker) Visit(node *ast.Node) {
 			return
 		}
 		hint := lint.Suggest(name, c.tops())
+		if w, ok := foreignWords[name]; ok {
+			hint = fmt.Sprintf(" (write %s)", w)
+		}
 		if name == Loop {
 			hint = " (loop.* exists only inside repeat, for_each and paginate)"
 		} else if name == Item {

@@ -88,9 +88,25 @@ func TestProblems(t *testing.T) {
 		{"${{ secrets.password }}", 0, false, "f.yaml:7:14: secrets.* may be used only in fill.value, so no secret reaches a result, a trace or a URL"},
 		{"${{ loop.index }}", 0, false, `f.yaml:7:14: unknown name "loop" (loop.* exists only inside repeat, for_each and paginate)`},
 		{"${{ parms.query }}", 0, false, `f.yaml:7:14: unknown name "parms" (did you mean "params"?)`},
-		{"${{ params.query", 0, false, "f.yaml:7:10: template ${{ is never closed with }}"},
-		{"{{ params.query }}", 0, false, `f.yaml:7:10: "{{ params.query }}" looks like a template without its $: write ${{ ... }}`},
+		{"${{ params.query", 0, false, "f.yaml:7:10: template ${{ is never closed: end it with }}"},
+		{"{{ params.query }}", 0, false, `f.yaml:7:10: "{{ params.query }}" looks like a template without its $: write ${{ params.query }}`},
 		{"${{ env.zone }}", 0, false, `f.yaml:7:14: unknown env field env.zone (known: id, purpose, region)`},
+		// near misses of the delimiters are errors with the right form
+		{"${ params.query }", 0, false, `f.yaml:7:10: "${ params.query }" uses one brace: templates are ${{ params.query }}`},
+		{"q=$ {{ params.query }}", 0, false, `f.yaml:7:12: write ${{ with no space between $ and {{`},
+		{"a ${{ params.query }", 0, false, `f.yaml:7:29: the template closes with one brace: write ${{ params.query }}`},
+		{"${{{ params.query }}}", 0, false, `f.yaml:7:10: a template opens with two braces: ${{ ... }}, not three`},
+		{"$(params.query)", 0, false, `f.yaml:7:10: "$(params.query)" is shell syntax: templates are ${{ params.query }}`},
+		{"#{params.query}", 0, false, `f.yaml:7:10: "#{params.query}" is not a toolwright template: write ${{ params.query }}`},
+		{"x {{ params.query }} y", 0, false, `f.yaml:7:12: "{{ params.query }}" looks like a template without its $: write ${{ params.query }}`},
+		// words and operators from other languages
+		{"${{ params.query === 'a' }}", 0, false, `f.yaml:7:27: expression "params.query === 'a'": === is not an operator here: write ==`},
+		{"${{ params.query !== 'a' }}", 0, false, `f.yaml:7:27: expression "params.query !== 'a'": !== is not an operator here: write !=`},
+		{"${{ params.query <> 'a' }}", 0, false, `f.yaml:7:27: expression "params.query <> 'a'": <> is not an operator here: write !=`},
+		{"${{ params.query = 'a' }}", 0, false, `f.yaml:7:27: expression "params.query = 'a'": = is not an operator here: write ==`},
+		{"${{ params.query == 'Not = this' && }}", 0, false, `f.yaml:7:45: expression "params.query == 'Not = this' &&": unexpected token EOF`},
+		{"${{ params.query == null }}", 0, false, `f.yaml:7:30: unknown name "null" (write nil)`},
+		{"${{ params.query != '' AND true }}", 0, false, `f.yaml:7:33: expression "params.query != '' AND true": AND is not an operator here: write and`},
 	} {
 		var ps lint.Problems
 		sc := scope

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,12 +44,7 @@ func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) *yaml.Node {
 			}
 			return nil
 		}
-		line, msg := syntaxLine(err)
-		if hint, at := templateHint(data, line); hint != "" {
-			ps.Addf(lint.Pos{File: file, Line: at, Col: 1}, lint.Syntax, "%s%s", msg, hint)
-		} else {
-			ps.Addf(lint.Pos{File: file, Line: line, Col: 1}, lint.Syntax, "%s", msg)
-		}
+		*ps = append(*ps, syntaxProblem(file, data, err))
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -64,33 +58,6 @@ func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) *yaml.Node {
 		ps.Addf(lint.At(file, &extra), lint.Syntax, "only one YAML document per file is allowed")
 	}
 	return doc.Content[0]
-}
-
-// templateHint explains the most common syntax error of workflow authors:
-// a bare ${{ }} inside a {...} flow map, where YAML reads { as a map.
-func templateHint(data []byte, line int) (string, int) {
-	lines := strings.Split(string(data), "\n")
-	for _, l := range []int{line - 1, line, line - 2} {
-		if l < 0 || l >= len(lines) {
-			continue
-		}
-		text := lines[l]
-		if i := strings.Index(text, "${{"); i > 0 && strings.Contains(text[:i], "{") && !strings.ContainsAny(text[i-1:i], "\"'") {
-			return " (inside a {...} flow map, quote templates: value: \"${{ ... }}\")", l + 1
-		}
-	}
-	return "", 0
-}
-
-var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func syntaxLine(err error) (int, string) {
-	msg := err.Error()
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, "YAML syntax: " + m[2]
-	}
-	return 1, "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")
 }
 
 // Resolve follows aliases.
@@ -129,7 +96,7 @@ func Map(file string, n *yaml.Node, where string, ps *lint.Problems) ([]KV, bool
 		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be a map, found %s", where, Describe(n))
 		return nil, false
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	var kvs []KV
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -141,11 +108,11 @@ func Map(file string, n *yaml.Node, where string, ps *lint.Problems) ([]KV, bool
 			ps.Addf(lint.At(file, k), lint.BadValue, "%s: YAML merge keys (<<) are not supported", where)
 			continue
 		}
-		if seen[k.Value] {
-			ps.Addf(lint.At(file, k), lint.Duplicate, "%s: key %q appears twice", where, k.Value)
+		if first, dup := seen[k.Value]; dup {
+			ps.Addf(lint.At(file, k), lint.Duplicate, "%s: key %q appears twice (first on line %d): YAML keeps one value per key; remove one or rename it", where, k.Value, first)
 			continue
 		}
-		seen[k.Value] = true
+		seen[k.Value] = k.Line
 		kvs = append(kvs, KV{Key: k.Value, KeyN: k, Value: v})
 	}
 	return kvs, true
