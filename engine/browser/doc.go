@@ -27,7 +27,8 @@
 // Spares (Options.Spare, browser.spare): the manager keeps that many
 // environments of the default region pre-opened — context, page and guard
 // ready — and hands one to the next OpenTemporary (or an Open that finds no
-// idle environment), then makes another in the background. Spares count
+// idle environment), and makes another in the background when a call ends
+// (not while the next one runs). Spares count
 // toward max_environments and give their room up to a call that needs it;
 // they die with their browser and close on Shutdown. See spare.go.
 //

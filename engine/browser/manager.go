@@ -140,7 +140,6 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		}
 		if env := m.takeSpareLocked(region, purpose, temporary); env != nil {
 			m.mu.Unlock()
-			m.refill()
 			m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary, "spare", true)
 			return env, nil
 		}
@@ -194,7 +193,6 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, err
 	}
 	m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary)
-	m.refill()
 	return env, nil
 }
 
@@ -419,6 +417,7 @@ func (m *Manager) Release(env *Env) {
 	case <-env.sem:
 	default:
 	}
+	m.refill()
 }
 
 // Close closes environment id (close_env). A call holding it fails its next
@@ -442,7 +441,7 @@ func (m *Manager) closeEnv(env *Env, cause *errs.Error, why string) {
 	m.mu.Unlock()
 	m.dispose(env, cause)
 	m.log.Info("environment closed", "env", env.ID, "purpose", env.Purpose, "why", why)
-	m.refill() // there may be room for a spare again
+	m.refill() // a call ended, or there is room for a spare again
 }
 
 func (m *Manager) dispose(env *Env, cause error) {

@@ -16,10 +16,17 @@ const spareTimeout = 30 * time.Second
 // environment) starts in a warm one instead of paying for a browser context,
 // a target and its rules. A spare has no cookies and no purpose until it is
 // taken; it counts toward max_environments (not max_per_purpose), is dropped
-// when a call needs its room, is refilled in the background after each take,
-// is discarded with its browser when that dies, and is closed on Shutdown.
-// The first spare is made after the first Open, so no browser starts before
-// a call needs one.
+// when a call needs its room, is discarded with its browser when that dies,
+// and is closed on Shutdown.
+//
+// A spare is refilled in the background when a call ends (Release, or an
+// environment closing), not when one is taken: making a browser context and
+// its page costs a renderer process's start, and on a small machine doing
+// that beside a running call slows the call more than the spare saves it. An
+// agent thinks between calls, which is when the spare is made; a call that
+// comes while one is being made waits for it rather than opening another.
+// So the first spare is made when the first call ends, and no browser
+// starts before a call needs one.
 
 // totalLocked counts everything toward max_environments: open, being
 // opened, spare and being made spare.

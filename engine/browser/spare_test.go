@@ -48,11 +48,17 @@ func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spare := waitSpare(t, m)
-	if spare.ID == first.ID {
-		t.Fatal("the spare is the environment a call holds")
+	// None is made while the call runs: only when it ends.
+	if spareOf(m) != nil || filling(m) {
+		t.Fatal("a spare is being made while the first call runs")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 1 || st.Spare != 1 {
+	kept := mustOpen(t, m, "", "kept")
+	m.Release(kept) // a call ended
+	spare := waitSpare(t, m)
+	if spare.ID == first.ID || spare.ID == kept.ID {
+		t.Fatal("the spare is an environment a call holds or kept")
+	}
+	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 2 || st.Spare != 1 {
 		t.Errorf("stats with a spare = %+v", st)
 	}
 	m.Release(first)
@@ -79,28 +85,55 @@ func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
 		t.Errorf("the spare's guard did not block %s (got %q, %v)", blocked, u, ok)
 	}
 
-	// It is refilled in the background with a fresh one.
-	next := waitSpare(t, m)
-	if next.ID == tmp.ID {
-		t.Fatal("the spare was not replaced")
+	// It is refilled in the background with a fresh one when the call ends.
+	if spareOf(m) != nil || filling(m) {
+		t.Fatal("the spare is refilled while the call that took it runs")
 	}
 	m.Release(tmp)
 	_, err = m.Get(tmp.ID)
 	wantCode(t, err, errs.EnvNotFound) // a temporary one still closes on Release
+	next := waitSpare(t, m)
+	if next.ID == tmp.ID {
+		t.Fatal("the spare was not replaced")
+	}
 
 	// An Open that finds no idle environment of its purpose takes it too,
 	// and it keeps no cookies of anyone: it was never used.
-	kept := mustOpen(t, m, "", "alpha")
-	defer m.Release(kept)
-	if kept.ID != next.ID || kept.Temporary || kept.Purpose != "alpha" {
-		t.Errorf("Open = %s (temporary %v, purpose %q), want the spare %s as alpha", kept.ID, kept.Temporary, kept.Purpose, next.ID)
+	alpha := mustOpen(t, m, "", "alpha")
+	defer m.Release(alpha)
+	if alpha.ID != next.ID || alpha.Temporary || alpha.Purpose != "alpha" {
+		t.Errorf("Open = %s (temporary %v, purpose %q), want the spare %s as alpha", alpha.ID, alpha.Temporary, alpha.Purpose, next.ID)
+	}
+}
+
+// TestSpareBeingMadeIsWaitedFor: a call that comes while the spare is
+// being made waits for it instead of opening another.
+func TestSpareBeingMadeIsWaitedFor(t *testing.T) {
+	m := newTestManager(t, Options{Spare: 1})
+	first := mustOpen(t, m, "", "")
+	m.Release(first) // starts making the spare
+	if !filling(m) && spareOf(m) == nil {
+		t.Fatal("no spare is being made after a call ended")
+	}
+	tmp, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release(tmp)
+	if spareOf(m) != nil || filling(m) {
+		t.Error("the spare was not the one handed out")
+	}
+	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 2 || st.Spare != 0 {
+		t.Errorf("stats = %+v, want the kept one and the temporary one that was the spare", st)
 	}
 }
 
 func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
 	m := newTestManager(t, Options{Spare: 1, MaxEnvironments: 3, Regions: map[string]Region{DefaultRegion: {}, "eu": {}}})
 	a := mustOpen(t, m, "", "a")
+	m.Release(a)
 	waitSpare(t, m)
+	a = mustOpen(t, m, "", "a")    // the idle one again, not the spare
 	b := mustOpen(t, m, "eu", "b") // another region: not the spare's
 	if spareOf(m) == nil {
 		t.Fatal("the spare was dropped though the pool had room")
@@ -134,10 +167,7 @@ func TestSpareDisabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Open decides about a refill before it returns.
-	if spareOf(m) != nil || filling(m) {
-		t.Error("a spare is made with Options.Spare 0")
-	}
+	// Release decides about a refill before it returns.
 	m.Release(env)
 	if spareOf(m) != nil || filling(m) {
 		t.Error("a spare is made after a release with Options.Spare 0")

@@ -115,6 +115,8 @@ policy:
   allowed_hosts: ["127.0.0.1"]
 EOF
 "$BIN/toolwright" --config "$CFG/toolwright.yaml" validate >&2
+# The same without the spare environment (browser.spare: 0), to show what it saves.
+sed 's/^browser:$/browser:\n  spare: 0/' "$CFG/toolwright.yaml" >"$CFG/toolwright-nospare.yaml"
 
 PWVER=$(node -p "require('$BENCH/mcp-compare/node_modules/@playwright/mcp/package.json').version" 2>/dev/null || echo "?")
 log "load at start: $(uptime)"
@@ -146,6 +148,10 @@ EOF
 "$BIN/harness" proc -spec "$OUT/proc-spec.json" -runs "$RUNS" -out "$RES/proc.json"
 log "(b) in process on a warm browser: engine.Call vs the rod code"
 "$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm.json"
+# The spare environment, with 1 s between calls (an agent thinks between calls;
+# the spare is made then): spare 1 (the default) against spare 0.
+"$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -gap 1s -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-spare-gap.json"
+"$BIN/harness" warm -config "$CFG/toolwright-nospare.yaml" -runs "$RUNS" -gap 1s -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-nospare-gap.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" >"$RES/rodwarm.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" -kept >"$RES/rodwarm-kept.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" -fill rod >"$RES/rodwarm-rodfill.json"

@@ -166,6 +166,12 @@ func reportFloor(p func(string, ...any), dir string, cmp *compareResult, warm *w
 	p("")
 	p("The rod numbers are measured in process against the same site (no MCP framing); toolwright's over MCP (stdio). In process, `engine.Call` of search_catalog takes %s ms (section b).", orDash(warm != nil, fmt.Sprintf("%.0f", median(warmRuns(warm)))))
 	p("")
+	var spare, noSpare warmResult
+	if readJSON(dir, "warm-spare-gap.json", &spare) == nil && readJSON(dir, "warm-nospare-gap.json", &noSpare) == nil {
+		with, without := median(spare.RunsMS), median(noSpare.RunsMS)
+		p("The spare environment (`browser.spare: 1`, the default), with 1 s between calls as an agent's thinking leaves: an `env: temporary` call in process takes %.0f ms with it and %.0f ms with `browser.spare: 0` (%+.0f ms); opening the environment %s ms vs %s ms. Back to back (section b) a call waits for the spare still being made, so it gains little there.", with, without, with-without, phaseMS(&spare, "open the environment"), phaseMS(&noSpare, "open the environment"))
+		p("")
+	}
 	p("Bytes of the action (tool calls): *model bytes* are the tool results' content, what the agent's model reads; *wire bytes* the whole JSON-RPC results. toolwright sends its envelope twice — as text and as `structuredContent` — so its wire bytes are about twice its model bytes.")
 	p("")
 	p("| | calls | model bytes | toolwright ÷ it | wire bytes | toolwright ÷ it |")
@@ -293,6 +299,16 @@ func cmpVersion(cmp *compareResult) string {
 		return ""
 	}
 	return cmp.CDTVersion
+}
+
+// phaseMS is the median of the breakdown phase whose name starts with prefix.
+func phaseMS(w *warmResult, prefix string) string {
+	for _, ph := range w.Breakdown {
+		if strings.HasPrefix(ph.Name, prefix) {
+			return fmt.Sprintf("%.0f", ph.MedianMS)
+		}
+	}
+	return "—"
 }
 
 func warmRuns(w *warmResult) []float64 {

@@ -33,6 +33,7 @@ func warmCmd(args []string) error {
 	argJSON := fs.String("args", `{"query":"ACM","max_pages":3}`, "arguments as JSON")
 	out := fs.String("out", "", "write the JSON result here (default stdout)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed calls here")
+	gap := fs.Duration("gap", 0, "pause between calls (an agent's thinking time), not timed")
 	_ = fs.Parse(args)
 
 	cfg, err := config.Load(*cfgPath)
@@ -84,6 +85,9 @@ func warmCmd(args []string) error {
 	requests := newPhases() // CDP requests per step, when the trace records them
 	cpu0, tree0 := cpuTime(), procstat.TreeCPU(os.Getpid())
 	for i := 0; i < *runs; i++ {
+		if *gap > 0 {
+			time.Sleep(*gap)
+		}
 		env, d, err := call()
 		if err != nil {
 			return err
@@ -146,6 +150,7 @@ func warmCmd(args []string) error {
 		"breakdown":            phases.medians(),
 		"step_requests":        requests.namedMedians(),
 		"steps_note":           "engine.Call on a warm engine: store (traces, audit) on, fresh browser context per call",
+		"gap_ms":               millis(*gap),
 	})
 }
 
