@@ -12,15 +12,16 @@ import (
 //go:embed workflows/*.yaml selectors/selectors.yaml
 var defaults embed.FS
 
-//go:embed testdata/site examples/demo/workflows/*.yaml examples/demo/selectors.yaml
+//go:embed examples/demo/site examples/demo/workflows/*.yaml examples/demo/selectors.yaml
 var demo embed.FS
 
 // Defaults holds workflows/*.yaml and selectors/selectors.yaml.
 func Defaults() fs.FS { return defaults }
 
-// DemoSite holds the pages of the Acme demo site.
+// DemoSite holds the pages of the Acme demo site (examples/demo/site; the
+// product never embeds testdata/).
 func DemoSite() fs.FS {
-	sub, err := fs.Sub(demo, "testdata/site")
+	sub, err := fs.Sub(demo, "examples/demo/site")
 	if err != nil {
 		panic(err) // the path is fixed at build time
 	}

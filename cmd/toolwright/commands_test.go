@@ -147,7 +147,7 @@ func TestRunAndSelectorsCheck(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "fallback") {
 		t.Errorf("broken page: code %d\n%s", code, out)
 	}
-	out, _, code = cli(t, "--config", cfg, "selectors", "check", "--prefix", "acme.login.", "--page", filepath.Join(testsite.Dir(), "login.html"))
+	out, _, code = cli(t, "--config", cfg, "selectors", "check", "--prefix", "acme.login.", "--page", filepath.Join(testsite.DemoDir(), "login.html"))
 	if code != 0 || !strings.Contains(out, "primary") {
 		t.Errorf("a local file: code %d\n%s", code, out)
 	}

@@ -125,7 +125,7 @@ cases:
 			name: "paths",
 			src: `serve: ../nowhere
 selectors: ../site
-workflows: [../site/index.html, ../missing]
+workflows: [../site/links.html, ../missing]
 cases: []
 `,
 			want: []string{

@@ -6,7 +6,7 @@
 // # The file format
 //
 //	# tests/search_catalog.yaml
-//	serve: ../../../testdata/site        # a folder served on a free loopback port (relative to this file)
+//	serve: ../site                       # a folder served on a free loopback port (relative to this file)
 //	workflows: ../workflows              # optional: workflow files or folders (default: the config's)
 //	selectors: ../selectors.yaml         # optional: the selector map (default: the config's)
 //	vars:                                # config vars for these cases, over the config's own

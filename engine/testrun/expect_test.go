@@ -389,7 +389,7 @@ func writeTemp(t *testing.T, dir, name, body string) string {
 
 func absSite(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs("../../testdata/site")
+	p, err := filepath.Abs("../../examples/demo/site")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 )
 
-// These tests run real cases on real Chromium against testdata/site.
+// These tests run real cases on real Chromium against the demo site (examples/demo/site).
 
 // withoutEnv unsets environment variables for the test (t.Setenv cannot unset).
 func withoutEnv(t *testing.T, names ...string) {

@@ -1,4 +1,4 @@
-// Package site serves the Acme demo site (testdata/site): the fixture of the
+// Package site serves the Acme demo site (examples/demo/site): the fixture of the
 // browser tests, the site of `toolwright demo` and of the benchmarks.
 package site
 

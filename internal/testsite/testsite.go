@@ -1,4 +1,4 @@
-// Package testsite serves the fixture site in testdata/site on a loopback
+// Package testsite serves the fixture site on a loopback
 // httptest server and launches the system Chromium the same way for every
 // package's browser tests.
 //
@@ -12,7 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"io/fs"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -34,13 +34,36 @@ type Site struct {
 	*httptest.Server
 }
 
-// Dir is the absolute path of testdata/site.
-func Dir() string {
+// The fixture site is the Acme demo site (examples/demo/site: what
+// `toolwright demo` serves) with the test-only pages of testdata/site
+// (broken.html, links.html, ambiguous.html) beside it, served as one folder.
+
+// Dir is the absolute path of testdata/site, the test-only pages.
+func Dir() string { return filepath.Join(root(), "testdata", "site") }
+
+// DemoDir is the absolute path of examples/demo/site, the Acme pages.
+func DemoDir() string { return filepath.Join(root(), "examples", "demo", "site") }
+
+func root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "site")
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Start serves testdata/site on 127.0.0.1 until the test ends. Besides the
+// layers is a file system made of others: a name is opened in the first
+// that has it.
+type layers []fs.FS
+
+func (l layers) Open(name string) (fs.File, error) {
+	for _, f := range l {
+		file, err := f.Open(name)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return file, err
+		}
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// Start serves the fixture site on 127.0.0.1 until the test ends. Besides the
 // static pages it answers:
 //
 //	/slow?ms=N                   a page sent after N ms (at most 30s; stops when the request does)
@@ -53,7 +76,7 @@ func Dir() string {
 // /setcookie?name=acme_user&value=a@example.com&next=/catalog.html skips the form.
 func Start(t testing.TB) *Site {
 	t.Helper()
-	s := &Site{httptest.NewServer(Handler(Dir()))}
+	s := &Site{httptest.NewServer(site.Handler(layers{os.DirFS(Dir()), os.DirFS(DemoDir())}))}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -85,9 +108,6 @@ func (s *Site) AltURL(path string) string {
 func (s *Site) URL(path string) string {
 	return s.Server.URL + "/" + strings.TrimPrefix(path, "/")
 }
-
-// Handler serves the static files of dir and the dynamic pages of Start.
-func Handler(dir string) http.Handler { return site.Handler(os.DirFS(dir)) }
 
 // ErrNoChromium is returned by Launch when no Chromium is installed.
 var ErrNoChromium = errors.New("no Chromium found (install the chromium package)")

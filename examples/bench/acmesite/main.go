@@ -1,4 +1,4 @@
-// Command acmesite serves the embedded Acme demo site (testdata/site) on a
+// Command acmesite serves the embedded Acme demo site (examples/demo/site) on a
 // loopback address for the benchmarks. It prints the site's base URL on its
 // first stdout line, then serves until it is interrupted or stdin closes.
 // Besides the demo site it serves /bench/wide?rows=N, a table of N products
