@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -95,6 +96,9 @@ func StartReal(t testing.TB) *Site {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// Handler serves the static files of dir and the dynamic pages of Start.
+func Handler(dir string) http.Handler { return site.Handler(os.DirFS(dir)) }
 
 // AltURL is path on the same server reached as another site: localhost
 // instead of 127.0.0.1. Chromium runs its frames out of process, and it is
