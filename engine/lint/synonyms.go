@@ -30,7 +30,7 @@ var Synonyms = map[string][]string{
 	"outputs": {"output"}, "returns": {"output"}, "result": {"output"}, "results": {"output"}, "return": {"output"},
 	"actions": {"steps"}, "tasks": {"steps"}, "commands": {"steps"}, "script": {"steps"}, "do": {"steps"},
 	"tool": {"name", "tool"}, "id": {"name"}, "timeout": {"deadline", "timeout"},
-	"readonly": {"risk"}, "read_only": {"risk"}, "permission": {"risk"}, "environment": {"env"},
+	"readonly": {"risk", "read"}, "read_only": {"risk", "read"}, "readwrite": {"write"}, "permission": {"risk"}, "environment": {"env"},
 	// step kinds (Playwright, Selenium, Maestro, Cypress, go-task habits)
 	"navigate": {"goto"}, "open": {"goto"}, "visit": {"goto"}, "go": {"goto"}, "url": {"goto", "url"}, "go_to": {"goto"}, "open_url": {"goto"},
 	"type": {"fill", "type"}, "enter": {"fill"}, "type_text": {"fill"}, "input_text": {"fill"}, "send_keys": {"fill"},
@@ -63,7 +63,7 @@ var Synonyms = map[string][]string{
 	"regex_match": {"matches"}, "length": {"len"}, "count": {"len", "count"}, "size": {"len"}, "present": {"exists"},
 	// values
 	"yes": {"true"}, "no": {"false"}, "on": {"true"}, "off": {"false"},
-	"readwrite": {"write"}, "delete": {"destructive"}, "dangerous": {"destructive"},
+	"delete": {"destructive"}, "dangerous": {"destructive"},
 	"fresh": {"temporary"}, "temp": {"temporary"}, "existing": {"given"}, "shared": {"given"}, "create": {"new"},
 }
 

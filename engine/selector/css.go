@@ -267,6 +267,7 @@ func (p *cssParser) combinator() (byte, bool) {
 	case '>', '+', '~':
 		p.i++
 		if c == '>' && p.peek() == '>' {
+			p.i--
 			p.fail(">>> (piercing shadow roots) is not CSS: css searches open shadow roots by itself")
 			return 0, false
 		}
@@ -339,9 +340,11 @@ func (p *cssParser) compound() bool {
 		}
 		switch c {
 		case '#':
+			hash := p.i
 			p.i++
 			if !p.startsIdent() {
 				if p.name() {
+					p.i = hash
 					p.fail("an id selector must not start with a digit: write [id=\"...\"] or escape the digit (#\\31 23)")
 				} else {
 					p.fail("# needs an id after it")
@@ -450,8 +453,10 @@ func (p *cssParser) attribute() bool {
 		if p.err != "" {
 			return false
 		}
+		valueAt := p.i
 		if _, ok := p.ident(); !ok {
 			if p.name() {
+				p.i = valueAt
 				p.fail("an attribute value that starts with a digit or has spaces must be quoted, as in [data-id=\"123\"]")
 			} else {
 				p.fail("the attribute value is missing or must be quoted, as in [type=\"submit\"]")

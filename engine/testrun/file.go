@@ -315,6 +315,12 @@ func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 		}
 	}
 	yamlx.Known(d.file, kvs, CaseDecl.Names(), where, d.ps)
+	meant := map[string]bool{} // keys an unknown key was reported as a misspelling of
+	for _, kv := range kvs {
+		if _, ok := CaseDecl.Field(kv.Key); !ok {
+			meant[lint.Closest(kv.Key, CaseDecl.Names())] = true
+		}
+	}
 	var expect *yaml.Node
 	var grantN *yaml.Node
 	for _, kv := range kvs {
@@ -357,18 +363,18 @@ func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 			expect = kv.Value
 		}
 	}
-	if c.Name == "" && !hasKey(kvs, "name") {
+	if c.Name == "" && !hasKey(kvs, "name") && !meant["name"] {
 		d.ps.Addf(c.pos, lint.Missing, "%s needs a name", where)
 	}
-	if c.Tool == "" && !hasKey(kvs, "tool") {
+	if c.Tool == "" && !hasKey(kvs, "tool") && !meant["tool"] {
 		d.ps.Addf(c.pos, lint.Missing, "%s needs a tool", where)
 	}
 	if c.Grant && c.TaskID == "" {
 		d.ps.Addf(d.at(grantN), lint.Missing, "%s: grant: true needs a task_id (a grant is for one tool and one task_id)", where)
 	}
-	if expect == nil {
+	if expect == nil && !meant["expect"] {
 		d.ps.Addf(c.pos, lint.Missing, "%s needs expect: the envelope fields it must have, as in {ok: true}", where)
-	} else {
+	} else if expect != nil {
 		c.expect = d.expect(expect, where)
 	}
 	for _, v := range c.args {

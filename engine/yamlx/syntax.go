@@ -59,6 +59,9 @@ func content(s string) bool {
 // value splits `key: value` (after an optional "- "), giving the value
 // and its 0-based column; ok is false for lines without a key.
 func value(s string) (string, int, bool) {
+	if !content(s) {
+		return "", 0, false
+	}
 	i := indentOf(s)
 	rest := s[i:]
 	for strings.HasPrefix(rest, "- ") {
@@ -118,26 +121,44 @@ func flowTemplate(lines []string, line int, raw string) (int, int, string) {
 	return 0, 0, ""
 }
 
-// quoteState finds a line whose value opens a quote it never closes.
+// unclosedQuote finds a quote that starts a value and is never closed on
+// its line (YAML allows multi-line quoted values, authors rarely mean one).
 func unclosedQuote(lines []string, _ int, raw string) (int, int, string) {
 	if !strings.Contains(raw, "end of stream") && !strings.Contains(raw, "quoted scalar") && !strings.Contains(raw, "did not find expected key") && !strings.Contains(raw, "could not find expected ':'") {
 		return 0, 0, ""
 	}
 	for i, l := range lines {
-		v, col, ok := value(l)
-		if !ok || v == "" {
-			if t := strings.TrimLeft(l, " -"); strings.HasPrefix(t, "\"") || strings.HasPrefix(t, "'") {
-				v, col, ok = t, len(l)-len(t), true
-			} else {
-				continue
-			}
-		}
-		q := v[0]
-		if q != '"' && q != '\'' {
+		if !content(l) {
 			continue
 		}
-		if !closes(v[1:], q) {
-			return i + 1, col + 1, fmt.Sprintf("the %s opened here is never closed: end the value with %c (to put a %c inside, quote the value with the other kind of quote)", quoteName(q), q, q)
+		prev := byte(' ')
+		atStart := true // a scalar may start here
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			if (c == '"' || c == '\'') && atStart {
+				end := closeIndex(l[j+1:], c)
+				if end < 0 {
+					return i + 1, j + 1, fmt.Sprintf("the %s opened here is never closed: end the value with %c (to put a %c inside, quote the value with the other kind of quote)", quoteName(c), c, c)
+				}
+				j += end + 1
+				prev, atStart = c, false
+				continue
+			}
+			if c == '#' && prev == ' ' {
+				break // a comment
+			}
+			switch {
+			case c == ' ':
+				atStart = atStart || prev == ':' || prev == '-' || prev == ','
+			case c == '[' || c == '{':
+				atStart = true
+			default:
+				atStart = false
+			}
+			if c == ' ' && !(prev == ':' || prev == '-' || prev == ',' || prev == '[' || prev == '{' || prev == ' ') {
+				atStart = false
+			}
+			prev = c
 		}
 	}
 	return 0, 0, ""
@@ -259,7 +280,11 @@ func listOnKeyLine(lines []string, _ int, raw string) (int, int, string) {
 	for i, l := range lines {
 		v, col, ok := value(l)
 		if ok && strings.HasPrefix(v, "- ") {
-			return i + 1, col + 1, fmt.Sprintf("a list cannot start on its key's line: put %q on the next line, indented, or write [%s]", v, strings.TrimPrefix(v, "- "))
+			item := strings.TrimPrefix(v, "- ")
+			if strings.Contains(item, ": ") {
+				return i + 1, col + 1, fmt.Sprintf("a list cannot start on its key's line: put %q on the next line, indented two spaces", v)
+			}
+			return i + 1, col + 1, fmt.Sprintf("a list cannot start on its key's line: put %q on the next line, indented, or write [%s]", v, item)
 		}
 	}
 	return 0, 0, ""
