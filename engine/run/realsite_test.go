@@ -1,9 +1,17 @@
 package run_test
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/internal/testsite"
 )
 
 // Browser tests of the steps that real pages need (issue 9), on the shop
@@ -293,4 +301,270 @@ steps:
 	if !strings.Contains(env.Message, "not a checkbox") {
 		t.Errorf("check a button: %s", env.JSON())
 	}
+}
+
+// TestUpload: files come from uploads_dir only; a templated name outside
+// it or missing is invalid_params, a missing literal one config_error.
+func TestUpload(t *testing.T) {
+	h := newRealHarness(t, map[string]string{
+		"order_exempt": `
+name: order_exempt
+description: Order on invoice with a tax exemption certificate.
+risk: write
+params:
+  file: {type: string, description: The certificate's file name in uploads_dir, default: exemption.txt}
+steps:
+  - goto: ${{ config.shop_base }}/order.html
+  - click: nw.cookies.accept
+  - check: nw.order.payment.invoice
+  - upload: {target: nw.order.exemption, files: ["${{ params.file }}"]}
+  - extract: {from: nw.order.attached, into: attached}
+  - click: nw.order.place
+    dialog: accept
+` + strings.Replace(orderRead, "output:\n", "output:\n  attached: ${{ vars.attached }}\n", 1),
+		"upload_missing": `
+name: upload_missing
+description: Upload a literal file that is not there.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/order.html
+  - upload: {target: nw.order.exemption, files: [not-there.pdf]}
+`,
+		"upload_wrong_input": `
+name: upload_wrong_input
+description: Upload into a text field.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/order.html
+  - upload: {target: nw.order.quantity, files: [exemption.txt]}
+`,
+	}, nil)
+	env := h.ok(h.call("order_exempt", `{"task_id": "u-1"}`))
+	if env.Data["exemption"] != "exemption.txt" || !strings.HasPrefix(env.Data["attached"].(string), "Attached: exemption.txt (") {
+		t.Errorf("upload: %s", env.JSON())
+	}
+	for i, bad := range []string{"../toolwright.yaml", "/etc/passwd", "sub/../../x", "missing.txt"} {
+		env := h.code(h.call("order_exempt", fmt.Sprintf(`{"task_id": "u-bad-%d", "file": %q}`, i, bad)), "invalid_params")
+		if env.Retryable || !strings.Contains(env.Message, "uploads_dir") {
+			t.Errorf("%s: %s", bad, env.JSON())
+		}
+	}
+	env = h.code(h.call("upload_missing", `{"task_id": "u-m"}`), "config_error")
+	if !strings.Contains(env.Message, `"not-there.pdf" is not in uploads_dir`) {
+		t.Errorf("missing literal file: %s", env.JSON())
+	}
+	env = h.code(h.call("upload_wrong_input", `{"task_id": "u-w"}`), "target_not_found")
+	if !strings.Contains(env.Message, "not a file input") {
+		t.Errorf("upload into a text field: %s", env.JSON())
+	}
+}
+
+// TestDownload: a download is saved under state_dir/downloads/TRACE_ID/
+// and returned as a file reference; one over max_bytes is limit_exceeded
+// and leaves no file.
+func TestDownload(t *testing.T) {
+	h := newRealHarness(t, map[string]string{
+		"export_orders": `
+name: export_orders
+description: Download my orders as CSV.
+risk: read
+params:
+  max_bytes: {type: integer, description: Largest file, min: 1, max: 1000000, default: 1000000}
+steps:
+  - goto: ${{ config.shop_base }}/orders.html
+  - download: {click: nw.orders.export_csv, into: csv, max_bytes: 1000000}
+    if: params.max_bytes == 1000000
+  - download: {click: nw.orders.export_csv, into: csv, max_bytes: 100}
+    if: params.max_bytes == 100
+output:
+  csv: ${{ vars.csv }}
+`,
+	}, nil)
+	env := h.ok(h.call("export_orders", `{}`))
+	ref, ok := env.Data["csv"].(map[string]any)
+	if !ok {
+		t.Fatalf("csv is not a file reference: %s", env.JSON())
+	}
+	want, err := os.ReadFile(filepath.Join(testsite.RealDir(), "export", "orders.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, _ := ref["file"].(string)
+	got, err := os.ReadFile(file)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("the saved file %s differs (%v)", file, err)
+	}
+	if dir := filepath.Join(h.cfg.StateDir, "downloads", env.TraceID); filepath.Dir(file) != dir {
+		t.Errorf("saved in %s, want %s", filepath.Dir(file), dir)
+	}
+	if ref["name"] != "orders.csv" || fmt.Sprint(ref["bytes"]) != fmt.Sprint(len(want)) || !strings.HasPrefix(ref["mime"].(string), "text/csv") || ref["uri"] != "file://"+file {
+		t.Errorf("file reference: %v", ref)
+	}
+	if strings.Contains(string(env.JSON()), "NW-4959") {
+		t.Errorf("the content was inlined: %s", env.JSON())
+	}
+	env = h.code(h.call("export_orders", `{"max_bytes": 100}`), "limit_exceeded")
+	if !strings.Contains(env.Message, "max_bytes (100 bytes)") || env.Retryable {
+		t.Errorf("over max_bytes: %s", env.JSON())
+	}
+	entries, _ := os.ReadDir(filepath.Join(h.cfg.StateDir, "downloads", env.TraceID))
+	if len(entries) != 0 {
+		t.Errorf("a download over max_bytes left %d files", len(entries))
+	}
+}
+
+// TestPopup: steps run in the page a click opens (target=_blank and
+// window.open), which is closed afterwards; the call goes on in the opener.
+func TestPopup(t *testing.T) {
+	popups := map[string]string{
+		"product_popup": `
+name: product_popup
+description: Read a product from its own tab.
+risk: read
+params:
+  how: {type: string, enum: [tab, window], description: Link or window.open, default: tab}
+steps:
+  - goto: ${{ config.shop_base }}/products.html
+  - popup:
+      click: nw.products.open_tab.ridge
+      steps:
+        - wait: {text: "$249.00"}
+        - extract: {from: nw.product.name, into: name}
+        - extract: {from: nw.product.price, into: price}
+        - set: {url: "${{ page.url }}"}
+    if: params.how == "tab"
+  - popup:
+      click: nw.products.quick_view.basecamp
+      timeout: 8s
+      steps:
+        - wait: {text: "Back order"}
+        - extract: {from: nw.product.name, into: name}
+        - extract: {from: nw.product.stock, into: price}
+        - set: {url: "${{ page.url }}"}
+    if: params.how == "window"
+  - extract: {from: nw.products.partner_offer, into: back}
+output:
+  name: ${{ vars.name }}
+  price: ${{ vars.price }}
+  url: ${{ vars.url }}
+  back: ${{ vars.back }}
+  opener: ${{ page.url }}
+`,
+		"partner_popup": `
+name: partner_popup
+description: Open the partner's page (another host).
+risk: read
+deadline: 15s
+steps:
+  - goto: ${{ config.shop_base }}/products.html
+  - click: nw.cookies.accept
+  - popup:
+      click: nw.products.partner_offer
+      steps:
+        - wait: {text: Partner deal}
+        - extract: {from: nw.product.name, into: name}
+output:
+  name: ${{ vars.name }}
+`,
+	}
+	popups["open_shop"] = `
+name: open_shop
+description: Open an environment for the shop.
+risk: read
+env: new
+steps:
+  - open_env: {}
+output:
+  env_id: ${{ env.id }}
+`
+	popups["product_popup_given"] = strings.Replace(strings.Replace(popups["product_popup"], "name: product_popup", "name: product_popup_given", 1), "risk: read\n", "risk: read\nenv: given\n", 1)
+	h := newRealHarness(t, popups, nil)
+	env := h.ok(h.call("product_popup", `{}`))
+	if env.Data["name"] != "Ridge 2P Tent" || env.Data["price"] != "$249.00" || !strings.Contains(env.Data["url"].(string), "product.html?id=tent-2p") ||
+		env.Data["back"] != "See our partner's deal" || !strings.HasSuffix(env.Data["opener"].(string), "/products.html") {
+		t.Errorf("popup tab: %s", env.JSON())
+	}
+	env = h.ok(h.call("product_popup", `{"how": "window"}`))
+	if env.Data["name"] != "Basecamp 4P Tent" || env.Data["price"] != "Back order" {
+		t.Errorf("popup window: %s", env.JSON())
+	}
+	// The popup is closed afterwards: its environment has one page again.
+	env = h.ok(h.call("open_shop", `{}`))
+	id, _ := env.Data["env_id"].(string)
+	h.ok(h.call("product_popup_given", `{"env_id": "`+id+`"}`))
+	e, err := h.bm.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := proto.TargetGetTargets{}.Call(e.Page().Browser().Context(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	for _, ti := range targets.TargetInfos {
+		if ti.Type == proto.TargetTargetInfoTypePage && string(ti.BrowserContextID) == e.BrowserContextID() {
+			pages++
+		}
+	}
+	if pages != 1 {
+		t.Errorf("the environment has %d pages after a popup, want 1", pages)
+	}
+	// Without allowed hosts the partner page opens; with them it is refused.
+	if env := h.ok(h.call("partner_popup", `{}`)); env.Data["name"] != "Partner deal" {
+		t.Errorf("partner popup: %s", env.JSON())
+	}
+	strict := newRealHarness(t, popups, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
+	env = strict.code(strict.call("partner_popup", `{}`), "host_not_allowed")
+	if !strings.Contains(env.Message, "localhost") {
+		t.Errorf("partner popup on a host not allowed: %s", env.JSON())
+	}
+}
+
+// TestScroll: scrolling an infinite list until enough items or its end,
+// bounded by max.
+func TestScroll(t *testing.T) {
+	h := newRealHarness(t, map[string]string{
+		"read_feed": `
+name: read_feed
+description: Read the new arrivals.
+risk: read
+params:
+  until: {type: string, enum: [count, end], description: What ends the scrolling, default: count}
+  max: {type: integer, description: Screens, min: 1, max: 30, default: 30}
+steps:
+  - goto: ${{ config.shop_base }}/feed.html
+  - scroll: {until: {count: nw.feed.items, at_least: 35}, max: "${{ params.max }}"}
+    if: params.until == "count"
+  - scroll: {until: {visible: nw.feed.end}, max: "${{ params.max }}"}
+    if: params.until == "end"
+    timeout: 20s
+  - extract: {from: nw.feed.items, list: true, fields: {title: nw.feed.title, sku: nw.feed.sku}, into: items}
+output:
+  items: ${{ vars.items }}
+`,
+		"scroll_into_view": `
+name: scroll_into_view
+description: Bring the order button into view.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/order.html
+  - scroll: nw.order.place
+  - set: {y: true}
+output:
+  y: ${{ vars.y }}
+`,
+	}, nil)
+	env := h.ok(h.call("read_feed", `{}`))
+	if l := list(t, env, "items"); l.Count < 35 || l.Count >= 60 {
+		t.Errorf("until 35 items: %d", l.Count)
+	}
+	env = h.ok(h.call("read_feed", `{"until": "end"}`))
+	if l := list(t, env, "items"); l.Count != 60 {
+		t.Errorf("until the end: %d items", l.Count)
+	}
+	env = h.code(h.call("read_feed", `{"until": "end", "max": 1}`), "limit_exceeded")
+	if !strings.Contains(env.Message, "scrolled 1 screens and visible nw.feed.end never held") {
+		t.Errorf("max: %s", env.JSON())
+	}
+	h.ok(h.call("scroll_into_view", `{}`))
 }

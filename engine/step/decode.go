@@ -43,11 +43,12 @@ type Checker struct {
 	Deadline         time.Duration // the workflow's literal deadline (0: not literal)
 	Problems         *lint.Problems
 
-	Vars    map[string]lint.Pos // every variable some step writes
-	Calls   []Ref               // every call step's tool
-	Secrets map[string]bool     // the secrets the steps read (filled by Compile)
-	Targets []Ref               // every target a step names
-	pending []pending
+	Vars     map[string]lint.Pos // every variable some step writes
+	Calls    []Ref               // every call step's tool
+	Secrets  map[string]bool     // the secrets the steps read (filled by Compile)
+	Targets  []Ref               // every target a step names
+	pending  []pending
+	compiled []*Step // steps whose kind checks them after Compile
 }
 
 type pending struct {
@@ -169,6 +170,9 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 	c.decodeBody(s, kindKV.Value, sc)
 	if s.Spec.Check != nil {
 		s.Spec.Check(c, s)
+	}
+	if s.Spec.AfterCompile != nil {
+		c.compiled = append(c.compiled, s)
 	}
 	return s
 }
@@ -683,6 +687,10 @@ func (c *Checker) Compile(base tmpl.Scope) {
 		}
 	}
 	c.pending = nil
+	for _, s := range c.compiled {
+		s.Spec.AfterCompile(c, s)
+	}
+	c.compiled = nil
 }
 
 func (c *Checker) store(p pending, t *tmpl.Template) {

@@ -89,6 +89,9 @@ type Spec struct {
 	Example     string // a YAML example for docs
 	// Check adds kind-specific lint after decoding (optional).
 	Check func(c *Checker, s *Step)
+	// AfterCompile adds kind-specific lint once the step's templates are
+	// compiled (optional): a literal template's value is known then.
+	AfterCompile func(c *Checker, s *Step)
 	// Run executes the step.
 	Run func(ctx context.Context, x Exec, s *Step) error
 }

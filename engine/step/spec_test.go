@@ -32,7 +32,7 @@ func TestRegisterRefusesMistakes(t *testing.T) {
 // a new kind is one new file and no edit here), each with a doc, an
 // example, and documented fields.
 func TestEveryKindDeclared(t *testing.T) {
-	want := []string{"assert", "call", "check", "check_egress", "click", "close_env", "do", "extract", "fail", "fill", "for_each", "goto", "hover", "open_env", "paginate", "press", "repeat", "screenshot", "select", "set", "sleep", "wait"}
+	want := []string{"assert", "call", "check", "check_egress", "click", "close_env", "do", "download", "extract", "fail", "fill", "for_each", "goto", "hover", "open_env", "paginate", "popup", "press", "repeat", "screenshot", "scroll", "select", "set", "sleep", "upload", "wait"}
 	for _, k := range want {
 		if _, ok := step.Lookup(k); !ok {
 			t.Errorf("DESIGN.md kind %q is not registered", k)

@@ -34,6 +34,15 @@ steps:
 		{"bad dialog", "  - click: nw.order.place\n    dialog: acept", `dialog must be accept, dismiss or {accept: BOOL, text: TEMPLATE}, found "acept" (did you mean "accept"?)`},
 		{"dialog without accept", "  - click: nw.order.place\n    dialog: {text: hi}", "dialog: missing accept"},
 		{"bad status", "  - goto: {url: \"http://x/\", expect_status: [200, 999]}", "999 is not an HTTP status"},
+		{"upload outside uploads_dir", "  - upload: {target: nw.order.exemption, files: [ok.txt, ../secret.txt]}", `upload files: "../secret.txt" leaves uploads_dir`},
+		{"upload absolute", "  - upload: {target: nw.order.exemption, files: [/etc/passwd]}", `upload files: "/etc/passwd" is an absolute path`},
+		{"upload templated is checked later", "  - upload: {target: nw.order.exemption, files: \"${{ params.word }}\"}", ""},
+		{"download over the limit", "  - download: {click: nw.orders.export_csv, into: f, max_bytes: 999999999999}", "download max_bytes must be between 1 and limits.max_download_bytes (52428800)"},
+		{"scroll without max", "  - scroll: {until: {visible: nw.feed.end}}", "scroll with until needs max"},
+		{"scroll bad condition", "  - scroll: {until: {visibel: nw.feed.end}, max: 5}", `unknown condition "visibel" (did you mean "visible"?)`},
+		{"scroll unknown target", "  - scroll: {until: {count: nw.feed.itms, at_least: 3}, max: 5}", `unknown target "nw.feed.itms" (did you mean "nw.feed.items"?)`},
+		{"scroll ok", "  - scroll: nw.order.place\n  - scroll: {target: nw.feed.items, until: {count: nw.feed.items, at_least: 3}, max: 5}", ""},
+		{"popup ok", "  - popup: {click: nw.products.open_tab.ridge, steps: [{extract: {from: nw.product.name, into: n}}]}", ""},
 		{"status not a number", "  - goto: {url: \"http://x/\", expect_status: [ok]}", `must be a whole number, found "ok"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,194 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "download",
+		Doc: "Click a target that downloads a file and save the file under state_dir/downloads/TRACE_ID/. " +
+			"The variable gets a file reference {file, uri, name, bytes, mime}, never the content. A file " +
+			"larger than max_bytes (at most limits.max_download_bytes) is limit_exceeded and nothing is kept.",
+		Risk:      "read",
+		Acts:      true,
+		Navigates: true,
+		Fields: []step.Field{
+			{Name: "click", Type: step.Target, Required: true, Doc: "the link or button that starts the download"},
+			{Name: "into", Type: step.VarName, Required: true, Doc: "the variable that gets {file, uri, name, bytes, mime}"},
+			{Name: "max_bytes", Type: step.Int, Doc: "the largest file to accept (default and upper bound: limits.max_download_bytes)"},
+		},
+		Example: "download: {click: nw.orders.export_csv, into: orders_csv, max_bytes: 1048576}",
+		Check: func(c *step.Checker, s *step.Step) {
+			if n := int64(s.Int("max_bytes")); s.Has("max_bytes") && (n < 1 || c.MaxDownloadBytes > 0 && n > c.MaxDownloadBytes) {
+				c.Addf(s.Pos, lint.Unbounded, "download max_bytes must be between 1 and limits.max_download_bytes (%d), found %d", c.MaxDownloadBytes, n)
+			}
+		},
+		Run: runDownload,
+	})
+}
+
+type downloadEvent struct {
+	begin    *proto.BrowserDownloadWillBegin
+	progress *proto.BrowserDownloadProgress
+}
+
+func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
+	max := x.MaxDownloadBytes()
+	if n := int64(s.Int("max_bytes")); n > 0 && (max <= 0 || n < max) {
+		max = n
+	}
+	dir, err := x.DownloadDir()
+	if err != nil {
+		return err
+	}
+	el, err := element(ctx, x, s, "click", 0)
+	if err != nil {
+		return err
+	}
+	page, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	b := page.Browser()
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	events := make(chan downloadEvent, 64)
+	send := func(e downloadEvent) {
+		select {
+		case events <- e:
+		case <-wctx.Done():
+		}
+	}
+	wait := b.Context(wctx).EachEvent(
+		func(e *proto.BrowserDownloadWillBegin) { send(downloadEvent{begin: e}) },
+		func(e *proto.BrowserDownloadProgress) { send(downloadEvent{progress: e}) },
+	)
+	go wait()
+	ctxID := b.BrowserContextID
+	if err := (proto.BrowserSetDownloadBehavior{
+		Behavior: proto.BrowserSetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: ctxID,
+		DownloadPath: dir, EventsEnabled: true,
+	}).Call(b.Context(ctx)); err != nil {
+		return err
+	}
+	// Downloads outside a download step are not saved anywhere.
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardTimeout)
+		defer cancel()
+		_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDeny, BrowserContextID: ctxID}.Call(b.Context(rctx))
+	}()
+	if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
+		return err
+	}
+	var begin *proto.BrowserDownloadWillBegin
+	for {
+		select {
+		case <-ctx.Done():
+			if begin == nil {
+				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", s.Str("click"))
+			}
+			cancelDownload(b.Context(context.WithoutCancel(ctx)), begin.GUID, ctxID, dir)
+			return ctx.Err()
+		case e := <-events:
+			switch {
+			case e.begin != nil && begin == nil && e.begin.FrameID == page.FrameID:
+				begin = e.begin
+			case e.progress != nil && begin != nil && e.progress.GUID == begin.GUID:
+				p := e.progress
+				if int64(p.ReceivedBytes) > max || int64(p.TotalBytes) > max {
+					cancelDownload(b.Context(context.WithoutCancel(ctx)), begin.GUID, ctxID, dir)
+					return errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, max)
+				}
+				switch p.State {
+				case proto.BrowserDownloadProgressStateCanceled:
+					removeDownload(dir, begin.GUID)
+					return errs.New(errs.NavigationFailed, "the download %q was cancelled by the browser or the site", begin.SuggestedFilename)
+				case proto.BrowserDownloadProgressStateCompleted:
+					ref, err := keepDownload(x, dir, begin, max)
+					if err != nil {
+						return err
+					}
+					x.SetVar(s.Str("into"), ref, false)
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// guardTimeout bounds the clean-up calls a download makes after its step.
+const guardTimeout = 2 * time.Second
+
+func cancelDownload(c proto.Client, guid string, ctxID proto.BrowserBrowserContextID, dir string) {
+	_ = proto.BrowserCancelDownload{GUID: guid, BrowserContextID: ctxID}.Call(c)
+	removeDownload(dir, guid)
+}
+
+// removeDownload removes a download's file, complete or partial.
+func removeDownload(dir, guid string) {
+	for _, p := range []string{guid, guid + ".crdownload"} {
+		_ = os.Remove(filepath.Join(dir, p))
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)
+
+// keepDownload gives the saved file its suggested name and describes it.
+func keepDownload(x step.Exec, dir string, begin *proto.BrowserDownloadWillBegin, max int64) (map[string]any, error) {
+	src := filepath.Join(dir, begin.GUID)
+	st, err := os.Stat(src)
+	if err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "the downloaded file is missing")
+	}
+	if st.Size() > max {
+		_ = os.Remove(src)
+		return nil, errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, max)
+	}
+	name := strings.Trim(unsafeName.ReplaceAllString(filepath.Base(begin.SuggestedFilename), "_"), ". ")
+	if name == "" {
+		name = "download"
+	}
+	dst := filepath.Join(dir, name)
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dst); os.IsNotExist(err) {
+			break
+		}
+		dst = filepath.Join(dir, fmt.Sprintf("%d-%s", i, name))
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "the downloaded file cannot be kept")
+	}
+	return map[string]any{
+		"file": dst, "uri": "file://" + filepath.ToSlash(dst), "name": filepath.Base(dst),
+		"bytes": st.Size(), "mime": mimeOf(dst),
+	}, nil
+}
+
+// mimeOf is the file's type by its extension, else by its first bytes.
+func mimeOf(path string) string {
+	if t := mime.TypeByExtension(filepath.Ext(path)); t != "" {
+		return t
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "application/octet-stream"
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	return http.DetectContentType(head[:n])
+}

@@ -1,0 +1,102 @@
+package kinds
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/step"
+)
+
+// popupOpenWait bounds how long the click may take to open the page when
+// the step sets no timeout.
+const popupOpenWait = 10 * time.Second
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "popup",
+		Doc: "Click a target that opens a new page (a link with target=_blank, window.open), run steps " +
+			"in that page, then close it and go on in the opener. Allowed hosts hold in the new page: one " +
+			"opened on a host outside policy.allowed_hosts is host_not_allowed. Its dialogs are answered " +
+			"like the opener's.",
+		Acts: true,
+		Fields: []step.Field{
+			{Name: "click", Type: step.Target, Required: true, Doc: "the link or button that opens the page"},
+			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps to run in the new page"},
+			{Name: "timeout", Type: step.Duration, Doc: "how long the popup may take, its steps included (default: the page must open within 10s; its steps have their own timeouts)"},
+		},
+		// The steps see the same names; they run in the popup's page (Frame.Window).
+		TimeoutCode: errs.NavigationFailed,
+		Example:     "popup: {click: nw.products.open_tab.ridge, steps: [{extract: {from: nw.product.price, into: price}}]}",
+		Run:         runPopup,
+	})
+}
+
+func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
+	name := s.Str("click")
+	el, err := element(ctx, x, s, "click", 0)
+	if err != nil {
+		return err
+	}
+	opener, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	b := opener.Browser()
+	openCtx, cancelOpen := context.WithTimeout(ctx, popupOpenWait)
+	defer cancelOpen()
+	created := make(chan proto.TargetTargetID, 1)
+	wait := b.Context(openCtx).EachEvent(func(e *proto.TargetTargetCreated) bool {
+		if e.TargetInfo != nil && e.TargetInfo.Type == proto.TargetTargetInfoTypePage && e.TargetInfo.OpenerID == opener.TargetID {
+			created <- e.TargetInfo.TargetID
+			return true
+		}
+		return false
+	})
+	go wait()
+	if err := el.Context(openCtx).Click(proto.InputMouseButtonLeft, 1); err != nil {
+		if ctx.Err() == nil && openCtx.Err() != nil {
+			return errs.Wrap(errs.TargetNotFound, err, "target %s could not be clicked within %s (hidden or covered?)", name, popupOpenWait)
+		}
+		return err
+	}
+	var id proto.TargetTargetID
+	select {
+	case id = <-created:
+	case <-openCtx.Done():
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errs.New(errs.NavigationFailed, "clicking %s opened no new page within %s", name, popupOpenWait)
+	}
+	page, err := b.Context(context.WithoutCancel(ctx)).PageFromTarget(id)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = page.Context(cctx).Close()
+	}()
+	if err := waitOpened(openCtx, page.Context(openCtx)); err != nil && ctx.Err() != nil {
+		return err
+	}
+	return x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Window: page})
+}
+
+// waitOpened waits until the new page left about:blank and loaded (or its
+// navigation was refused: the steps then report host_not_allowed).
+func waitOpened(ctx context.Context, p *rod.Page) error {
+	if err := poll(ctx, func() (bool, error) {
+		info, err := p.Info()
+		if err != nil {
+			return false, nil
+		}
+		return info.URL != "" && info.URL != "about:blank", nil
+	}); err != nil {
+		return err
+	}
+	return p.WaitLoad()
+}

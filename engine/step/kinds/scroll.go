@@ -1,0 +1,257 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
+)
+
+// scrollSettle is how long one round waits for content a scroll loads.
+const scrollSettle = 1500 * time.Millisecond
+
+func init() {
+	step.Register(&step.Spec{
+		Kind: "scroll",
+		Doc: "Scroll a target into view (`scroll: TARGET`), or scroll the page (or the scrollable target) " +
+			"a screen at a time until a condition holds, at most max screens: {visible: T}, {hidden: T}, " +
+			"{text: \"...\"} or {count: T, at_least: N}. Each screen waits a moment for content it loads " +
+			"(infinite lists). Reaching the end of the page first is target_not_found; max screens " +
+			"without the condition is limit_exceeded.",
+		Short: "target",
+		Risk:  "read",
+		Fields: []step.Field{
+			{Name: "target", Type: step.Target, Doc: "alone: the element to bring into view; with until: the scrollable element (default: the page)"},
+			{Name: "until", Type: step.ValueMap, Doc: "the condition that ends the scrolling: {visible: T}, {hidden: T}, {text: \"...\"} or {count: T, at_least: N}"},
+			{Name: "max", Type: step.Bound, Doc: "at most this many screens (required with until): a number up to limits.max_loop or ${{ params.X }} with a declared max"},
+		},
+		Example: "scroll: {until: {count: nw.feed.items, at_least: 30}, max: 20}",
+		Check: func(c *step.Checker, s *step.Step) {
+			switch {
+			case !s.Has("until") && !s.Has("target"):
+				c.Addf(s.Pos, lint.Missing, "scroll needs a target to bring into view, or until and max")
+			case s.Has("until") && !s.Has("max"):
+				c.Addf(s.Pos, lint.Unbounded, "scroll with until needs max (at most limits.max_loop screens)")
+			case !s.Has("until") && s.Has("max"):
+				c.Addf(s.Pos, lint.BadValue, "scroll max goes with until")
+			}
+		},
+		AfterCompile: checkScrollUntil,
+		Run:          runScroll,
+	})
+}
+
+// scrollCond is a decoded until.
+type scrollCond struct {
+	kind    string // visible | hidden | text | count
+	target  string
+	text    *tmpl.Template
+	atLeast int
+}
+
+func (c scrollCond) String() string {
+	switch c.kind {
+	case "text":
+		return fmt.Sprintf("text %q", c.text.Source)
+	case "count":
+		return fmt.Sprintf("%d of %s", c.atLeast, c.target)
+	}
+	return c.kind + " " + c.target
+}
+
+// untilOf reads until; the error says what is wrong with it.
+func untilOf(s *step.Step) (scrollCond, error) {
+	var c scrollCond
+	for _, v := range s.Values("until") {
+		lit := ""
+		if v.Value != nil && v.Value.IsLiteral() {
+			lit = tmpl.Text(v.Value.Value())
+		}
+		switch v.Name {
+		case "visible", "hidden", "count":
+			if c.kind != "" {
+				return c, fmt.Errorf("until takes one condition, found %s and %s", c.kind, v.Name)
+			}
+			c.kind, c.target = v.Name, lit
+			if lit == "" {
+				return c, fmt.Errorf("until %s takes a selector-map target, not a template", v.Name)
+			}
+		case "text":
+			if c.kind != "" {
+				return c, fmt.Errorf("until takes one condition, found %s and text", c.kind)
+			}
+			c.kind, c.text = "text", v.Value
+		case "at_least":
+			n, err := strconv.Atoi(lit)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("until at_least must be a whole number of at least 1, found %q", lit)
+			}
+			c.atLeast = n
+		default:
+			return c, fmt.Errorf("until: unknown condition %q%s", v.Name, lint.Suggest(v.Name, []string{"visible", "hidden", "text", "count", "at_least"}))
+		}
+	}
+	switch {
+	case c.kind == "":
+		return c, fmt.Errorf("until needs a condition: visible, hidden, text or count")
+	case c.kind == "count" && c.atLeast == 0:
+		return c, fmt.Errorf("until count needs at_least")
+	case c.kind != "count" && c.atLeast != 0:
+		return c, fmt.Errorf("until at_least goes with count")
+	}
+	return c, nil
+}
+
+func checkScrollUntil(c *step.Checker, s *step.Step) {
+	if !s.Has("until") {
+		return
+	}
+	cond, err := untilOf(s)
+	if err != nil {
+		c.Addf(s.Pos, lint.BadValue, "scroll %v", err)
+		return
+	}
+	if cond.target == "" {
+		return
+	}
+	if _, ok := c.Map.Lookup(cond.target); !ok {
+		c.Addf(s.Pos, lint.UnknownRef, "scroll until: unknown target %q%s", cond.target, lint.Suggest(cond.target, c.Map.Names()))
+		return
+	}
+	c.Targets = append(c.Targets, step.Ref{Name: cond.target, Pos: s.Pos, Step: s})
+}
+
+func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
+	if !s.Has("until") {
+		el, err := element(ctx, x, s, "target", 0)
+		if err != nil {
+			return err
+		}
+		return el.ScrollIntoView()
+	}
+	cond, err := untilOf(s)
+	if err != nil {
+		return errs.Wrap(errs.Internal, err, "scroll: %v", err)
+	}
+	max, err := x.BoundOf(s.Bound("max"))
+	if err != nil {
+		return err
+	}
+	page, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	scrollJS := `() => { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
+		return {moved: scrollY !== before, height: document.documentElement.scrollHeight} }`
+	var target func() (map[string]any, error)
+	target = func() (map[string]any, error) {
+		res, err := page.Eval(scrollJS)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int()}, nil
+	}
+	if s.Has("target") {
+		m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
+		if err != nil {
+			return err
+		}
+		el := m.Elements[0].Context(ctx)
+		target = func() (map[string]any, error) {
+			res, err := el.Eval(`function () {
+				const scrollable = this.scrollHeight > this.clientHeight + 1 && getComputedStyle(this).overflowY !== 'visible';
+				if (!scrollable) { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
+					return {moved: scrollY !== before, height: document.documentElement.scrollHeight} }
+				const before = this.scrollTop; this.scrollBy(0, Math.max(this.clientHeight * 0.9, 50));
+				return {moved: this.scrollTop !== before, height: this.scrollHeight} }`)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int()}, nil
+		}
+	}
+	stuck := 0
+	for screen := 0; ; screen++ {
+		ok, err := scrollHolds(ctx, x, cond)
+		if err != nil || ok {
+			return err
+		}
+		if screen >= max {
+			return errs.New(errs.LimitExceeded, "scrolled %d screens and %s never held", max, cond)
+		}
+		st, err := target()
+		if err != nil {
+			return err
+		}
+		// Give lazy content a moment to arrive: until the condition holds
+		// or the page grows, at most scrollSettle.
+		grew := false
+		sctx, cancel := context.WithTimeout(ctx, scrollSettle)
+		_ = poll(sctx, func() (bool, error) {
+			if ok, err := scrollHolds(sctx, x, cond); ok || err != nil {
+				return true, nil
+			}
+			res, err := page.Eval(`() => document.documentElement.scrollHeight`)
+			if err == nil && res.Value.Int() != st["height"].(int) {
+				grew = true
+			}
+			return grew, nil
+		})
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !st["moved"].(bool) && !grew {
+			if stuck++; stuck >= 2 {
+				return errs.New(errs.TargetNotFound, "reached the end of %s after %d screens and %s never held", pagePath(page), screen+1, cond)
+			}
+		} else {
+			stuck = 0
+		}
+	}
+}
+
+// scrollHolds reports whether the condition holds now.
+func scrollHolds(ctx context.Context, x step.Exec, c scrollCond) (bool, error) {
+	switch c.kind {
+	case "text":
+		text, err := x.Text(ctx, c.text)
+		if err != nil {
+			return false, err
+		}
+		page, err := x.Page(ctx)
+		if err != nil {
+			return false, err
+		}
+		res, err := page.Eval(`() => document.body ? document.body.innerText : ''`)
+		if err != nil {
+			return false, err
+		}
+		return strings.Contains(selector.Normalize(res.Value.Str()), selector.Normalize(text)), nil
+	case "count":
+		m, err := x.Find(ctx, c.target, step.FindOpt{All: true, Once: true})
+		if errs.CodeOf(err) == errs.TargetNotFound {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return len(m.Elements) >= c.atLeast, nil
+	default:
+		_, err := x.Find(ctx, c.target, step.FindOpt{Visible: true, Once: true})
+		if errs.CodeOf(err) == errs.TargetNotFound {
+			return c.kind == "hidden", nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return c.kind == "visible", nil
+	}
+}
