@@ -64,7 +64,8 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 					return usageError{err}
 				}
 			}
-			a, err := app.OpenServer(cfg, log)
+			metrics := mcpserver.NewMetrics()
+			a, err := app.OpenServer(cfg, log, metrics.Store)
 			if err != nil {
 				if le := (*lint.Error)(nil); errors.As(err, &le) {
 					err = usageError{err}
@@ -81,7 +82,7 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 				}
 			}()
 			srv := mcpserver.New(a.Engine, mcpserver.Options{
-				Name: "toolwright", Version: buildVersion(), Logger: log,
+				Name: "toolwright", Version: buildVersion(), Logger: log, Metrics: metrics,
 				ShutdownGrace: cfg.ShutdownGrace,
 				MaxSessions:   cfg.HTTP.MaxSessions, SessionIdleTimeout: cfg.HTTP.SessionIdleTimeout,
 			})

@@ -118,7 +118,8 @@ func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
 // OpenServer is Open for `serve`: a secret that cannot be read does not
 // stop the server. Each one is logged (by name and source, never a value),
 // and the tools that read it answer config_error while the others work.
-func OpenServer(cfg *config.Config, log *slog.Logger) (*App, error) {
+// wrap, when not nil, wraps the store the engine uses (metrics).
+func OpenServer(cfg *config.Config, log *slog.Logger, wrap func(store.Store) store.Store) (*App, error) {
 	set, err := LoadSet(cfg)
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func OpenServer(cfg *config.Config, log *slog.Logger) (*App, error) {
 		log.Error("secret cannot be read; the tools that need it answer config_error",
 			"secret", name, "problem", cfg.MissingSecret(name), "tools", strings.Join(tools, ","))
 	}
-	return open(cfg, set, log)
+	return open(cfg, set, log, wrap)
 }
 
 // OpenWith assembles toolwright around an already loaded set.
@@ -141,13 +142,16 @@ func OpenWith(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, er
 	if err := cfg.SecretsErr(); err != nil {
 		return nil, err
 	}
-	return open(cfg, set, log)
+	return open(cfg, set, log, nil)
 }
 
-func open(cfg *config.Config, set *workflow.Set, log *slog.Logger) (*App, error) {
+func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(store.Store) store.Store) (*App, error) {
 	st, err := OpenStore(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if wrap != nil {
+		st = wrap(st)
 	}
 	bo, err := BrowserOptions(cfg, log)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -123,7 +124,11 @@ func newFixtureWith(t testing.TB, o mcpserver.Options, files map[string]string) 
 	cfgPath := writeSet(t, f.dir, site.URL(""), files)
 	f.cfg = loadConfig(t, cfgPath)
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	a, err := app.Open(f.cfg, log)
+	var wrap func(store.Store) store.Store
+	if o.Metrics != nil {
+		wrap = o.Metrics.Store // as serve does
+	}
+	a, err := app.OpenServer(f.cfg, log, wrap)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,6 +117,7 @@ func (s *Server) Handler(boundHost, token string) http.Handler {
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, mh)
+	s.opsRoutes(mux)
 	g := &guard{next: mux, max: s.o.MaxBodyBytes, log: s.log, hosts: map[string]bool{}, posts: &s.posts,
 		srv: s, maxSessions: s.o.MaxSessions, maxClient: s.o.MaxClientRequests, clients: map[string]int{}}
 	h := strings.ToLower(strings.Trim(boundHost, "[]"))
@@ -162,7 +163,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.deny(w, r, http.StatusForbidden, "forbidden: Origin %q is not allowed", o)
 		return
 	}
-	if g.token != nil && !g.authorized(r.Header.Get("Authorization")) {
+	if g.token != nil && !publicPath(r.URL.Path) && !g.authorized(r.Header.Get("Authorization")) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="toolwright"`)
 		g.deny(w, r, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer TOKEN")
 		return

@@ -70,6 +70,10 @@ type Options struct {
 	ReadTimeout        time.Duration
 	IdleTimeout        time.Duration
 	MaxClientRequests  int
+
+	// Metrics, when set, are the metrics /metrics serves (make them first
+	// to wrap the engine's store with Metrics.Store); nil makes new ones.
+	Metrics *Metrics
 }
 
 // Server serves one engine's workflows as MCP tools. It serves once: when
@@ -80,6 +84,8 @@ type Server struct {
 	mcp *mcp.Server
 	log *slog.Logger
 	o   Options
+
+	metrics *Metrics
 
 	mu    sync.Mutex        // serialises Sync
 	tools map[string][]byte // registered tool name → its JSON, to skip unchanged tools
@@ -128,7 +134,11 @@ func New(eng *run.Engine, o Options) *Server {
 	if o.MaxClientRequests <= 0 {
 		o.MaxClientRequests = DefaultMaxClientRequests
 	}
-	s := &Server{eng: eng, log: o.Logger, o: o, tools: map[string][]byte{}}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	s := &Server{eng: eng, log: o.Logger, o: o, tools: map[string][]byte{}, metrics: o.Metrics}
+	o.Metrics.live.srv = s
 	s.base, s.abort = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: "toolwright", Version: o.Version}, &mcp.ServerOptions{
 		// The SDK's own chatter (sessions opening and closing) is debug detail.
@@ -251,6 +261,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return nil, err
 	}
+	s.metrics.call(name, env)
 	if p != nil {
 		p.finish(env.Code)
 	}

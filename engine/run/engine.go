@@ -89,6 +89,12 @@ func (e *Engine) Workflows() *workflow.Set { return e.set.Load() }
 // SetWorkflows swaps in a new checked set; calls already running finish on the old one.
 func (e *Engine) SetWorkflows(s *workflow.Set) { e.set.Store(s) }
 
+// Store is the engine's state store (nil when it runs without one).
+func (e *Engine) Store() store.Store { return e.store }
+
+// Browsers is the engine's environment manager.
+func (e *Engine) Browsers() *browser.Manager { return e.browsers }
+
 // Redactor is the engine's secret redactor (for logs and CLI output).
 func (e *Engine) Redactor() *policy.Redactor { return e.redactor }
 
