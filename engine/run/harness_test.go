@@ -61,13 +61,16 @@ type engineParts struct {
 // fixture is a site to test against: how to serve it, and the example
 // folder whose selector map and workflows go with it.
 type fixture struct {
-	start   func(testing.TB) *testsite.Site
-	example string // examples/<example>: selectors.yaml and workflows/*.yaml
+	start     func(testing.TB) *testsite.Site
+	selectors string // the selector map, relative to the repository
+	workflows string // the folder of its workflows, relative to the repository
 }
 
 var (
-	demoSite = fixture{start: testsite.Start, example: "demo"}
-	realSite = fixture{start: testsite.StartReal, example: "realsite"}
+	demoSite = fixture{start: testsite.Start, selectors: "examples/demo/selectors.yaml", workflows: "examples/demo/workflows"}
+	realSite = fixture{start: testsite.StartReal, selectors: "examples/realsite/selectors.yaml", workflows: "examples/realsite/workflows"}
+	// the default tools (workflows/, selectors/selectors.yaml) on the shop
+	defaultTools = fixture{start: testsite.StartReal, selectors: "selectors/selectors.yaml", workflows: "workflows"}
 )
 
 func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
@@ -76,10 +79,14 @@ func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.
 }
 
 // newRealHarness is newHarness on the realistic shop (testdata/real/site)
-// with the examples/realsite selector map and workflows.
-func newRealHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) *harness {
+// with the examples/realsite selector map and workflows (or another fixture).
+func newRealHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config), fx ...fixture) *harness {
 	t.Helper()
-	p := startEngineOn(t, realSite, workflows, tweak)
+	f := realSite
+	if len(fx) > 0 {
+		f = fx[0]
+	}
+	p := startEngineOn(t, f, workflows, tweak)
 	return &harness{t: t, site: p.site, cfg: p.cfg, eng: p.eng, st: p.st, bm: p.bm}
 }
 
@@ -92,7 +99,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	if err := os.MkdirAll(wdir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	shared, _ := filepath.Glob(filepath.Join(repo, "examples", fx.example, "workflows", "*.yaml"))
+	shared, _ := filepath.Glob(filepath.Join(repo, filepath.FromSlash(fx.workflows), "*.yaml"))
 	for _, f := range shared {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -103,7 +110,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	for name, body := range workflows {
 		writeFile(tb, filepath.Join(wdir, name+".yaml"), body)
 	}
-	sel, err := filepath.Abs(filepath.Join(repo, "examples", fx.example, "selectors.yaml"))
+	sel, err := filepath.Abs(filepath.Join(repo, filepath.FromSlash(fx.selectors)))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -568,3 +568,39 @@ output:
 	}
 	h.ok(h.call("scroll_into_view", `{}`))
 }
+
+// TestDefaultToolsOnOrdinaryPages: list_links and read_page_text read any
+// page: links wherever they are (also ones a script added), text in divs
+// and sections.
+func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
+	h := newRealHarness(t, nil, nil, defaultTools)
+	env := h.ok(h.call("prepare_environment", `{}`))
+	id := env.Data["env_id"].(string)
+	open := func(path string) {
+		t.Helper()
+		h.ok(h.call("open_page", fmt.Sprintf(`{"env_id": %q, "url": %q}`, id, h.site.URL(path))))
+	}
+	open("/index.html")
+	env = h.ok(h.call("list_links", `{"env_id": "`+id+`"}`))
+	texts := list(t, env, "texts")
+	joined := fmt.Sprint(texts.Items)
+	for _, want := range []string{"Search the catalogue", "Download your orders (CSV)", "My orders"} { // the last from the script-made top bar
+		if !strings.Contains(joined, want) {
+			t.Errorf("list_links misses %q: %s", want, joined)
+		}
+	}
+	if hrefs := list(t, env, "hrefs"); hrefs.Count != texts.Count || hrefs.Count < 10 {
+		t.Errorf("list_links: %d hrefs, %d texts", hrefs.Count, texts.Count)
+	}
+	env = h.ok(h.call("read_page_text", `{"env_id": "`+id+`"}`))
+	blocks := fmt.Sprint(list(t, env, "blocks").Items)
+	for _, want := range []string{"Gear for every trail", "Tents, packs and boots tested on real mountains. Free returns within 30 days."} {
+		if !strings.Contains(blocks, want) {
+			t.Errorf("read_page_text misses %q (a div's text): %s", want, blocks)
+		}
+	}
+	if strings.Contains(blocks, "customElements") || strings.Contains(blocks, "function") {
+		t.Errorf("read_page_text read a script: %s", blocks)
+	}
+	h.ok(h.call("close_environment", `{"env_id": "`+id+`"}`))
+}

@@ -81,6 +81,21 @@ func TestExamples(t *testing.T) {
 	}
 }
 
+// TestRealsiteExamples runs examples/realsite/tests, the workflows for a
+// shop built like real ones (testdata/real/site), as
+// `toolwright --config examples/realsite/toolwright.yaml test` does.
+func TestRealsiteExamples(t *testing.T) {
+	testsite.NeedChromium(t)
+	base, err := config.Load("../../examples/realsite/toolwright.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, out := runFiles(t, base, "../../examples/realsite/tests")
+	if !rep.OK() || rep.Passed < 12 {
+		t.Fatalf("want every case to pass:\n%s", out)
+	}
+}
+
 // TestEnvironments runs an env: given flow on the default workflows, where
 // later cases use the env_id of the first.
 func TestEnvironments(t *testing.T) {

@@ -52,6 +52,17 @@ func TestShippedWorkflows(t *testing.T) {
 	} else if _, ok := set.Tool("search_catalog_open"); !ok {
 		t.Error("examples/bench/workflows did not load")
 	}
+	// The realistic shop's examples (examples/realsite) are among them.
+	realsite := filepath.Join(root, "examples", "realsite", "toolwright.yaml")
+	if cfg := configs[realsite]; cfg == nil {
+		t.Error("examples/realsite/toolwright.yaml is not shipped")
+	} else if set, ps := workflow.Load(cfg); len(ps) == 0 {
+		for _, name := range []string{"read_new_arrivals", "product_details", "place_order", "export_orders", "clear_order_history", "start_shopping"} {
+			if _, ok := set.Tool(name); !ok {
+				t.Errorf("examples/realsite: tool %s is missing", name)
+			}
+		}
+	}
 	want := []string{"close_environment", "list_links", "open_page", "prepare_environment", "read_page_text", "take_screenshot"}
 	set, _ := workflow.Load(defaults)
 	for _, name := range want {

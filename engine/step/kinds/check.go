@@ -6,6 +6,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -20,13 +21,20 @@ func init() {
 		Navigates: true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the checkbox or radio button (or its label)"},
-			{Name: "checked", Type: step.Bool, Default: true, Doc: "the state it should have"},
+			{Name: "checked", Type: step.Template, Default: true, Doc: "the state it should have: true or false (a template allowed, like ${{ params.gift_wrap }})"},
 		},
 		Example: "check: {target: nw.order.gift_wrap, checked: true}",
+		AfterCompile: func(c *step.Checker, s *step.Step) {
+			if t := s.Tmpl("checked"); t != nil && t.IsLiteral() {
+				if _, ok := t.Value().(bool); !ok {
+					c.Addf(s.Pos, lint.BadValue, "check checked must be true or false, found %q", t.Source)
+				}
+			}
+		},
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			want := true
-			if s.Has("checked") {
-				want = s.Bool("checked")
+			want, err := wantChecked(ctx, x, s)
+			if err != nil {
+				return err
 			}
 			name := s.Str("target")
 			m, err := x.Find(ctx, name, step.FindOpt{})
@@ -68,6 +76,27 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// wantChecked is the checked field's value (default true).
+func wantChecked(ctx context.Context, x step.Exec, s *step.Step) (bool, error) {
+	t := s.Tmpl("checked")
+	if t == nil {
+		return true, nil
+	}
+	v, err := x.Eval(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	switch b := v.(type) {
+	case bool:
+		return b, nil
+	case string:
+		if b == "true" || b == "false" {
+			return b == "true", nil
+		}
+	}
+	return false, errs.New(errs.InvalidParams, "check checked must be true or false, got %v", v)
 }
 
 // labelJS finds the label a person clicks for a box.

@@ -53,7 +53,7 @@ type scrollCond struct {
 	kind    string // visible | hidden | text | count
 	target  string
 	text    *tmpl.Template
-	atLeast int
+	atLeast *tmpl.Template
 }
 
 func (c scrollCond) String() string {
@@ -61,7 +61,7 @@ func (c scrollCond) String() string {
 	case "text":
 		return fmt.Sprintf("text %q", c.text.Source)
 	case "count":
-		return fmt.Sprintf("%d of %s", c.atLeast, c.target)
+		return fmt.Sprintf("%s of %s", c.atLeast.Source, c.target)
 	}
 	return c.kind + " " + c.target
 }
@@ -89,11 +89,12 @@ func untilOf(s *step.Step) (scrollCond, error) {
 			}
 			c.kind, c.text = "text", v.Value
 		case "at_least":
-			n, err := strconv.Atoi(lit)
-			if err != nil || n < 1 {
-				return c, fmt.Errorf("until at_least must be a whole number of at least 1, found %q", lit)
+			if v.Value != nil && v.Value.IsLiteral() {
+				if n, err := strconv.Atoi(lit); err != nil || n < 1 {
+					return c, fmt.Errorf("until at_least must be a whole number of at least 1, found %q", lit)
+				}
 			}
-			c.atLeast = n
+			c.atLeast = v.Value
 		default:
 			return c, fmt.Errorf("until: unknown condition %q%s", v.Name, lint.Suggest(v.Name, []string{"visible", "hidden", "text", "count", "at_least"}))
 		}
@@ -101,9 +102,9 @@ func untilOf(s *step.Step) (scrollCond, error) {
 	switch {
 	case c.kind == "":
 		return c, fmt.Errorf("until needs a condition: visible, hidden, text or count")
-	case c.kind == "count" && c.atLeast == 0:
+	case c.kind == "count" && c.atLeast == nil:
 		return c, fmt.Errorf("until count needs at_least")
-	case c.kind != "count" && c.atLeast != 0:
+	case c.kind != "count" && c.atLeast != nil:
 		return c, fmt.Errorf("until at_least goes with count")
 	}
 	return c, nil
@@ -236,6 +237,14 @@ func scrollHolds(ctx context.Context, x step.Exec, c scrollCond) (bool, error) {
 		}
 		return strings.Contains(selector.Normalize(res.Value.Str()), selector.Normalize(text)), nil
 	case "count":
+		v, err := x.Eval(ctx, c.atLeast)
+		if err != nil {
+			return false, err
+		}
+		n, err := strconv.Atoi(tmpl.Text(v))
+		if err != nil || n < 1 {
+			return false, errs.New(errs.InvalidParams, "scroll until at_least must be a whole number of at least 1, got %v", v)
+		}
 		m, err := x.Find(ctx, c.target, step.FindOpt{All: true, Once: true})
 		if errs.CodeOf(err) == errs.TargetNotFound {
 			return false, nil
@@ -243,7 +252,7 @@ func scrollHolds(ctx context.Context, x step.Exec, c scrollCond) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return len(m.Elements) >= c.atLeast, nil
+		return len(m.Elements) >= n, nil
 	default:
 		_, err := x.Find(ctx, c.target, step.FindOpt{Visible: true, Once: true})
 		if errs.CodeOf(err) == errs.TargetNotFound {
