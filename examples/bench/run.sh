@@ -152,6 +152,8 @@ log "(b) in process on a warm browser: engine.Call vs the rod code"
 # the spare is made then): spare 1 (the default) against spare 0.
 "$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -gap 1s -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-spare-gap.json"
 "$BIN/harness" warm -config "$CFG/toolwright-nospare.yaml" -runs "$RUNS" -gap 1s -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-nospare-gap.json"
+# CDP requests per step, counted by a DevTools proxy in front of the browser.
+"$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -gap 1s -count-cdp -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-cdp.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" >"$RES/rodwarm.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" -kept >"$RES/rodwarm-kept.json"
 "$BIN/rodsearch" -base "$BASE" -query ACM -pages 3 -warm "$RUNS" -fill rod >"$RES/rodwarm-rodfill.json"
@@ -164,6 +166,8 @@ log "(e) the floor: the same action with the fewest CDP round trips ($RUNS runs 
 "$BIN/floor" -base "$BASE" -wide 5,50,200 -runs "$RUNS" >"$RES/floor-wide.json"
 log "(e) extract of a whole page, 5/50/200 rows × 8 fields and × 1, in process"
 "$BIN/harness" wide -config "$CFG/toolwright.yaml" -rows 5,50,200 -runs "$RUNS" -out "$RES/wide.json"
+# The same reads' CDP requests, through a counting DevTools proxy (not timed: the proxy adds a hop).
+"$BIN/harness" wide -config "$CFG/toolwright.yaml" -rows 5,50,200 -runs 1 -count-cdp -out "$RES/wide-cdp.json"
 
 # (a) + (d) over MCP -------------------------------------------------------------
 log "(a) toolwright vs Playwright MCP over MCP ($RUNS runs each), (d) throughput and memory"

@@ -112,14 +112,29 @@ func reportFloor(p func(string, ...any), dir string, cmp *compareResult, warm *w
 	}
 	p("| a 200 × 8 page read ≤ 3 × the floor's one evaluate | %.0f ms vs %.1f ms | %s | %s |", read200, floor200, ratio(read200, floor200), met(read200 <= 3*floor200, read200 > 0 && floor200 > 0))
 	p("| … and flat in fields within 2× (200 × 8 ÷ 200 × 1) | %.0f ms vs %.0f ms | %s | %s |", read200, one200, ratio(read200, one200), met(read200 <= 2*one200, read200 > 0 && one200 > 0))
-	maxReq, reqKnown := 0.0, false
-	if warm != nil {
-		for _, s := range warm.StepRequests {
+	// CDP requests per step: counted by a DevTools proxy (warm-cdp.json), or
+	// from the trace when the engine records them.
+	var counted warmResult
+	steps := warm
+	if readJSON(dir, "warm-cdp.json", &counted) == nil && len(counted.StepRequests) > 0 {
+		steps = &counted
+	}
+	maxReq, maxName, over, reqKnown := 0.0, "", 0, false
+	if steps != nil {
+		for _, s := range steps.StepRequests {
+			if !strings.HasPrefix(s.Name, "step ") {
+				continue // the phases between steps
+			}
 			reqKnown = true
-			maxReq = max(maxReq, s.Median)
+			if s.Median > maxReq {
+				maxReq, maxName = s.Median, s.Name
+			}
+			if s.Median > 6 {
+				over++
+			}
 		}
 	}
-	p("| CDP requests per step ≤ 6 (search_catalog, the most of any step) | %s | | %s |", orDash(reqKnown, fmt.Sprintf("%.0f", maxReq)), met(maxReq <= 6, reqKnown))
+	p("| CDP requests per step ≤ 6 (search_catalog) | the most: %s (%s); %d steps over 6 | | %s |", orDash(reqKnown, fmt.Sprintf("%.0f", maxReq)), maxName, over, met(maxReq <= 6, reqKnown))
 	p("| model bytes ≤ 0.1 × Playwright MCP's, the action | %.0f B vs %.0f B | %s | %s |", tw.Bytes, pw.Bytes, ratio3(tw.Bytes, pw.Bytes), met(tw.Bytes <= 0.1*pw.Bytes, tw.Bytes > 0 && pw.Bytes > 0))
 	var wt, wpw wideBytes
 	haveWideBytes := false
@@ -223,15 +238,32 @@ func reportFloor(p func(string, ...any), dir string, cmp *compareResult, warm *w
 		}
 	}
 
-	if warm != nil && len(warm.StepRequests) > 0 {
+	if steps != nil && len(steps.StepRequests) > 0 {
 		p("### CDP requests per step (search_catalog, warm `engine.Call`, medians)")
 		p("")
-		p("| step | requests |")
-		p("|---|---:|")
-		for _, s := range warm.StepRequests {
-			p("| %s | %.0f |", s.Name, s.Median)
+		p("Counted by %s (a separate run: the proxy adds a hop, so its times are not used). The methods are those of the last run.", steps.CountedBy)
+		p("")
+		p("| step | requests | methods |")
+		p("|---|---:|---|")
+		for _, s := range steps.StepRequests {
+			p("| %s | %.0f | %s |", s.Name, s.Median, steps.StepMethods[s.Name])
 		}
 		p("")
+		var wideCDP struct {
+			Wide map[string]map[string]wideEntry `json:"wide"`
+		}
+		if readJSON(dir, "wide-cdp.json", &wideCDP) == nil {
+			var parts []string
+			for _, n := range sortedKeys[map[string]wideEntry, int](wideCDP.Wide, nil) {
+				if r := wideCDP.Wide[n]["bench_wide_read"].Requests; r > 0 {
+					parts = append(parts, fmt.Sprintf("%s rows: %.0f", n, r))
+				}
+			}
+			if len(parts) > 0 {
+				p("CDP requests of one read call of the wide page (8 fields, the whole call): %s.", strings.Join(parts, "; "))
+				p("")
+			}
+		}
 	} else {
 		p("CDP requests per step: the engine's traces do not record them in this build, so they are not in this report.")
 		p("")

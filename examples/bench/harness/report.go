@@ -208,9 +208,17 @@ func reportCmd(args []string) error {
 		}
 	}
 
-	if haveCmp && (cmp.Throughput != nil || cmp.Memory != nil) {
+	if haveCmp && (cmp.Throughput != nil || cmp.Memory != nil || cmp.ThroughputErr != "" || cmp.MemoryErr != "") {
 		p("## (d) Throughput and memory (toolwright serve, one MCP session)")
 		p("")
+		if cmp.ThroughputErr != "" {
+			p("The throughput run failed on this machine at this load: %s", cmp.ThroughputErr)
+			p("")
+		}
+		if cmp.MemoryErr != "" {
+			p("The memory run failed: %s", cmp.MemoryErr)
+			p("")
+		}
 		if t := cmp.Throughput; t != nil {
 			p("| %d × search_catalog | total, median of %d rounds | per call | calls/s | CPU per call (server + Chromium) |", t.Calls, t.Rounds)
 			p("|---|---:|---:|---:|---:|")
@@ -259,6 +267,8 @@ type warmResult struct {
 		Name   string  `json:"name"`
 		Median float64 `json:"median"`
 	} `json:"step_requests"`
+	StepMethods map[string]string `json:"step_methods"`
+	CountedBy   string            `json:"cdp_counted_by"`
 }
 
 type actionSummary struct {
@@ -294,6 +304,9 @@ type compareResult struct {
 	Wide       map[string]map[string]wideBytes `json:"wide"`
 	CDTVersion string                          `json:"chrome_devtools_mcp"`
 	CDTError   string                          `json:"chrome_devtools_error"`
+	// (d) failures, when the machine was too loaded
+	ThroughputErr string `json:"throughput_error"`
+	MemoryErr     string `json:"memory_error"`
 	// (d)
 	Throughput *struct {
 		Calls  int       `json:"calls"`

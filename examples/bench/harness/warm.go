@@ -18,6 +18,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/internal/rodref"
 )
 
 // warmCmd times engine.Call of one tool on a warm engine (browser already
@@ -34,11 +35,25 @@ func warmCmd(args []string) error {
 	out := fs.String("out", "", "write the JSON result here (default stdout)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed calls here")
 	gap := fs.Duration("gap", 0, "pause between calls (an agent's thinking time), not timed")
+	countCDP := fs.Bool("count-cdp", false, "run on a Chromium of its own through a counting DevTools proxy (browser.provider: cdp) and report the CDP requests of each step")
 	_ = fs.Parse(args)
 
 	cfg, err := config.Load(*cfgPath)
 	if err != nil {
 		return err
+	}
+	var proxy *cdpProxy
+	if *countCDP {
+		u, stop, err := rodref.Launch(cfg.Browser.Bin)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		if proxy, err = newCDPProxy(u); err != nil {
+			return err
+		}
+		defer proxy.Close()
+		cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{proxy.URL()}
 	}
 	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -52,9 +67,11 @@ func warmCmd(args []string) error {
 		at    time.Duration
 	}
 	var events []event
+	var callStart time.Time
 	call := func() (*result.Envelope, time.Duration, error) {
 		events = events[:0]
 		start := time.Now()
+		callStart = start
 		env, err := a.Engine.Call(ctx, run.Request{Tool: *tool, Args: json.RawMessage(*argJSON),
 			Progress: func(_, _ int, label string) { events = append(events, event{label, time.Since(start)}) }})
 		d := time.Since(start)
@@ -82,7 +99,8 @@ func warmCmd(args []string) error {
 	var ms []float64
 	var last *result.Envelope
 	phases := newPhases()
-	requests := newPhases() // CDP requests per step, when the trace records them
+	requests := newPhases() // CDP requests per step, when the trace records them or -count-cdp counts them
+	var lastMethods map[string]string
 	cpu0, tree0 := cpuTime(), procstat.TreeCPU(os.Getpid())
 	for i := 0; i < *runs; i++ {
 		if *gap > 0 {
@@ -101,6 +119,23 @@ func warmCmd(args []string) error {
 			continue // a retried step would not line up
 		}
 		phases.add("open the environment (browser context, page, guard)", events[0].at)
+		// CDP requests, from the proxy: a step's from its start to the end of
+		// its recorded duration (ms resolution, so +1 ms), the rest of the
+		// time to the next step's start to the phase the gap belongs to.
+		lastMethods = map[string]string{}
+		var betweenMethods []string
+		window := func(name string, from, to time.Duration, keep bool) []string {
+			if proxy == nil || to < from {
+				return nil
+			}
+			m := proxy.between(callStart.Add(from), callStart.Add(to))
+			if keep {
+				requests.addN(name, float64(len(m)))
+				lastMethods[name] = methodCounts(m)
+			}
+			return m
+		}
+		window("open the environment (browser context, page, guard)", 0, events[0].at, true)
 		seen := map[string]int{}
 		var between time.Duration
 		for j, ev := range events {
@@ -110,8 +145,9 @@ func warmCmd(args []string) error {
 			if seen[rec.Path] > 1 {
 				name += fmt.Sprintf(" (run %d)", seen[rec.Path])
 			}
-			if n, ok := stepRequests(rec); ok {
-				requests.addN(name, float64(n))
+			end := d
+			if j+1 < len(events) {
+				end = events[j+1].at
 			}
 			own := time.Duration(rec.DurationMS) * time.Millisecond
 			if rec.Kind == "paginate" {
@@ -119,23 +155,33 @@ func warmCmd(args []string) error {
 			} else {
 				phases.add(name, own)
 			}
-			end := d
-			if j+1 < len(events) {
-				end = events[j+1].at
+			ownEnd := min(ev.at+own+time.Millisecond, end)
+			if proxy != nil {
+				window(name, ev.at, ownEnd, rec.Kind != "paginate")
+			} else if n, ok := stepRequests(rec); ok {
+				requests.addN(name, float64(n))
 			}
 			gap := end - ev.at - own
 			switch {
 			case j+1 == len(events):
 				phases.add("after the last step: output, close the environment, trace, audit", gap)
+				window("after the last step: output, close the environment, trace, audit", ownEnd, end, true)
 			case seen[tr.Steps[j+1].Path] > 0 && loopsBack(rec.Path, tr.Steps[j+1].Path):
 				// The next step ran before: a loop went round (paginate: check
 				// next, click it, wait until the page changed).
-				phases.add(fmt.Sprintf("paginate: next page, wait for it (before run %d of step %s)", seen[tr.Steps[j+1].Path]+1, tr.Steps[j+1].Path), gap)
+				turn := fmt.Sprintf("paginate: next page, wait for it (before run %d of step %s)", seen[tr.Steps[j+1].Path]+1, tr.Steps[j+1].Path)
+				phases.add(turn, gap)
+				window(turn, ownEnd, end, true)
 			default:
 				between += gap
+				betweenMethods = append(betweenMethods, window("", ownEnd, end, false)...)
 			}
 		}
 		phases.add("executor between steps (sum of the gaps)", between)
+		if proxy != nil {
+			requests.addN("executor between steps (sum of the gaps)", float64(len(betweenMethods)))
+			lastMethods["executor between steps (sum of the gaps)"] = methodCounts(betweenMethods)
+		}
 	}
 	cpu, tree := cpuTime()-cpu0, procstat.TreeCPU(os.Getpid())-tree0
 	pprof.StopCPUProfile()
@@ -149,9 +195,18 @@ func warmCmd(args []string) error {
 		"rows":                 rowsOf(last.Data),
 		"breakdown":            phases.medians(),
 		"step_requests":        requests.namedMedians(),
+		"step_methods":         lastMethods, // of the last run, with -count-cdp
+		"cdp_counted_by":       countedBy(proxy != nil),
 		"steps_note":           "engine.Call on a warm engine: store (traces, audit) on, fresh browser context per call",
 		"gap_ms":               millis(*gap),
 	})
+}
+
+func countedBy(proxy bool) string {
+	if proxy {
+		return "a DevTools proxy in front of the browser (browser.provider: cdp): every request sent from a step's start to the end of its recorded duration; what comes after, to the next step, goes to the phase of that gap"
+	}
+	return "the trace"
 }
 
 // loopsBack reports whether next, a step that ran before, comes at or

@@ -13,6 +13,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/internal/rodref"
 )
 
 // wideCmd measures the cost of reading a whole page with extract, in
@@ -21,7 +22,8 @@ import (
 // bench_wide_table (8 fields, format: table) and bench_wide_one (1 field)
 // run -runs times each, alternating. Reported per row count and tool: the
 // extract step's own time (from the trace), the whole call's, and the bytes
-// of the envelope as JSON (what the model is handed as text).
+// of the envelope as JSON (what the model is handed as text); with
+// -count-cdp, each read call's CDP requests (the whole call: one extract).
 //
 //	harness wide -config FILE -rows 5,50,200 -runs N
 func wideCmd(args []string) error {
@@ -30,11 +32,25 @@ func wideCmd(args []string) error {
 	rowList := fs.String("rows", "5,50,200", "row counts of the wide page")
 	runs := fs.Int("runs", 7, "timed calls of each tool per row count (after one warm-up)")
 	out := fs.String("out", "", "write the JSON result here (default stdout)")
+	countCDP := fs.Bool("count-cdp", false, "run on a Chromium of its own through a counting DevTools proxy and report each read call's CDP requests")
 	_ = fs.Parse(args)
 
 	cfg, err := config.Load(*cfgPath)
 	if err != nil {
 		return err
+	}
+	var proxy *cdpProxy
+	if *countCDP {
+		u, stop, err := rodref.Launch(cfg.Browser.Bin)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		if proxy, err = newCDPProxy(u); err != nil {
+			return err
+		}
+		defer proxy.Close()
+		cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{proxy.URL()}
 	}
 	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -42,11 +58,13 @@ func wideCmd(args []string) error {
 	}
 	ctx := context.Background()
 	defer a.Close(ctx)
+	var lastStart time.Time
 	call := func(tool string, args map[string]any) (map[string]any, string, time.Duration, int, error) {
 		raw, _ := json.Marshal(args)
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		defer cancel()
 		start := time.Now()
+		lastStart = start
 		env, err := a.Engine.Call(cctx, run.Request{Tool: tool, Args: raw})
 		d := time.Since(start)
 		if err != nil {
@@ -96,7 +114,9 @@ func wideCmd(args []string) error {
 				tr, err := a.Store.GetTrace(ctx, traceID)
 				if err == nil && len(tr.Steps) > 0 {
 					s.ExtractMS = append(s.ExtractMS, float64(tr.Steps[0].DurationMS))
-					if n, ok := stepRequests(tr.Steps[0]); ok {
+					if proxy != nil {
+						s.Requests = append(s.Requests, float64(len(proxy.between(lastStart, lastStart.Add(d)))))
+					} else if n, ok := stepRequests(tr.Steps[0]); ok {
 						s.Requests = append(s.Requests, float64(n))
 					}
 				}

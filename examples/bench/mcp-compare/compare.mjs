@@ -527,7 +527,9 @@ async function main() {
   }
 
   // (d) throughput: 8 at once vs 8 one at a time, on the warm toolwright server.
-  if (!skip.has("load")) {
+  // A failure here (a machine too loaded for 8 browsers at once) is recorded,
+  // and the results above are kept.
+  if (!skip.has("load")) try {
     const seq = [], par = [], seqCPU = [], parCPU = [];
     const pid = tw.transport.pid;
     for (let r = 0; r < opt.rounds; r++) {
@@ -557,10 +559,13 @@ async function main() {
       cpu_s_per_call_sequential: round(median(seqCPU) / opt.parallel * 100) / 100,
       cpu_s_per_call_parallel: round(median(parCPU) / opt.parallel * 100) / 100,
     };
+  } catch (e) {
+    result.throughput_error = String(e.message ?? e).split("\n")[0].slice(0, 300);
+    console.error("compare: throughput:", result.throughput_error);
   }
 
   // (d) memory: environments that stay open (search_catalog_open, env: new).
-  if (!skip.has("mem")) {
+  if (!skip.has("mem")) try {
     const pid = tw.transport.pid;
     const mem = { env0: await settledMemory(pid) };
     const open = async (i) => {
@@ -581,6 +586,9 @@ async function main() {
       if (res.isError) throw new Error(`close_environment: ${textOf(res)}`);
     }
     result.memory = mem;
+  } catch (e) {
+    result.memory_error = String(e.message ?? e).split("\n")[0].slice(0, 300);
+    console.error("compare: memory:", result.memory_error);
   }
   await tw.client.close();
 
