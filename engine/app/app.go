@@ -158,6 +158,11 @@ func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(sto
 		st.Close()
 		return nil, err
 	}
+	if cfg.Browser.Provider != browser.ProviderLocal {
+		// Remote browsers are shared: environments, their leases and the
+		// pool limits live in the store for every replica.
+		bo.Registry = Registry(st)
+	}
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		st.Close()

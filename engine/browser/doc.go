@@ -7,12 +7,39 @@
 // The local provider launches the system Chromium (browser.bin, or
 // launcher.LookPath) on the first Open, headless, with a fresh profile that
 // is removed when the browser closes, and again after a crash. It never
-// downloads a browser. The cdp provider attaches to the ws:// DevTools URLs
-// of remote browsers (a grid, a Kubernetes pool, a profile manager), one
-// connection per endpoint, handing endpoints to new environments in turn;
-// it never closes a remote browser, only the contexts it made (made with
-// disposeOnDetach, so Chromium drops them as well if the connection does).
-// Nothing above the Provider interface can tell the two apart.
+// downloads a browser. The cdp provider attaches to remote browsers (a grid,
+// a Kubernetes pool, Chrome started with --remote-debugging-port, a profile
+// manager) by ws:// DevTools URLs or http://host:port (resolved through
+// /json/version), one connection per endpoint, handing endpoints to new
+// environments in turn; a dial is bounded and runs outside the provider's
+// lock, so a hung endpoint never blocks opens on the others. It never closes
+// a remote browser, only the contexts it made. Nothing above the Provider
+// interface can tell the two apart.
+//
+// # Several replicas (Options.Registry)
+//
+// With a Registry (the store's environment registry; app sets it for every
+// provider but local) the environments of remote browsers are shared by all
+// replicas. Each is a row: endpoint, browser context id, page target id,
+// region, purpose, lease owner and expiry, last used, closed. Kept
+// environments are made without disposeOnDetach, so they outlive the
+// connection (and the replica) that made them; temporary ones and spares die
+// with it. Acquire attaches to an environment another replica opened by its
+// id (the page by its target id) and puts it under this replica's rules. A
+// lease in the registry, renewed every third of Options.LeaseDuration while
+// a call holds the environment, lets one call at a time use it across
+// replicas; a replica that dies mid-call loses its lease when it runs out.
+// max_environments and max_per_purpose count the registry, under one lock,
+// and the idle reaper checks the registry's last use before it closes
+// anything. A browser that is gone (its endpoint does not answer, or answers
+// as another browser) marks its environments closed for every replica:
+// env_not_found. Shutting a replica down lets go of its kept environments
+// without closing them.
+//
+// The guard applies the same rules on every replica: a new page in a
+// context another replica registered is put under the allowed-hosts rules
+// here too before it runs, and a page whose context the registry cannot
+// judge is never resumed by this replica.
 //
 // # Environments
 //

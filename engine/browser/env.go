@@ -40,6 +40,8 @@ type Env struct {
 	end         context.CancelCauseFunc
 
 	mu       sync.Mutex
+	owner    string        // the registry lease of the call holding it
+	stopBeat chan struct{} // ends the lease's heartbeat
 	lastUsed time.Time
 	blocked  []string
 	exempt   map[proto.TargetTargetID]bool

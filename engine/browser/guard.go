@@ -32,6 +32,9 @@ const guardCallTimeout = 10 * time.Second
 type guard struct {
 	c     *Conn
 	allow func(string) bool
+	// known finds a browser context registered by another replica (nil:
+	// no registry), so its pages follow the same rules here too.
+	known func(ctx context.Context, contextID string) (*Record, error)
 
 	mu       sync.Mutex
 	contexts map[proto.BrowserBrowserContextID]*Env
@@ -53,10 +56,11 @@ type watched struct {
 	target proto.TargetTargetID
 }
 
-func newGuard(c *Conn, allow func(string) bool) *guard {
+func newGuard(c *Conn, allow func(string) bool, known func(context.Context, string) (*Record, error)) *guard {
 	return &guard{
 		c:        c,
 		allow:    allow,
+		known:    known,
 		contexts: map[proto.BrowserBrowserContextID]*Env{},
 		sessions: map[proto.TargetSessionID]watched{},
 		authSeen: map[proto.FetchRequestID]bool{},
@@ -187,9 +191,19 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 	g.mu.Unlock()
 
 	if env == nil {
-		_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
-		_ = proto.TargetDetachFromTarget{SessionID: ev.SessionID}.Call(session{c: g.c, ctx: s.ctx})
-		return
+		var judged bool
+		if env, judged = g.judge(s.ctx, ev); !judged {
+			return
+		}
+		if env == nil {
+			// Not toolwright's: another client's page, left alone.
+			_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
+			_ = proto.TargetDetachFromTarget{SessionID: ev.SessionID}.Call(session{c: g.c, ctx: s.ctx})
+			return
+		}
+		g.mu.Lock()
+		g.sessions[ev.SessionID] = watched{env: env, target: ev.TargetInfo.TargetID}
+		g.mu.Unlock()
 	}
 	target := ev.TargetInfo.TargetID
 	if patterns := g.patterns(env); patterns != nil {
@@ -207,6 +221,40 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 		g.c.log.Debug("cannot resume a new page", "env", env.ID, "err", err)
 	}
 	g.markReady(target, env.ctxID, err)
+}
+
+// judge decides a new page in a browser context this connection did not
+// make. A context another replica registered gets the same rules as one of
+// ours (a stand-in environment that carries them); judged is false when the
+// registry cannot say, and then the page is left paused, never resumed:
+// its owner's guard resumes it under its rules.
+func (g *guard) judge(ctx context.Context, ev proto.TargetAttachedToTarget) (env *Env, judged bool) {
+	if g.known == nil {
+		return nil, true
+	}
+	rec, err := g.known(ctx, string(ev.TargetInfo.BrowserContextID))
+	if err != nil {
+		g.c.log.Warn("cannot judge a new page of another client; leaving it paused", "context", ev.TargetInfo.BrowserContextID, "err", err)
+		_ = proto.TargetDetachFromTarget{SessionID: ev.SessionID}.Call(session{c: g.c, ctx: ctx})
+		return nil, false
+	}
+	if rec == nil {
+		return nil, true
+	}
+	return &Env{ID: rec.ID, Region: rec.Region, Purpose: rec.Purpose, conn: g.c, ctxID: ev.TargetInfo.BrowserContextID,
+		exempt: map[proto.TargetTargetID]bool{}}, true
+}
+
+// adopt puts an existing page (one this connection attached to by its
+// target id) under env's rules.
+func (g *guard) adopt(ctx context.Context, sid proto.TargetSessionID, env *Env, target proto.TargetTargetID) error {
+	g.mu.Lock()
+	g.sessions[sid] = watched{env: env, target: target}
+	g.mu.Unlock()
+	if patterns := g.patterns(env); patterns != nil {
+		return proto.FetchEnable{Patterns: patterns, HandleAuthRequests: env.proxy.hasAuth}.Call(session{c: g.c, id: sid, ctx: ctx})
+	}
+	return nil
 }
 
 // patterns are the requests of env's pages that pause, or nil for none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -31,6 +32,8 @@ type Manager struct {
 	log      *slog.Logger
 	provider Provider
 	proxies  map[string]proxy
+	reg      Registry // nil: environments live in this process only
+	replica  string
 
 	mu         sync.Mutex
 	envs       map[string]*Env
@@ -56,10 +59,16 @@ func NewManager(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
+	d := dialer{log: o.Logger, allow: o.AllowURL}
+	if o.Registry != nil {
+		d.known = func(ctx context.Context, id string) (*Record, error) { return o.Registry.ByContext(ctx, id) }
+	}
 	m := &Manager{
 		opts:       o,
 		log:        o.Logger,
-		provider:   newProvider(o),
+		provider:   newProvider(o, d),
+		reg:        o.Registry,
+		replica:    o.Replica,
 		proxies:    map[string]proxy{},
 		envs:       map[string]*Env{},
 		pendingFor: map[string]int{},
@@ -113,16 +122,22 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, errs.New(errs.InvalidParams, "unknown region %q (known: %s)", region, strings.Join(m.regionNames(), ", "))
 	}
 
-	waited := false
+	waited, noReuse := false, false
 	for {
 		m.mu.Lock()
 		if m.closed {
 			m.mu.Unlock()
 			return nil, errClosed
 		}
-		if !temporary {
+		if !temporary && !noReuse {
 			if env := m.idleLocked(region, purpose); env != nil {
 				m.mu.Unlock()
+				if !m.leaseIdle(ctx, env) {
+					// another replica's call holds it: open another
+					<-env.sem
+					noReuse = true
+					continue
+				}
 				env.touch()
 				m.log.Debug("environment reused", "env", env.ID, "region", region, "purpose", purpose)
 				return env, nil
@@ -140,6 +155,15 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		}
 		if env := m.takeSpareLocked(region, purpose, temporary); env != nil {
 			m.mu.Unlock()
+			if m.reg != nil {
+				rctx, cancel := regCtx(ctx)
+				err := m.reg.Adopt(rctx, env.ID, purpose, temporary)
+				cancel()
+				if err != nil {
+					m.closeEnv(env, errs.New(errs.EnvUnavailable, "the environment registry cannot be reached"), "not registered")
+					return nil, registryErr(err)
+				}
+			}
 			m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary, "spare", true)
 			return env, nil
 		}
@@ -196,6 +220,24 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 	return env, nil
 }
 
+// leaseIdle takes the registry lease of an idle environment this process
+// found; false when another replica's call holds it. Without a registry
+// the local hold is all there is.
+func (m *Manager) leaseIdle(ctx context.Context, env *Env) bool {
+	if m.reg == nil {
+		return true
+	}
+	owner := m.newOwner()
+	rctx, cancel := regCtx(ctx)
+	ok, err := m.reg.Lease(rctx, env.ID, owner, m.leaseUntil())
+	cancel()
+	if err != nil || !ok {
+		return false
+	}
+	m.hold(env, owner)
+	return true
+}
+
 // idleLocked finds the most recently used idle environment of region and
 // purpose and takes it for the caller.
 func (m *Manager) idleLocked(region, purpose string) *Env {
@@ -237,20 +279,66 @@ func (m *Manager) regionNames() []string {
 }
 
 // create makes the browser context and its page.
+//
+// With a registry the environment is reserved there first (the pool limits
+// count the registry), its place recorded as soon as it has one, and its
+// lease renewed while it is held. Contexts in a local browser are disposed
+// of with their connection (DisposeOnDetach), as nothing else can reach
+// them; contexts in a remote browser outlive the connection that made them,
+// so another replica can attach to them by id after this one is gone, and
+// are disposed of explicitly by close_env or the idle reaper.
 func (m *Manager) create(ctx context.Context, region, purpose string, px proxy, temporary bool) (*Env, error) {
+	id := newID()
+	owner := m.newOwner()
+	if m.reg != nil {
+		rec := Record{ID: id, Provider: m.provider.Name(), Region: region, Purpose: purpose, Temporary: temporary}
+		rctx, cancel := regCtx(ctx)
+		err := m.reg.Reserve(rctx, rec, m.opts.MaxEnvironments, m.opts.MaxPerPurpose, owner, m.leaseUntil())
+		cancel()
+		if err != nil {
+			return nil, registryErr(err)
+		}
+	}
+	env, err := m.createIn(ctx, id, region, purpose, px, temporary)
+	if err != nil {
+		if m.reg != nil {
+			rctx, cancel := regCtx(ctx)
+			_ = m.reg.Close(rctx, id, "it could not be opened")
+			cancel()
+		}
+		return nil, err
+	}
+	m.hold(env, owner)
+	return env, nil
+}
+
+func (m *Manager) locate(ctx context.Context, env *Env, target proto.TargetTargetID) error {
+	if m.reg == nil {
+		return nil
+	}
+	rctx, cancel := regCtx(ctx)
+	defer cancel()
+	return registryErr(m.reg.Locate(rctx, env.ID, env.conn.Endpoint(), string(env.ctxID), string(target)))
+}
+
+func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px proxy, temporary bool) (*Env, error) {
 	conn, err := m.provider.Browser(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m.watch(conn)
 	b := conn.browser.Context(ctx)
-	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: true, ProxyServer: px.server}.Call(b)
+	// Only kept environments of a shared browser outlive the connection;
+	// temporary ones (and spares) die with it, like everything local.
+	_, shared := m.provider.(attacher)
+	shared = shared && m.reg != nil
+	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: temporary || !shared, ProxyServer: px.server}.Call(b)
 	if err != nil {
 		return nil, m.browserErr(conn, err, "cannot make a browser context")
 	}
 	done, end := context.WithCancelCause(context.Background())
 	env := &Env{
-		ID:        newID(),
+		ID:        id,
 		Region:    region,
 		Purpose:   purpose,
 		Temporary: temporary,
@@ -265,6 +353,10 @@ func (m *Manager) create(ctx context.Context, region, purpose string, px proxy, 
 	}
 	env.sem <- struct{}{} // held for the caller
 	conn.guard.register(env.ctxID, env)
+	if err := m.locate(ctx, env, ""); err != nil {
+		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment could not be registered"))
+		return nil, err
+	}
 
 	// The page lives as long as the environment; ctx only bounds its making.
 	stop := context.AfterFunc(ctx, func() { env.end(errs.Wrap(errs.EnvUnavailable, ctx.Err(), "opening the environment was interrupted")) })
@@ -287,6 +379,10 @@ func (m *Manager) create(ctx context.Context, region, purpose string, px proxy, 
 		return nil, m.browserErr(conn, err, "cannot open a page")
 	}
 	env.page = page
+	if err := m.locate(ctx, env, page.TargetID); err != nil {
+		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment could not be registered"))
+		return nil, err
+	}
 	return env, nil
 }
 
@@ -347,8 +443,36 @@ func (m *Manager) lostConn(conn *Conn) {
 		e.end(cause)
 		conn.guard.unregister(e.ctxID)
 	}
+	if m.reg != nil && !closed {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.lostInRegistry(conn, lost)
+		}()
+	}
 	if len(lost) > 0 && !closed {
 		m.log.Warn("browser lost", "endpoint", conn.Endpoint(), "environments", len(lost), "cause", cause)
+	}
+}
+
+// lostInRegistry marks the environments of a lost browser closed for every
+// replica. A remote browser that still answers (only this connection broke)
+// keeps them: another replica, or this one, attaches to them again.
+func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
+	ctx, cancel := regCtx(context.Background())
+	defer cancel()
+	if ap, ok := m.provider.(attacher); ok {
+		c, err := ap.Attach(ctx, conn.Endpoint())
+		if err == nil && c != conn {
+			m.watch(c)
+			return
+		}
+		if errors.Is(err, errClosed) {
+			return // this process let go; the browser may well live on
+		}
+	}
+	if err := m.reg.CloseAt(ctx, conn.Endpoint(), "its browser stopped; open a new environment"); err != nil {
+		m.log.Warn("cannot mark a lost browser's environments closed", "endpoint", conn.Endpoint(), "err", err)
 	}
 }
 
@@ -380,26 +504,173 @@ func (m *Manager) Get(id string) (*Env, error) {
 	return nil, errs.New(errs.EnvNotFound, "no environment %q (open one with an env: new tool)", id)
 }
 
-// Acquire holds environment id for one call, waiting (under ctx) while
-// another call holds it. Release it when the call ends.
-func (m *Manager) Acquire(ctx context.Context, id string) (*Env, error) {
+// Describe returns the region and purpose of environment id without
+// holding it: from this process, or from the registry for an environment
+// another replica opened. Errors are Get's.
+func (m *Manager) Describe(ctx context.Context, id string) (region, purpose string, err error) {
 	e, err := m.Get(id)
+	if err == nil || m.reg == nil || !m.unknownLocked(id) {
+		if err != nil {
+			return "", "", err
+		}
+		return e.Region, e.Purpose, nil
+	}
+	rctx, cancel := regCtx(ctx)
+	rec, rerr := m.reg.Get(rctx, id)
+	cancel()
+	if rerr != nil {
+		return "", "", registryErr(rerr)
+	}
+	if rec == nil || rec.Closed {
+		return "", "", closedErr(id, rec)
+	}
+	return rec.Region, rec.Purpose, nil
+}
+
+// unknownLocked reports whether this process never had environment id.
+func (m *Manager) unknownLocked(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, open := m.envs[id]
+	_, tomb := m.tombs[id]
+	return !open && !tomb
+}
+
+// Acquire holds environment id for one call, waiting (under ctx) while
+// another call holds it — in this process or, through the registry's lease,
+// in any replica. An environment another replica opened in a remote
+// browser is attached to by its id. Release it when the call ends.
+func (m *Manager) Acquire(ctx context.Context, id string) (*Env, error) {
+	for {
+		if m.reg != nil && m.unknownLocked(id) {
+			e, again, err := m.attach(ctx, id)
+			if again {
+				continue
+			}
+			return e, err
+		}
+		e, err := m.Get(id)
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case e.sem <- struct{}{}:
+		case <-e.Done():
+			return nil, e.Err()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if err := e.Err(); err != nil {
+			<-e.sem
+			return nil, err
+		}
+		if m.reg != nil {
+			owner := m.newOwner()
+			if err := m.leaseWait(ctx, id, owner); err != nil {
+				<-e.sem
+				if errs.CodeOf(err) == errs.EnvNotFound {
+					// closed by another replica: forget it here too
+					m.closeEnv(e, errs.As(err), "closed by another replica")
+				}
+				return nil, err
+			}
+			m.hold(e, owner)
+		}
+		e.touch()
+		return e, nil
+	}
+}
+
+// attach makes environment id, opened by another replica in a remote
+// browser, usable here: lease it, reach its browser, attach to its page by
+// target id and put the page under this process's rules. again means the
+// environment appeared in this process meanwhile.
+func (m *Manager) attach(ctx context.Context, id string) (env *Env, again bool, err error) {
+	rctx, cancel := regCtx(ctx)
+	rec, err := m.reg.Get(rctx, id)
+	cancel()
 	if err != nil {
-		return nil, err
+		return nil, false, registryErr(err)
 	}
-	select {
-	case e.sem <- struct{}{}:
-	case <-e.Done():
-		return nil, e.Err()
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if rec == nil || rec.Closed {
+		return nil, false, closedErr(id, rec)
 	}
-	if err := e.Err(); err != nil {
-		<-e.sem
-		return nil, err
+	ap, ok := m.provider.(attacher)
+	if !ok || rec.Provider == ProviderLocal || rec.Endpoint == "" || rec.TargetID == "" {
+		return nil, false, errs.New(errs.EnvNotFound, "environment %q lives in another server's own browser; call it there, or use browser.provider cdp so replicas share browsers", id)
 	}
-	e.touch()
-	return e, nil
+	px, ok := m.proxies[rec.Region]
+	if !ok {
+		return nil, false, errs.New(errs.EnvNotFound, "environment %q is in region %q, which this server does not know", id, rec.Region)
+	}
+	owner := m.newOwner()
+	if err := m.leaseWait(ctx, id, owner); err != nil {
+		return nil, false, err
+	}
+	unlease := func() {
+		rctx, cancel := regCtx(ctx)
+		_ = m.reg.Release(rctx, id, owner)
+		cancel()
+	}
+	if !m.unknownLocked(id) {
+		unlease()
+		return nil, true, nil
+	}
+	conn, err := ap.Attach(ctx, rec.Endpoint)
+	if err != nil {
+		unlease()
+		if errs.CodeOf(err) == errs.EnvNotFound {
+			rctx, cancel := regCtx(ctx)
+			_ = m.reg.Close(rctx, id, errs.As(err).Message)
+			cancel()
+			return nil, false, errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, errs.As(err).Message)
+		}
+		return nil, false, err
+	}
+	m.watch(conn)
+	done, end := context.WithCancelCause(context.Background())
+	env = &Env{
+		ID: id, Region: rec.Region, Purpose: rec.Purpose, Temporary: rec.Temporary,
+		conn: conn, ctxID: proto.BrowserBrowserContextID(rec.ContextID), proxy: px,
+		sem: make(chan struct{}, 1), done: done, end: end, lastUsed: time.Now(),
+		exempt: map[proto.TargetTargetID]bool{},
+	}
+	env.sem <- struct{}{}
+	conn.guard.register(env.ctxID, env)
+	page, err := conn.browser.Context(env.done).PageFromTarget(proto.TargetTargetID(rec.TargetID))
+	if err == nil {
+		err = conn.guard.adopt(ctx, page.SessionID, env, page.TargetID)
+	}
+	if err != nil {
+		env.end(errs.New(errs.EnvNotFound, "environment %q is closed: its page is gone", id))
+		conn.guard.unregister(env.ctxID)
+		if gone := conn.Err(); gone != nil {
+			unlease()
+			return nil, false, gone
+		}
+		rctx, cancel := regCtx(ctx)
+		_ = m.reg.Close(rctx, id, "its page is gone")
+		cancel()
+		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
+	}
+	env.page = page
+	m.mu.Lock()
+	if m.closed || m.envs[id] != nil {
+		closed := m.closed
+		m.mu.Unlock()
+		env.end(errClosed)
+		conn.guard.unregister(env.ctxID)
+		unlease()
+		if closed {
+			return nil, false, errClosed
+		}
+		return nil, true, nil
+	}
+	m.envs[id] = env
+	m.mu.Unlock()
+	m.hold(env, owner)
+	m.log.Info("environment attached", "env", id, "endpoint", rec.Endpoint, "purpose", rec.Purpose)
+	return env, false, nil
 }
 
 // Release ends a call's hold on env. A temporary environment is closed.
@@ -413,6 +684,7 @@ func (m *Manager) Release(env *Env) {
 		m.closeEnv(env, errs.New(errs.EnvNotFound, "environment %q is closed: its call ended", env.ID), "its call ended")
 		return
 	}
+	m.unhold(env)
 	select {
 	case <-env.sem:
 	default:
@@ -439,6 +711,8 @@ func (m *Manager) closeEnv(env *Env, cause *errs.Error, why string) {
 		m.tombLocked(env.ID, why)
 	}
 	m.mu.Unlock()
+	m.unhold(env)
+	m.regClose(env.ID, why)
 	m.dispose(env, cause)
 	m.log.Info("environment closed", "env", env.ID, "purpose", env.Purpose, "why", why)
 	m.refill() // a call ended, or there is room for a spare again
@@ -452,6 +726,7 @@ func (m *Manager) dispose(env *Env, cause error) {
 	}
 	env.end(cause)
 	env.conn.guard.unregister(env.ctxID)
+	m.regClose(env.ID, errs.As(cause).Message)
 	if env.conn.Err() != nil {
 		return
 	}
@@ -459,6 +734,18 @@ func (m *Manager) dispose(env *Env, cause error) {
 	defer cancel()
 	if err := (proto.TargetDisposeBrowserContext{BrowserContextID: env.ctxID}).Call(env.conn.browser.Context(ctx)); err != nil && env.conn.Err() == nil {
 		m.log.Warn("cannot dispose of a browser context", "env", env.ID, "err", err)
+	}
+}
+
+// regClose marks id closed in the registry (a no-op when it already is).
+func (m *Manager) regClose(id, why string) {
+	if m.reg == nil {
+		return
+	}
+	ctx, cancel := regCtx(context.Background())
+	defer cancel()
+	if err := m.reg.Close(ctx, id, why); err != nil {
+		m.log.Warn("cannot mark an environment closed in the registry", "env", id, "err", err)
 	}
 }
 
@@ -488,9 +775,39 @@ func (m *Manager) reap() {
 		}
 		m.mu.Unlock()
 		for _, e := range idle {
+			if !m.idleInRegistry(e) {
+				<-e.sem
+				continue
+			}
 			m.closeEnv(e, errs.New(errs.EnvNotFound, "environment %q is closed: idle for %s", e.ID, m.opts.IdleTimeout), fmt.Sprintf("idle for %s", m.opts.IdleTimeout))
 		}
 	}
+}
+
+// idleInRegistry checks an environment this process finds idle against the
+// registry, where another replica may have used it since, and takes its
+// lease for the reaper. Without a registry it is idle.
+func (m *Manager) idleInRegistry(e *Env) bool {
+	if m.reg == nil {
+		return true
+	}
+	ctx, cancel := regCtx(context.Background())
+	defer cancel()
+	rec, err := m.reg.Get(ctx, e.ID)
+	if err != nil || rec == nil {
+		return false
+	}
+	if rec.Closed {
+		return true
+	}
+	if time.Since(rec.LastUsed) < m.opts.IdleTimeout {
+		e.mu.Lock()
+		e.lastUsed = rec.LastUsed
+		e.mu.Unlock()
+		return false
+	}
+	ok, err := m.reg.Lease(ctx, e.ID, m.newOwner(), m.leaseUntil())
+	return ok && err == nil
 }
 
 // Shutdown closes every environment and the browsers the provider started.
@@ -511,11 +828,20 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.spares = nil
 	m.mu.Unlock()
 
+	// Kept environments in shared remote browsers stay open for the other
+	// replicas: this one only lets go of them.
+	_, shared := m.provider.(attacher)
+	shared = shared && m.reg != nil
 	var wg sync.WaitGroup
 	for _, e := range envs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if shared && !e.Temporary {
+				m.unhold(e)
+				e.end(errs.New(errs.EnvUnavailable, "the server is shutting down"))
+				return
+			}
 			m.closeEnv(e, errs.New(errs.EnvUnavailable, "the server is shutting down"), "shutdown")
 		}()
 	}
@@ -523,6 +849,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			m.unhold(e)
 			m.dispose(e, errClosed)
 		}()
 	}

@@ -285,7 +285,8 @@ func TestOptionsValidation(t *testing.T) {
 	for _, o := range []Options{
 		{Provider: "docker"},
 		{Provider: "cdp"},
-		{Provider: "cdp", Endpoints: []string{"http://127.0.0.1:9222"}},
+		{Provider: "cdp", Endpoints: []string{"ftp://127.0.0.1:9222"}},
+		{Provider: "cdp", Endpoints: []string{"127.0.0.1:9222"}},
 		{Regions: map[string]Region{"x": {Proxy: "ftp://proxy:21"}}},
 	} {
 		if _, err := NewManager(o); err == nil {

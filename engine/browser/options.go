@@ -38,7 +38,9 @@ type Options struct {
 	// Headless runs the local browser without a window. Config's default is
 	// true; set it explicitly.
 	Headless bool
-	// Endpoints are the ws:// DevTools URLs of the cdp provider, used round-robin.
+	// Endpoints are the browsers of the cdp provider, used round-robin:
+	// ws:// DevTools URLs, or http://host:port (the URL is read from
+	// /json/version).
 	Endpoints []string
 	// MaxEnvironments caps the open environments (default 8).
 	MaxEnvironments int
@@ -59,6 +61,14 @@ type Options struct {
 	AllowURL func(rawURL string) bool
 	// Logger receives the package's logs; nil discards them.
 	Logger *slog.Logger
+	// Registry shares the environments with other replicas (see
+	// Registry); nil keeps them in this process only.
+	Registry Registry
+	// Replica names this process in leases (default: a random id).
+	Replica string
+	// LeaseDuration is how long a registry lease lasts without a heartbeat
+	// (default 30s).
+	LeaseDuration time.Duration
 	// StateDir holds the local browser's temporary profiles (under tmp/);
 	// empty uses the OS temporary directory.
 	StateDir string
@@ -133,6 +143,12 @@ func (o Options) withDefaults() (Options, error) {
 	if len(o.Regions) == 0 {
 		o.Regions = map[string]Region{DefaultRegion: {}}
 	}
+	if o.LeaseDuration <= 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
+	if o.Replica == "" {
+		o.Replica = newID()[len("env_"):]
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -140,12 +156,12 @@ func (o Options) withDefaults() (Options, error) {
 	case ProviderLocal:
 	case ProviderCDP:
 		if len(o.Endpoints) == 0 {
-			return o, fmt.Errorf("browser.provider cdp needs at least one ws:// URL in browser.endpoints")
+			return o, fmt.Errorf("browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
 		}
 		for _, e := range o.Endpoints {
 			u, err := url.Parse(e)
-			if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-				return o, fmt.Errorf("browser.endpoints: %q is not a ws:// or wss:// URL", e)
+			if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
+				return o, fmt.Errorf("browser.endpoints: %q is not a ws://, wss:// or http://host:port URL", e)
 			}
 		}
 	default:

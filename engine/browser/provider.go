@@ -2,12 +2,17 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -32,15 +37,37 @@ type Provider interface {
 	Close(ctx context.Context) error
 }
 
-func newProvider(o Options) Provider {
+// dialer is what every provider's connections share: the log and the
+// rules of the guard.
+type dialer struct {
+	log   *slog.Logger
+	allow func(string) bool
+	known func(ctx context.Context, contextID string) (*Record, error)
+}
+
+func (d dialer) dial(ctx context.Context, endpoint string, pid int, onClose func()) (*Conn, error) {
+	return dial(ctx, endpoint, pid, d.log, d.allow, d.known, onClose)
+}
+
+// attacher is a provider whose browsers outlive this process, so an
+// environment made by another replica can be reached by its DevTools URL.
+type attacher interface {
+	Attach(ctx context.Context, devtoolsURL string) (*Conn, error)
+}
+
+func newProvider(o Options, d dialer) Provider {
 	if o.Provider == ProviderCDP {
-		return &cdpProvider{endpoints: o.Endpoints, log: o.Logger, allow: o.AllowURL, conns: map[string]*Conn{}}
+		p := &cdpProvider{endpoints: o.Endpoints, d: d, eps: map[string]*endpointState{}}
+		for _, ep := range o.Endpoints {
+			p.eps[ep] = &endpointState{}
+		}
+		return p
 	}
 	tmp := ""
 	if o.StateDir != "" {
 		tmp = filepath.Join(o.StateDir, "tmp")
 	}
-	return &localProvider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, allow: o.AllowURL}
+	return &localProvider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, d: d}
 }
 
 var errClosed = errs.New(errs.EnvUnavailable, "the browser manager is shut down")
@@ -54,7 +81,7 @@ type localProvider struct {
 	headless bool
 	tmpRoot  string
 	log      *slog.Logger
-	allow    func(string) bool
+	d        dialer
 
 	mu     sync.Mutex
 	conn   *Conn
@@ -160,7 +187,7 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 		}
 		_ = os.RemoveAll(dir)
 	}
-	c, err := dial(ctx, u, pid, p.log, p.allow, stop)
+	c, err := p.d.dial(ctx, u, pid, stop)
 	if err != nil {
 		stop()
 		return nil, err
@@ -188,61 +215,192 @@ func (p *localProvider) Close(context.Context) error {
 	return nil
 }
 
-// cdpProvider attaches to remote browsers by their DevTools WebSocket URLs:
-// a grid, a Kubernetes pool of headless Chromium, or a profile manager that
-// hands back a CDP URL. It keeps one connection per endpoint and gives new
-// environments the endpoints in turn. It never closes a remote browser, only
-// the browser contexts it made (which Chromium also disposes when the
-// connection drops).
+// cdpProvider attaches to remote browsers by their DevTools endpoints: a
+// grid, a Kubernetes pool of headless Chromium, Chrome started with
+// --remote-debugging-port, or a profile manager that hands back a CDP URL.
+// An endpoint is a ws:// URL or http://host:port, resolved through
+// /json/version on each dial. It keeps one connection per endpoint and
+// gives new environments the endpoints in turn. Dials run outside its lock
+// and are bounded, so a hung endpoint is skipped while it is being tried
+// and for a while after it failed, and never blocks opens on the others. It
+// never closes a remote browser, only the browser contexts it made; they
+// outlive the connection (see Manager.create) so another replica can attach
+// to them by id (Attach).
 type cdpProvider struct {
 	endpoints []string
-	log       *slog.Logger
-	allow     func(string) bool
+	d         dialer
 
 	mu     sync.Mutex
 	next   int
-	conns  map[string]*Conn
+	eps    map[string]*endpointState // by configured endpoint
 	closed bool
 }
+
+type endpointState struct {
+	conn        *Conn
+	dialing     bool
+	failedUntil time.Time
+}
+
+// cdpDialTimeout bounds one dial of an endpoint; cdpRetryAfter is how long a
+// failed endpoint is skipped.
+var (
+	cdpDialTimeout = 5 * time.Second
+	cdpRetryAfter  = 2 * time.Second
+)
 
 func (p *cdpProvider) Name() string { return ProviderCDP }
 
 func (p *cdpProvider) Browser(ctx context.Context) (*Conn, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, errClosed
-	}
 	var errsSeen []error
 	for range p.endpoints {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, errClosed
+		}
 		ep := p.endpoints[p.next%len(p.endpoints)]
 		p.next++
-		if c := p.conns[ep]; c != nil && c.Err() == nil {
-			return c, nil
+		st := p.eps[ep]
+		if st.conn != nil && st.conn.Err() == nil {
+			p.mu.Unlock()
+			return st.conn, nil
 		}
-		c, err := dial(ctx, ep, 0, p.log, p.allow, nil)
-		if err != nil {
-			p.log.Warn("browser endpoint does not answer", "endpoint", ep, "err", err)
-			errsSeen = append(errsSeen, fmt.Errorf("%s: %w", ep, err))
-			if ctx.Err() != nil {
-				break
-			}
+		if st.dialing || time.Now().Before(st.failedUntil) {
+			p.mu.Unlock()
+			errsSeen = append(errsSeen, fmt.Errorf("%s: not answering", ep))
 			continue
 		}
-		p.conns[ep] = c
-		p.log.Info("attached to browser", "endpoint", ep)
-		return c, nil
+		p.mu.Unlock()
+		c, err := p.dial(ctx, ep)
+		if err == nil {
+			return c, nil
+		}
+		errsSeen = append(errsSeen, fmt.Errorf("%s: %w", ep, err))
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	return nil, errs.Wrap(errs.EnvUnavailable, errors.Join(errsSeen...), "no browser endpoint answers (browser.endpoints)")
+}
+
+// dial connects to the configured endpoint ep, marking it busy meanwhile.
+func (p *cdpProvider) dial(ctx context.Context, ep string) (*Conn, error) {
+	p.mu.Lock()
+	st := p.eps[ep]
+	if st.dialing {
+		p.mu.Unlock()
+		return nil, errs.New(errs.EnvUnavailable, "browser endpoint %s is being dialled", ep)
+	}
+	st.dialing = true
+	p.mu.Unlock()
+
+	dctx, cancel := context.WithTimeout(ctx, cdpDialTimeout)
+	ws, err := resolveEndpoint(dctx, ep)
+	var c *Conn
+	if err == nil {
+		c, err = p.d.dial(dctx, ws, 0, nil)
+	}
+	cancel()
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st.dialing = false
+	if err != nil {
+		st.failedUntil = time.Now().Add(cdpRetryAfter)
+		p.d.log.Warn("browser endpoint does not answer", "endpoint", ep, "err", err)
+		return nil, err
+	}
+	if p.closed {
+		c.Close()
+		return nil, errClosed
+	}
+	st.conn = c
+	p.d.log.Info("attached to browser", "endpoint", ep, "devtools", c.Endpoint())
+	return c, nil
+}
+
+// Attach returns a connection to the browser whose DevTools URL is ws (as
+// an environment's record says), dialling it when it is one of this
+// provider's endpoints. env_not_found means the browser at that endpoint
+// is another one now (it restarted, its contexts are gone);
+// env_unavailable that it does not answer.
+func (p *cdpProvider) Attach(ctx context.Context, ws string) (*Conn, error) {
+	want, err := url.Parse(ws)
+	if err != nil {
+		return nil, errs.New(errs.EnvNotFound, "the environment's browser address is not a URL")
+	}
+	for _, ep := range p.endpoints {
+		u, err := url.Parse(ep)
+		if err != nil || u.Host != want.Host {
+			continue
+		}
+		p.mu.Lock()
+		st := p.eps[ep]
+		c := st.conn
+		p.mu.Unlock()
+		if c == nil || c.Err() != nil {
+			if c, err = p.dial(ctx, ep); err != nil {
+				return nil, err
+			}
+		}
+		if c.Endpoint() != ws {
+			return nil, errs.New(errs.EnvNotFound, "its browser restarted; open a new environment")
+		}
+		return c, nil
+	}
+	return nil, errs.New(errs.EnvNotFound, "its browser %s is not one of this server's browser.endpoints", want.Host)
 }
 
 func (p *cdpProvider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	for ep, c := range p.conns {
-		c.Close()
-		delete(p.conns, ep)
+	for _, st := range p.eps {
+		if st.conn != nil {
+			st.conn.Close()
+			st.conn = nil
+		}
 	}
 	return nil
+}
+
+// resolveEndpoint turns http://host:port into the browser's DevTools
+// WebSocket URL (GET /json/version); ws:// URLs are returned as they are.
+func resolveEndpoint(ctx context.Context, ep string) (string, error) {
+	u, err := url.Parse(ep)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme == "ws" || u.Scheme == "wss" {
+		return ep, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(ep, "/")+"/json/version", nil)
+	if err != nil {
+		return "", err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", errs.Wrap(errs.EnvUnavailable, err, "cannot reach the browser endpoint")
+	}
+	defer res.Body.Close()
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if res.StatusCode != http.StatusOK {
+		return "", errs.New(errs.EnvUnavailable, "the browser endpoint answered /json/version with %d", res.StatusCode)
+	}
+	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<16)).Decode(&v); err != nil || v.WebSocketDebuggerURL == "" {
+		return "", errs.New(errs.EnvUnavailable, "the browser endpoint's /json/version has no webSocketDebuggerUrl")
+	}
+	ws, err := url.Parse(v.WebSocketDebuggerURL)
+	if err != nil {
+		return "", errs.New(errs.EnvUnavailable, "the browser endpoint's webSocketDebuggerUrl is not a URL")
+	}
+	// The browser names itself as it sees itself; reach it the way we did.
+	ws.Host = u.Host
+	if u.Scheme == "https" {
+		ws.Scheme = "wss"
+	}
+	return ws.String(), nil
 }

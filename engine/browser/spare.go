@@ -44,6 +44,11 @@ func (m *Manager) takeSpareLocked(region, purpose string, temporary bool) *Env {
 	if region != m.spareRegion {
 		return nil
 	}
+	if _, shared := m.provider.(attacher); shared && m.reg != nil && !temporary {
+		// A spare's context dies with this connection; a kept environment
+		// of a shared browser must outlive it.
+		return nil
+	}
 	for len(m.spares) > 0 {
 		e := m.spares[0]
 		m.spares = m.spares[1:]

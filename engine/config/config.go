@@ -369,7 +369,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 			c.Browser.Spare = c.Browser.MaxEnvironments
 		}
 		if c.Browser.Provider == "cdp" && len(c.Browser.Endpoints) == 0 {
-			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider cdp needs at least one ws:// URL in browser.endpoints")
+			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
 		}
 	}
 	if v.Has("regions") {

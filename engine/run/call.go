@@ -161,14 +161,14 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 
 // acquireGiven holds the environment an env: given call names.
 func (c *call) acquireGiven(ctx context.Context, id string) error {
-	env, err := c.e.browsers.Get(id)
+	_, purpose, err := c.e.browsers.Describe(ctx, id)
 	if err != nil {
 		return err
 	}
-	if len(c.w.Purposes) > 0 && !contains(c.w.Purposes, env.Purpose) {
-		return errs.New(errs.EnvPurposeMismatch, "environment %s belongs to purpose %q; %s runs only on %v", id, env.Purpose, c.w.Name, c.w.Purposes)
+	if len(c.w.Purposes) > 0 && !contains(c.w.Purposes, purpose) {
+		return errs.New(errs.EnvPurposeMismatch, "environment %s belongs to purpose %q; %s runs only on %v", id, purpose, c.w.Name, c.w.Purposes)
 	}
-	env, err = c.e.browsers.Acquire(ctx, id)
+	env, err := c.e.browsers.Acquire(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -156,6 +156,7 @@ type Store interface {
 	Traces
 	Audit
 	Grants
+	Environments
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
 	// Purge deletes traces that started before olderThan, and idempotency

@@ -82,6 +82,31 @@ var migrations = [][]string{
 	{ // 2: the audit head row exists from the start, so every append locks it
 		`INSERT INTO audit_head (id, seq, hash) SELECT 1, 0, '' WHERE NOT EXISTS (SELECT 1 FROM audit_head WHERE id = 1)`,
 	},
+	{ // 3: the environment registry; env_pool is the row reservations lock
+		`CREATE TABLE IF NOT EXISTS environments (
+			id             TEXT    NOT NULL PRIMARY KEY,
+			provider       TEXT    NOT NULL,
+			endpoint       TEXT    NOT NULL DEFAULT '',
+			context_id     TEXT    NOT NULL DEFAULT '',
+			target_id      TEXT    NOT NULL DEFAULT '',
+			session        TEXT    NOT NULL DEFAULT '',
+			region         TEXT    NOT NULL,
+			purpose        TEXT    NOT NULL,
+			temporary      INTEGER NOT NULL DEFAULT 0,
+			lease_owner    TEXT    NOT NULL DEFAULT '',
+			lease_until_ms BIGINT  NOT NULL DEFAULT 0,
+			last_used_ms   BIGINT  NOT NULL,
+			created_ms     BIGINT  NOT NULL,
+			closed         INTEGER NOT NULL DEFAULT 0,
+			closed_ms      BIGINT  NOT NULL DEFAULT 0,
+			closed_why     TEXT    NOT NULL DEFAULT ''
+		)`,
+		`CREATE INDEX IF NOT EXISTS environments_open ON environments (closed, region, purpose)`,
+		`CREATE INDEX IF NOT EXISTS environments_context ON environments (context_id)`,
+		`CREATE INDEX IF NOT EXISTS environments_endpoint ON environments (endpoint)`,
+		`CREATE TABLE IF NOT EXISTS env_pool (id INTEGER NOT NULL PRIMARY KEY)`,
+		`INSERT INTO env_pool (id) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM env_pool WHERE id = 1)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

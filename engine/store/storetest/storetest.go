@@ -59,6 +59,9 @@ func Run(t *testing.T, b Backend) {
 		{"Grants", testGrants},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"ListTraces", testListTraces},
+		{"EnvReserveLimits", testEnvReserveLimits},
+		{"EnvLeases", testEnvLeases},
+		{"EnvClose", testEnvClose},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
 	}

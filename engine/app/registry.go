@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+// envRegistry is the store's environment registry as the browser manager
+// sees it.
+type envRegistry struct{ s store.Environments }
+
+// Registry adapts a store's environment registry for browser.Options.
+func Registry(s store.Environments) browser.Registry { return envRegistry{s} }
+
+func toRecord(r *store.EnvRecord) *browser.Record {
+	if r == nil {
+		return nil
+	}
+	return &browser.Record{ID: r.ID, Provider: r.Provider, Endpoint: r.Endpoint, ContextID: r.ContextID, TargetID: r.TargetID,
+		Region: r.Region, Purpose: r.Purpose, Temporary: r.Temporary, LeaseOwner: r.LeaseOwner, LeaseUntil: r.LeaseUntil,
+		LastUsed: r.LastUsed, Closed: r.Closed, ClosedWhy: r.ClosedWhy}
+}
+
+func (g envRegistry) Reserve(ctx context.Context, r browser.Record, max, maxPer int, owner string, until time.Time) error {
+	rec := &store.EnvRecord{ID: r.ID, Provider: r.Provider, Endpoint: r.Endpoint, ContextID: r.ContextID, TargetID: r.TargetID,
+		Region: r.Region, Purpose: r.Purpose, Temporary: r.Temporary}
+	return g.s.ReserveEnv(ctx, rec, store.EnvLimits{Max: max, MaxPerKept: maxPer}, owner, until)
+}
+
+func (g envRegistry) Locate(ctx context.Context, id, endpoint, contextID, targetID string) error {
+	return g.s.SetEnvLocation(ctx, id, endpoint, contextID, targetID, "")
+}
+
+func (g envRegistry) Adopt(ctx context.Context, id, purpose string, temporary bool) error {
+	return g.s.AdoptEnv(ctx, id, purpose, temporary)
+}
+
+func (g envRegistry) Get(ctx context.Context, id string) (*browser.Record, error) {
+	r, err := g.s.GetEnv(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return toRecord(r), err
+}
+
+func (g envRegistry) Lease(ctx context.Context, id, owner string, until time.Time) (bool, error) {
+	return g.s.LeaseEnv(ctx, id, owner, until)
+}
+
+func (g envRegistry) Release(ctx context.Context, id, owner string) error {
+	return g.s.ReleaseEnv(ctx, id, owner)
+}
+
+func (g envRegistry) Close(ctx context.Context, id, why string) error {
+	return g.s.CloseEnv(ctx, id, why)
+}
+
+func (g envRegistry) CloseAt(ctx context.Context, endpoint, why string) error {
+	_, err := g.s.CloseEnvsAt(ctx, endpoint, why)
+	return err
+}
+
+func (g envRegistry) ByContext(ctx context.Context, contextID string) (*browser.Record, error) {
+	r, err := g.s.FindEnvByContext(ctx, contextID)
+	return toRecord(r), err
+}

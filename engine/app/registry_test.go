@@ -1,0 +1,302 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/launcher"
+
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/engine/store/storetest"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// remoteChromium starts Chromium with --remote-debugging-port on loopback,
+// as an operator runs a browser endpoint, and returns http://127.0.0.1:PORT
+// and a function that SIGKILLs it.
+func remoteChromium(t *testing.T) (endpoint string, kill func()) {
+	t.Helper()
+	bin := testsite.NeedChromium(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	lc := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(t.TempDir()).NoSandbox(os.Geteuid() == 0).
+		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").Set("no-first-run").
+		RemoteDebuggingPort(port)
+	if _, err := lc.Launch(); err != nil {
+		t.Fatalf("launch the remote browser: %v", err)
+	}
+	kill = func() { _ = syscall.Kill(-lc.PID(), syscall.SIGKILL) }
+	t.Cleanup(func() { kill(); lc.Cleanup() })
+	return fmt.Sprintf("http://127.0.0.1:%d", port), kill
+}
+
+// replica is one toolwright process's browser manager on the shared
+// registry.
+func replica(t *testing.T, st store.Store, endpoints []string, lease time.Duration) *browser.Manager {
+	t.Helper()
+	m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: endpoints, Headless: true,
+		Registry: app.Registry(st), LeaseDuration: lease, MaxEnvironments: 3, MaxPerPurpose: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		_ = m.Shutdown(ctx)
+	})
+	return m
+}
+
+func ctxT(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func eval(t *testing.T, e *browser.Env, js string) string {
+	t.Helper()
+	ctx, cancel := e.Bind(ctxT(t, 10*time.Second))
+	defer cancel()
+	v, err := e.Page().Context(ctx).Eval(js)
+	if err != nil {
+		t.Fatalf("eval %s: %v", js, e.Check(err))
+	}
+	return v.Value.String()
+}
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if errs.CodeOf(err) != code {
+		t.Fatalf("got %v (%s), want %s", err, errs.CodeOf(err), code)
+	}
+}
+
+// Two replicas share one registry (two handles on one database, as two
+// processes) and one remote browser: an environment opened through A is
+// used through B with its page and cookies, one call at a time across
+// both, the pool limits count both, a replica that stops without letting
+// go frees the environment when its lease runs out, and a killed browser
+// leaves env_not_found on every replica.
+func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.Store)) {
+	site := testsite.Start(t)
+	ep, kill := remoteChromium(t)
+	sa, sb := open(t)
+	const lease = time.Second
+	a := replica(t, sa, []string{ep}, lease)
+	b := replica(t, sb, []string{ep}, lease)
+
+	env, err := a.Open(ctxT(t, 20*time.Second), "", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, cancel := env.Bind(ctxT(t, 10*time.Second))
+	if err := env.Page().Context(pctx).Navigate(site.URL("/links.html")); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	eval(t, env, `() => { document.cookie = "who=replica-a; path=/"; return "" }`)
+	id := env.ID
+	a.Release(env)
+
+	// B attaches by id: same page, same cookies.
+	eb, err := b.Acquire(ctxT(t, 20*time.Second), id)
+	if err != nil {
+		t.Fatalf("B cannot use A's environment: %v", err)
+	}
+	if got := eval(t, eb, `() => location.pathname + " " + document.cookie`); got != "/links.html who=replica-a" {
+		t.Fatalf("B sees %q", got)
+	}
+	if region, purpose, err := a.Describe(ctxT(t, 5*time.Second), id); err != nil || purpose != "orders" || region != "local" {
+		t.Fatalf("describe: %s %s %v", region, purpose, err)
+	}
+	// While B holds it, A waits (and gives up with its ctx).
+	wctx, wcancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	_, err = a.Acquire(wctx, id)
+	wcancel()
+	wantCode(t, err, errs.DeadlineExceeded)
+	b.Release(eb)
+	ea, err := a.Acquire(ctxT(t, 10*time.Second), id)
+	if err != nil {
+		t.Fatalf("A after B released: %v", err)
+	}
+
+	// The limits count both replicas: 3 in all, 2 kept per purpose.
+	if _, err := b.Open(ctxT(t, 20*time.Second), "", "orders"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Open(ctxT(t, 20*time.Second), "", "orders")
+	wantCode(t, err, errs.EnvUnavailable)
+	if !strings.Contains(err.Error(), "max_per_purpose") {
+		t.Fatalf("third orders environment: %v", err)
+	}
+
+	// A stops without releasing (as a replica that was SIGKILLed mid-call
+	// does): B gets the environment once the lease runs out.
+	a.Provider().Close(context.Background())
+	start := time.Now()
+	eb, err = b.Acquire(ctxT(t, 20*time.Second), id)
+	if err != nil {
+		t.Fatalf("after A died: %v", err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Fatalf("waited %s for a dead replica's lease", waited)
+	}
+	if got := eval(t, eb, `() => document.cookie`); got != "who=replica-a" {
+		t.Fatalf("after takeover B sees %q", got)
+	}
+	_ = ea
+	b.Release(eb)
+
+	// The browser dies: the environment is gone for every replica.
+	kill()
+	eb, _ = b.Acquire(ctxT(t, 20*time.Second), id)
+	if eb != nil {
+		waitGone(t, eb)
+		b.Release(eb)
+	}
+	eventually(t, 10*time.Second, "env_not_found on both replicas", func() bool {
+		_, errB := b.Acquire(ctxT(t, 5*time.Second), id)
+		_, _, errA := a.Describe(ctxT(t, 5*time.Second), id)
+		return errs.CodeOf(errB) == errs.EnvNotFound && errs.CodeOf(errA) == errs.EnvNotFound
+	})
+}
+
+func waitGone(t *testing.T, e *browser.Env) {
+	eventually(t, 10*time.Second, "the environment to notice its browser died", func() bool { return e.Err() != nil })
+}
+
+func eventually(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestTwoReplicasSQLite(t *testing.T) {
+	testTwoReplicas(t, func(t *testing.T) (store.Store, store.Store) {
+		path := filepath.Join(t.TempDir(), store.FileName)
+		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),
+			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
+	})
+}
+
+func TestTwoReplicasPostgres(t *testing.T) {
+	u := storetest.PostgresURL(t)
+	testTwoReplicas(t, func(t *testing.T) (store.Store, store.Store) {
+		// one fresh schema for the test
+		s := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(u, sqlstore.Options{}) })
+		schema := fmt.Sprintf("tw_app_%d", time.Now().UnixNano())
+		if err := s.ExecRaw(context.Background(), `CREATE SCHEMA `+schema); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.ExecRaw(context.Background(), `DROP SCHEMA `+schema+` CASCADE`) })
+		su := u + "&search_path=" + schema
+		if !strings.Contains(u, "?") {
+			su = u + "?search_path=" + schema
+		}
+		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) }),
+			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) })
+	})
+}
+
+func openStore(t *testing.T, open func() (*sqlstore.DB, error)) *sqlstore.DB {
+	t.Helper()
+	s, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// A popup to a host outside the allowed hosts is stopped while two
+// replicas are attached to the same browser: the replica that did not open
+// the environment applies the same rules to the popup instead of resuming
+// it before the owner's rules are in place.
+func TestPopupBlockedWithTwoReplicas(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	other := fmt.Sprintf("http://localhost:%d", port) // the same server by a host that is not allowed
+	allow := func(raw string) bool {
+		u, err := url.Parse(raw)
+		return err == nil && (u.Hostname() == "127.0.0.1" || u.Scheme == "about")
+	}
+	ep, _ := remoteChromium(t)
+	path := filepath.Join(t.TempDir(), store.FileName)
+	mk := func() *browser.Manager {
+		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
+		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, Headless: true,
+			Registry: app.Registry(st), AllowURL: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+		return m
+	}
+	a, b := mk(), mk()
+	envB, err := b.Open(ctxT(t, 20*time.Second), "", "other") // B is attached to the browser too
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release(envB)
+	env, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release(env)
+	for i := range 5 {
+		ctx, cancel := env.Bind(ctxT(t, 10*time.Second))
+		p := env.Page().Context(ctx)
+		if err := p.Navigate(srv.URL + "/opener"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Eval(`u => { window.open(u) }`, fmt.Sprintf("%s/popped-%d", other, i)); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		eventually(t, 5*time.Second, "a blocked popup", func() bool { _, ok := env.TakeBlocked(); return ok })
+	}
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	for p, n := range seen {
+		if strings.HasPrefix(p, "/popped") {
+			t.Errorf("the popup's request %s reached the server %d times", p, n)
+		}
+	}
+	if seen["/opener"] != 5 {
+		t.Errorf("opener loaded %d times", seen["/opener"])
+	}
+}

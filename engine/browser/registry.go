@@ -1,0 +1,191 @@
+package browser
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// Registry is the shared list of environments that lets several replicas
+// use one pool of browsers (the store's environment registry; app adapts
+// it). With one, every environment is registered when it is opened, a
+// lease in the registry (renewed while a call runs) lets one call at a time
+// use it, the pool limits count the registry, any replica attaches to an
+// environment of a cdp endpoint by its id, and a lost browser marks its
+// environments closed. Without one (nil), the Manager keeps all of that in
+// its own memory.
+type Registry interface {
+	// Reserve registers rec under the limits (max in all, maxPer kept per
+	// purpose), leased to owner until until; beyond the limits it returns
+	// env_unavailable.
+	Reserve(ctx context.Context, rec Record, max, maxPer int, owner string, until time.Time) error
+	// Locate records where rec.ID lives.
+	Locate(ctx context.Context, id, endpoint, contextID, targetID string) error
+	// Adopt gives a spare its purpose.
+	Adopt(ctx context.Context, id, purpose string, temporary bool) error
+	// Get returns the record of id, or nil, nil when there is none.
+	Get(ctx context.Context, id string) (*Record, error)
+	// Lease holds id for owner until until; false when another owner holds it.
+	Lease(ctx context.Context, id, owner string, until time.Time) (bool, error)
+	// Release ends owner's lease.
+	Release(ctx context.Context, id, owner string) error
+	// Close marks id closed.
+	Close(ctx context.Context, id, why string) error
+	// CloseAt marks every environment of the browser at endpoint closed.
+	CloseAt(ctx context.Context, endpoint, why string) error
+	// ByContext returns the open environment of a browser context, or nil.
+	ByContext(ctx context.Context, contextID string) (*Record, error)
+}
+
+// Record is one registered environment.
+type Record struct {
+	ID, Provider, Endpoint, ContextID, TargetID string
+	Region, Purpose                             string
+	Temporary                                   bool
+	LeaseOwner                                  string
+	LeaseUntil, LastUsed                        time.Time
+	Closed                                      bool
+	ClosedWhy                                   string
+}
+
+// DefaultLeaseDuration is how long an environment's lease lasts without a
+// heartbeat: a replica that dies mid-call frees its environments after it.
+const DefaultLeaseDuration = 30 * time.Second
+
+// registryTimeout bounds one registry call.
+const registryTimeout = 10 * time.Second
+
+func regCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), registryTimeout)
+}
+
+// newOwner names one hold of an environment by this manager.
+func (m *Manager) newOwner() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return m.replica + "/" + hex.EncodeToString(b)
+}
+
+// leaseUntil is the expiry of a lease taken or renewed now.
+func (m *Manager) leaseUntil() time.Time { return time.Now().Add(m.opts.LeaseDuration) }
+
+// hold records that a call holds env under owner in the registry, and
+// renews the lease until unhold.
+func (m *Manager) hold(env *Env, owner string) {
+	if m.reg == nil {
+		return
+	}
+	stop := make(chan struct{})
+	env.mu.Lock()
+	env.owner, env.stopBeat = owner, stop
+	env.mu.Unlock()
+	every := m.opts.LeaseDuration / 3
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-env.Done():
+				return
+			case <-t.C:
+				ctx, cancel := regCtx(context.Background())
+				ok, err := m.reg.Lease(ctx, env.ID, owner, m.leaseUntil())
+				cancel()
+				if err == nil && !ok {
+					m.log.Warn("environment lease lost", "env", env.ID)
+					return
+				}
+			}
+		}
+	}()
+}
+
+// unhold ends the call's lease on env.
+func (m *Manager) unhold(env *Env) {
+	if m.reg == nil {
+		return
+	}
+	env.mu.Lock()
+	owner, stop := env.owner, env.stopBeat
+	env.owner, env.stopBeat = "", nil
+	env.mu.Unlock()
+	if stop == nil {
+		return
+	}
+	close(stop)
+	ctx, cancel := regCtx(context.Background())
+	defer cancel()
+	if err := m.reg.Release(ctx, env.ID, owner); err != nil {
+		m.log.Warn("cannot release an environment lease", "env", env.ID, "err", err)
+	}
+}
+
+// leaseWait takes the registry lease of id for owner, polling while another
+// replica's call holds it.
+func (m *Manager) leaseWait(ctx context.Context, id, owner string) error {
+	backoff := 20 * time.Millisecond
+	for {
+		rctx, cancel := regCtx(ctx)
+		ok, err := m.reg.Lease(rctx, id, owner, m.leaseUntil())
+		cancel()
+		if err != nil {
+			return registryErr(err)
+		}
+		if ok {
+			return nil
+		}
+		rctx, cancel = regCtx(ctx)
+		rec, err := m.reg.Get(rctx, id)
+		cancel()
+		if err != nil {
+			return registryErr(err)
+		}
+		if rec == nil || rec.Closed {
+			return closedErr(id, rec)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		backoff = min(backoff*2, 500*time.Millisecond)
+	}
+}
+
+// registryErr keeps an env_* error of the registry (a full pool) and
+// context errors, and makes any other failure env_unavailable: without the
+// registry no environment can be opened or shared safely.
+func registryErr(err error) error {
+	var typed *errs.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typed) && (typed.Code == errs.EnvUnavailable || typed.Code == errs.EnvNotFound):
+		return err
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return errs.Wrap(errs.EnvUnavailable, err, "the environment registry cannot be reached")
+}
+
+// closedErr is env_not_found for a registry record that is gone or closed.
+func closedErr(id string, rec *Record) error {
+	if rec == nil {
+		return errs.New(errs.EnvNotFound, "no environment %q (open one with an env: new tool)", id)
+	}
+	why := rec.ClosedWhy
+	if why == "" {
+		why = "closed"
+	}
+	return errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, why)
+}
