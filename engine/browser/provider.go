@@ -157,7 +157,12 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 		Set("disable-component-update").
 		Set("no-first-run").
 		Set("disable-sync").
-		Set("disable-quic")
+		Set("disable-quic").
+		// Keep Chromium's site isolation (rod's launcher turns it off):
+		// pages then meet cross-site frames out of process, as they do in
+		// any Chrome a cdp endpoint offers.
+		Set("disable-features", "TranslateUI").
+		Delete("disable-site-isolation-trials")
 	if os.Geteuid() == 0 {
 		l = l.NoSandbox(true)
 	}

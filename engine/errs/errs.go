@@ -28,6 +28,7 @@ const (
 	EgressFailed       = "egress_failed"
 	LimitExceeded      = "limit_exceeded"
 	ConfigError        = "config_error"
+	TargetCovered      = "target_covered"
 	Internal           = "internal"
 )
 
@@ -56,6 +57,7 @@ var Table = map[string]Flags{
 	EgressFailed:       {Retryable: true},
 	LimitExceeded:      {},
 	ConfigError:        {NeedsHuman: true},
+	TargetCovered:      {Retryable: true},
 	Internal:           {NeedsHuman: true},
 }
 

@@ -537,7 +537,7 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 	if err != nil {
 		return nil, err
 	}
-	m, err := selector.Resolve(ctx, page, opt.Parent, t, selector.Options{Visible: opt.Visible, Once: opt.Once})
+	m, err := r.c.set.Selectors.ResolveIn(ctx, page, opt.Parent, name, selector.Options{Visible: opt.Visible, Once: opt.Once, First: opt.First})
 	if err != nil {
 		return nil, err
 	}
@@ -568,6 +568,60 @@ func (r *runner) targetName(name string) (string, error) {
 		return "", errs.New(errs.InvalidParams, "params.%s: %q is not a target of the selector map", p, v)
 	}
 	return v, nil
+}
+
+// Extract reads a target's matches and records the strategies that matched:
+// the from target's, and each field's where it is not the primary.
+func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *selector.Extracted, err error) {
+	if spec.From, err = r.targetName(spec.From); err != nil {
+		return nil, err
+	}
+	for i := range spec.Fields {
+		if spec.Fields[i].Target, err = r.targetName(spec.Fields[i].Target); err != nil {
+			return nil, err
+		}
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex, err = r.c.set.Selectors.Extract(ctx, page, spec)
+	if err != nil {
+		return nil, err
+	}
+	if r.current >= 0 && spec.Parent == nil && ex.Match != "" {
+		strategy := ex.Match
+		if len(ex.Fields) > 0 {
+			strategy += "; " + strings.Join(ex.Fields, ", ")
+		}
+		r.c.updateStep(r.current, func(sr *store.StepRecord) {
+			if sr.Strategy == "" {
+				sr.Strategy = strategy
+				if sr.Target == "" {
+					sr.Target = spec.From
+				}
+			}
+		})
+	}
+	return ex, nil
+}
+
+// Wait waits until one of conds holds in the environment's page.
+func (r *runner) Wait(ctx context.Context, conds []selector.Cond) (int, error) {
+	for i := range conds {
+		if conds[i].Target == "" {
+			continue
+		}
+		var err error
+		if conds[i].Target, err = r.targetName(conds[i].Target); err != nil {
+			return -1, err
+		}
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return -1, err
+	}
+	return r.c.set.Selectors.Wait(ctx, page, conds)
 }
 
 // Navigate opens url, enforcing allowed hosts before and in the browser.

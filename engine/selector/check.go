@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
 )
 
 // Health statuses of `toolwright selectors check`.
@@ -45,7 +45,7 @@ func Check(ctx context.Context, page *rod.Page, m *Map, names []string) []Health
 	if len(names) == 0 {
 		names = m.Names()
 	}
-	c := &checker{ctx: ctx, page: page, m: m, settle: time.Now().Add(checkSettle), parents: map[string]parentResult{}}
+	c := &checker{ctx: ctx, page: page, m: m, settle: time.Now().Add(checkSettle), parents: map[string]parentResult{}, frames: map[string]scopeResult{}}
 	out := make([]Health, 0, len(names))
 	for _, name := range names {
 		out = append(out, c.check(name))
@@ -77,12 +77,18 @@ type parentResult struct {
 	msg string
 }
 
+type scopeResult struct {
+	sc  scope
+	msg string // why there is no scope
+}
+
 type checker struct {
 	ctx     context.Context
 	page    *rod.Page
 	m       *Map
 	settle  time.Time
 	parents map[string]parentResult
+	frames  map[string]scopeResult
 }
 
 func (c *checker) check(name string) Health {
@@ -92,16 +98,12 @@ func (c *checker) check(name string) Health {
 		h.Message = fmt.Sprintf("unknown target %q", name)
 		return h
 	}
-	var root *proto.RuntimeRemoteObject
-	if t.Within != "" {
-		pr := c.parent(t.Within)
-		if pr.el == nil {
-			h.Message = pr.msg
-			return h
-		}
-		root = pr.el.Object
+	sr := c.scope(t, "")
+	if sr.msg != "" {
+		h.Message = sr.msg
+		return h
 	}
-	hits := c.probe(t, root, func(hits []*hit) bool { return hits[0] != nil })
+	hits := c.probe(t, sr.sc, func(hits []*hit) bool { return hits[0] != nil })
 	for i, ht := range hits {
 		if ht == nil {
 			continue
@@ -123,6 +125,9 @@ func (c *checker) check(name string) Health {
 			h.Status = StatusPrimary
 			h.Message = matched
 		}
+		if t.Frame != "" {
+			h.Message += " in frame " + t.Frame
+		}
 		return h
 	}
 	var ds []string
@@ -130,65 +135,100 @@ func (c *checker) check(name string) Health {
 		ds = append(ds, l.Describe())
 	}
 	h.Message = "tried " + strings.Join(ds, ", ")
+	if t.Frame != "" {
+		h.Message += " in frame " + t.Frame
+	}
 	if c.ctx.Err() != nil {
 		h.Message = "check stopped: " + c.ctx.Err().Error()
 	}
 	return h
 }
 
-// parent resolves the first match of a `within` parent, by any locator.
-func (c *checker) parent(name string) parentResult {
-	if pr, ok := c.parents[name]; ok {
+// scope is where t is searched: inside its within parent's first match, in
+// its frame's document (frame, when set, is inherited from a child), or in
+// the page.
+func (c *checker) scope(t *Target, frame string) scopeResult {
+	if t.Frame != "" {
+		frame = t.Frame
+	}
+	if t.Within != "" {
+		pr := c.parent(t.Within, frame)
+		if pr.el == nil {
+			return scopeResult{msg: pr.msg}
+		}
+		return scopeResult{sc: scope{page: pr.el.Page(), elCtx: pr.el.GetContext(), this: pr.el.Object, within: true}}
+	}
+	if frame == "" {
+		return scopeResult{sc: scope{page: c.page.Context(c.ctx), elCtx: c.page.GetContext()}}
+	}
+	if fr, ok := c.frames[frame]; ok {
+		return fr
+	}
+	fr := scopeResult{}
+	pr := c.parent(frame, "")
+	if pr.el == nil {
+		fr.msg = fmt.Sprintf("frame %s not found", frame)
+	} else if sc, err := enterFrame(c.ctx, pr.el); err != nil {
+		fr.msg = fmt.Sprintf("frame %s has no document to search: %v", frame, errs.As(err).Message)
+	} else {
+		fr.sc = sc
+	}
+	c.frames[frame] = fr
+	return fr
+}
+
+// parent resolves the first match of a `within` parent (or a frame), by any
+// locator, searched in frame when it has no frame of its own.
+func (c *checker) parent(name, frame string) parentResult {
+	key := name + "\x00" + frame
+	if pr, ok := c.parents[key]; ok {
 		return pr
 	}
 	pr := parentResult{}
 	t, ok := c.m.Lookup(name)
-	var root *proto.RuntimeRemoteObject
-	switch {
-	case !ok:
+	if !ok {
 		pr.msg = fmt.Sprintf("parent %q is unknown", name)
-	case t.Within != "":
-		gp := c.parent(t.Within)
-		if gp.el == nil {
-			pr.msg = gp.msg
-			break
-		}
-		root = gp.el.Object
-		fallthrough
-	default:
-		hits := c.probe(t, root, func(hits []*hit) bool {
-			for _, h := range hits {
-				if h != nil {
-					return true
-				}
-			}
-			return false
-		})
-		for _, h := range hits {
-			if h == nil {
-				continue
-			}
-			if m, err := h.match(c.page.Context(c.ctx), c.page.GetContext()); err == nil {
-				pr.el = m.Element()
-			}
-			break
-		}
-		if pr.el == nil {
-			pr.msg = fmt.Sprintf("parent %s not found", name)
-		}
+		c.parents[key] = pr
+		return pr
 	}
-	c.parents[name] = pr
+	sr := c.scope(t, frame)
+	if sr.msg != "" {
+		pr.msg = sr.msg
+		c.parents[key] = pr
+		return pr
+	}
+	hits := c.probe(t, sr.sc, func(hits []*hit) bool {
+		for _, h := range hits {
+			if h != nil {
+				return true
+			}
+		}
+		return false
+	})
+	for _, h := range hits {
+		if h == nil {
+			continue
+		}
+		if m, err := h.match(sr.sc.page.Context(c.ctx), sr.sc.elCtx); err == nil {
+			pr.el = m.Element()
+		}
+		break
+	}
+	if pr.el == nil {
+		pr.msg = fmt.Sprintf("parent %s not found", name)
+	}
+	c.parents[key] = pr
 	return pr
 }
 
 // probe tries every locator of t once, again and again until done says the
 // result is good enough or the settle time has passed (always at least once).
-func (c *checker) probe(t *Target, root *proto.RuntimeRemoteObject, done func([]*hit) bool) []*hit {
-	p := c.page.Context(c.ctx)
+func (c *checker) probe(t *Target, sc scope, done func([]*hit) bool) []*hit {
+	sc.page = sc.page.Context(c.ctx)
 	for {
 		hits := make([]*hit, len(t.Locators))
 		for i, loc := range t.Locators {
-			hits[i], _ = find(p, root, loc, t.Many, false)
+			hits[i], _ = find(sc, loc, t.Many, false)
 		}
 		if done(hits) || !time.Now().Before(c.settle) || c.ctx.Err() != nil {
 			return hits

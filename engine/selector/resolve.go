@@ -2,6 +2,7 @@ package selector
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/js"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 )
@@ -30,6 +30,9 @@ type Options struct {
 	// Once tries every locator one time, without waiting (asserts, probes
 	// such as "is there a next page", fields read inside a row).
 	Once bool
+	// First wraps only the first match of a many target as an element
+	// (Count still counts them all): one request instead of one per match.
+	First bool
 }
 
 // Match is a resolved target.
@@ -70,10 +73,12 @@ func (m *Match) Describe() string {
 }
 
 // Resolve finds target t on page, inside parent when parent is not nil. It
-// tries the primary locator, then each fallback, and polls until one matches
+// tries the primary locator, then each fallback, and waits until one matches
 // or ctx is done: the step's timeout lives in ctx, so ctx should carry a
 // deadline. When it passes, the error has code target_not_found; when ctx is
-// cancelled, code cancelled.
+// cancelled, code cancelled. Waiting is a promise in the page that settles
+// within an animation frame of a change (see page.js); the poll is only the
+// fallback for what the page cannot see itself (accessibility-tree roles).
 func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target, opt Options) (*Match, error) {
 	if t == nil || len(t.Locators) == 0 {
 		return nil, errs.New(errs.Internal, "resolve: a target without locators")
@@ -84,16 +89,25 @@ func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target
 		}
 		page = parent.Page()
 	}
+	sc := scope{page: page, elCtx: page.GetContext()}
+	if parent != nil {
+		sc = scope{page: parent.Page(), elCtx: parent.GetContext(), this: parent.Object, within: true}
+	}
+	return resolveScoped(ctx, sc, t, opt, parent != nil && t.Within != "")
+}
+
+func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inParent bool) (*Match, error) {
 	poll := opt.Poll
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
 	start := time.Now()
-	p := page.Context(ctx)
-	var root *proto.RuntimeRemoteObject
-	if parent != nil {
-		root = parent.Object
+	elCtx := sc.elCtx
+	if elCtx == nil {
+		elCtx = sc.page.GetContext()
 	}
+	p := sc.page.Context(ctx)
+	sc.page = p
 	broken := make([]bool, len(t.Locators)) // locators that can never match (bad css, xpath, regex)
 	var cause error
 	for {
@@ -103,7 +117,7 @@ func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target
 				continue
 			}
 			usable = true
-			h, err := find(p, root, loc, t.Many, opt.Visible)
+			h, err := find(sc, loc, t.Many, opt.Visible)
 			if ctx.Err() != nil {
 				break
 			}
@@ -118,23 +132,31 @@ func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target
 			if h == nil {
 				continue
 			}
-			m, err := h.match(p, page.GetContext())
+			if opt.First && len(h.objs) > 1 {
+				h.objs = h.objs[:1]
+			}
+			m, err := h.match(p, elCtx)
 			if err != nil {
 				cause = err
 				continue
 			}
 			m.Strategy, m.Locator = loc.Strategy, i
+			m.Ambiguous = m.Ambiguous && !t.Many
 			return m, nil
+		}
+		usable = false
+		for _, b := range broken {
+			usable = usable || !b
 		}
 		if ctx.Err() != nil || !usable || opt.Once {
 			break
 		}
-		timer := time.NewTimer(poll)
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
+		if err := waitAppear(ctx, sc, t, broken, opt.Visible, poll); err != nil && ctx.Err() == nil {
+			cause = err
+			if !sleepCtx(ctx, poll) {
+				break
+			}
 		}
-		timer.Stop()
 	}
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, errs.Wrap(errs.Cancelled, ctx.Err(), "finding target %s was cancelled", targetName(t))
@@ -147,7 +169,7 @@ func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target
 		waited = dl.Sub(start) // the step's timeout, as written
 	}
 	within := ""
-	if parent != nil && t.Within != "" {
+	if inParent {
 		within = " within " + t.Within
 	}
 	after := " after " + roundDuration(waited)
@@ -155,25 +177,135 @@ func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target
 		after = ""
 	}
 	return nil, errs.Wrap(errs.TargetNotFound, cause, "target %s%s not found on %s%s (tried %s)",
-		targetName(t), within, pagePath(ctx, page), after, strings.Join(tried(t), ", "))
+		targetName(t), within, pagePath(ctx, sc.page), after, strings.Join(tried(t), ", "))
+}
+
+// waitAppear waits, in the page, until one of t's usable locators (those the
+// page can run itself) matches, or a short while when some locator needs
+// the accessibility tree. It returns when something may have changed; the
+// caller looks again.
+func waitAppear(ctx context.Context, sc scope, t *Target, broken []bool, visibleOnly bool, poll time.Duration) error {
+	var locs []jsLoc
+	needsPoll := false
+	for i, l := range t.Locators {
+		if broken[i] {
+			continue
+		}
+		if l.Strategy == Role {
+			needsPoll = true
+			continue
+		}
+		locs = append(locs, locJS(l))
+	}
+	slice := maxWaitSlice
+	if needsPoll {
+		slice = poll
+	}
+	if len(locs) == 0 {
+		if !sleepCtx(ctx, slice) {
+			return ctx.Err()
+		}
+		return nil
+	}
+	kind := "present"
+	if visibleOnly {
+		kind = "visible"
+	}
+	_, err := waitConds(ctx, sc, []map[string]any{{"kind": kind, "locs": locs, "many": t.Many, "within": sc.within}}, slice)
+	return err
+}
+
+// maxWaitSlice bounds one promise in the page, so a wait notices a
+// navigation (which drops the promise) soon even without an event.
+const maxWaitSlice = 2 * time.Second
+
+// waitConds runs page.js's wait: a promise that settles with the index of the
+// first condition that holds, or -1 after at most slice (and never past ctx).
+func waitConds(ctx context.Context, sc scope, conds []map[string]any, slice time.Duration) (int, error) {
+	d := slice
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d = left
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	req := map[string]any{"conds": conds, "timeout": d.Milliseconds(), "frame": sc.frame}
+	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
+	if err != nil {
+		return -1, err
+	}
+	if res.Value.Nil() {
+		return -1, nil
+	}
+	return res.Value.Int(), nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
 }
 
 // Resolve finds the named target. A target with `within` is searched inside
-// the first match of its parent (resolved the same way, under the same ctx).
+// the first match of its parent (resolved the same way, under the same ctx);
+// a target with `frame` inside that iframe's document.
 func (m *Map) Resolve(ctx context.Context, page *rod.Page, name string, opt Options) (*Match, error) {
+	return m.ResolveIn(ctx, page, nil, name, opt)
+}
+
+// ResolveIn is Resolve inside parent when parent is not nil (a field read
+// inside each match of its `within` target).
+func (m *Map) ResolveIn(ctx context.Context, page *rod.Page, parent *rod.Element, name string, opt Options) (*Match, error) {
 	t, ok := m.Lookup(name)
 	if !ok {
 		return nil, errs.New(errs.Internal, "unknown target %q", name)
 	}
-	var parent *rod.Element
-	if t.Within != "" {
-		pm, err := m.Resolve(ctx, page, t.Within, opt)
-		if err != nil {
-			return nil, err
-		}
-		parent = pm.Element()
+	if parent != nil {
+		return Resolve(ctx, page, parent, t, opt)
 	}
-	return Resolve(ctx, page, parent, t, opt)
+	sc, err := m.scopeOf(ctx, page, t, "", opt)
+	if err != nil {
+		return nil, err
+	}
+	return resolveScoped(ctx, sc, t, opt, sc.within)
+}
+
+// scopeOf is where t is searched: inside the first match of its within
+// parent, in the document of its frame, or in the page. frame, when not
+// empty, is the frame a child inherits (a parent without its own frame is
+// searched in its child's frame).
+func (m *Map) scopeOf(ctx context.Context, page *rod.Page, t *Target, frame string, opt Options) (scope, error) {
+	if t.Frame != "" {
+		frame = t.Frame
+	}
+	if t.Within != "" {
+		pt, ok := m.Lookup(t.Within)
+		if !ok {
+			return scope{}, errs.New(errs.Internal, "unknown target %q", t.Within)
+		}
+		psc, err := m.scopeOf(ctx, page, pt, frame, opt)
+		if err != nil {
+			return scope{}, err
+		}
+		popt := opt
+		pm, err := resolveScoped(ctx, psc, pt, popt, psc.within)
+		if err != nil {
+			return scope{}, err
+		}
+		el := pm.Element()
+		return scope{page: el.Page(), elCtx: el.GetContext(), this: el.Object, within: true}, nil
+	}
+	if frame == "" {
+		return scope{page: page, elCtx: page.GetContext()}, nil
+	}
+	return m.frameScope(ctx, page, frame, t, opt)
 }
 
 func targetName(t *Target) string {
@@ -253,34 +385,78 @@ func (h *hit) match(p *rod.Page, elCtx context.Context) (*Match, error) {
 	return m, nil
 }
 
+//go:embed page.js
+var pageJS string
+
+// scope is where a locator runs: a page (the top page, or the page of an
+// out-of-process frame), and in it the document, an element (this, within
+// set), or the document of a same-process iframe (this, frame set).
+type scope struct {
+	page   *rod.Page
+	elCtx  context.Context // what matches are bound to: they outlive the step
+	this   *proto.RuntimeRemoteObject
+	within bool
+	frame  bool
+}
+
+// jsLoc is a Locator as page.js takes it.
+type jsLoc struct {
+	Kind  string  `json:"kind"`
+	Value string  `json:"value"`
+	Src   *string `json:"src"`
+	Flags string  `json:"flags"`
+}
+
+func locJS(l Locator) jsLoc {
+	j := jsLoc{Kind: l.Strategy, Value: l.Value}
+	if l.ValueRE != nil && (l.Strategy == Text || l.Strategy == Label) {
+		src, flags := jsRegexp(l.ValueRE.String())
+		j.Src, j.Flags = &src, flags
+	}
+	return j
+}
+
+// evalOp runs one operation of page.js in one Runtime.callFunctionOn.
+func evalOp(p *rod.Page, this *proto.RuntimeRemoteObject, op string, req any, byValue, await bool, nodes ...any) (*proto.RuntimeRemoteObject, error) {
+	args := append([]any{op, req}, nodes...)
+	return p.Evaluate(&rod.EvalOptions{JS: pageJS, ThisObj: this, JSArgs: args, ByValue: byValue, AwaitPromise: await})
+}
+
 // find runs one locator once. It returns nil, nil when nothing matched.
-func find(p *rod.Page, root *proto.RuntimeRemoteObject, loc Locator, many, visibleOnly bool) (*hit, error) {
-	kind := loc.Strategy
+func find(sc scope, loc Locator, many, visibleOnly bool) (*hit, error) {
+	p := sc.page
 	var nodes []any
-	if kind == Role {
-		group := fmt.Sprintf("toolwright-selector-%d", groupSeq.Add(1))
+	jl := locJS(loc)
+	group := ""
+	if loc.Strategy == Role {
+		group = fmt.Sprintf("toolwright-selector-%d", groupSeq.Add(1))
 		defer func() { _ = proto.RuntimeReleaseObjectGroup{ObjectGroup: group}.Call(p) }()
 		var err error
-		if nodes, err = axNodes(p, root, loc, group); err != nil || len(nodes) == 0 {
+		if nodes, err = axNodes(sc, loc, group); err != nil || len(nodes) == 0 {
 			return nil, err
 		}
-		kind = "nodes"
+		jl.Kind = "nodes"
 	}
-	var src any // nil: match the whole text
-	flags := ""
-	if loc.ValueRE != nil && (kind == Text || kind == Label) {
-		src, flags = jsRegexp(loc.ValueRE.String())
+	this, frame := sc.this, sc.frame
+	if loc.Strategy == Role && this != nil {
+		// The accessibility tree's nodes live in their frame's own world;
+		// the scope object must too, or the call refuses them.
+		// Not in the released group: a call's result joins the group of its
+		// this object, and the match must outlive the group.
+		var err error
+		if this, err = ownWorld(p, this, frame); err != nil || this == nil {
+			return nil, err
+		}
+		defer func(o *proto.RuntimeRemoteObject) { _ = p.Release(o) }(this)
+		frame = false
 	}
-	var rootArg any // an untyped nil is JSON null
-	if root != nil {
-		rootArg = root
-	}
-	// Nested matches are one thing on screen for text, label and role; for
-	// css and xpath, a many target keeps them all.
-	innermost := !many || loc.Strategy == Text || loc.Strategy == Label || loc.Strategy == Role
-	args := append([]any{findJS, kind, loc.Value, src, flags, rootArg, many, visibleOnly, innermost}, nodes...)
-	res, err := p.Evaluate(&rod.EvalOptions{JS: `function (f, ...args) { return f.apply(this, args) }`, JSArgs: args})
+	req := map[string]any{"loc": jl, "many": many, "visibleOnly": visibleOnly, "frame": frame}
+	res, err := evalOp(p, this, "find", req, false, false, nodes...)
 	if err != nil {
+		var nf *rod.ObjectNotFoundError
+		if errors.As(err, &nf) {
+			return nil, nil // the parent is gone: nothing inside it matches
+		}
 		return nil, err
 	}
 	switch {
@@ -327,14 +503,46 @@ func find(p *rod.Page, root *proto.RuntimeRemoteObject, loc Locator, many, visib
 
 var groupSeq atomic.Int64
 
+// ownWorld returns obj as an object of its node's own frame: for an iframe
+// scope (frame set), the document inside it.
+func ownWorld(p *rod.Page, obj *proto.RuntimeRemoteObject, frame bool) (*proto.RuntimeRemoteObject, error) {
+	node, err := proto.DOMDescribeNode{ObjectID: obj.ObjectID}.Call(p)
+	if err != nil {
+		return nil, err
+	}
+	id := node.Node.BackendNodeID
+	if frame {
+		if node.Node.ContentDocument == nil {
+			return nil, nil
+		}
+		id = node.Node.ContentDocument.BackendNodeID
+	}
+	r, err := proto.DOMResolveNode{BackendNodeID: id}.Call(p)
+	if err != nil {
+		return nil, err
+	}
+	return r.Object, nil
+}
+
 // axNodes asks the accessibility tree (under root, or the whole document)
 // for nodes of the locator's role whose accessible name matches, and
 // returns them as remote objects in group.
-func axNodes(p *rod.Page, root *proto.RuntimeRemoteObject, loc Locator, group string) ([]any, error) {
+func axNodes(sc scope, loc Locator, group string) ([]any, error) {
+	p := sc.page
 	var rootID proto.RuntimeRemoteObjectID
-	if root != nil {
-		rootID = root.ObjectID
-	} else {
+	switch {
+	case sc.this != nil && sc.frame:
+		doc, err := proto.RuntimeCallFunctionOn{ObjectID: sc.this.ObjectID, FunctionDeclaration: "function () { return this.contentDocument }", ObjectGroup: group}.Call(p)
+		if err != nil {
+			return nil, err
+		}
+		if doc.Result == nil || doc.Result.ObjectID == "" {
+			return nil, nil
+		}
+		rootID = doc.Result.ObjectID
+	case sc.this != nil:
+		rootID = sc.this.ObjectID
+	default:
 		doc, err := proto.RuntimeEvaluate{Expression: "document", ObjectGroup: group}.Call(p)
 		if err != nil {
 			return nil, err
@@ -412,117 +620,63 @@ func jsRegexp(src string) (string, string) {
 	return b.String(), flags
 }
 
-// findJS runs one locator inside the page in one round trip. It returns null
-// when nothing matched; the element itself when a one-element target matched
-// exactly one visible element; else an array of elements (one for a
-// one-element target) with .count (all the matches) and .hidden (no match is
-// visible).
-var findJS = &js.Function{
-	Name:       "toolwrightSelectorFind",
-	Definition: findSource,
+// frameScope is the document of the iframe that target frame names, for
+// child. A same-process frame is reached through the iframe element itself
+// (page.js reads its contentDocument); an out-of-process frame (another
+// site) through its own target, attached once and cached by rod.
+func (m *Map) frameScope(ctx context.Context, page *rod.Page, frame string, child *Target, opt Options) (scope, error) {
+	ft, ok := m.Lookup(frame)
+	if !ok {
+		return scope{}, errs.New(errs.Internal, "unknown target %q", frame)
+	}
+	fsc, err := m.scopeOf(ctx, page, ft, "", opt)
+	if err == nil {
+		var fm *Match
+		if fm, err = resolveScoped(ctx, fsc, ft, Options{Poll: opt.Poll, Once: opt.Once}, fsc.within); err == nil {
+			return enterFrame(ctx, fm.Element())
+		}
+	}
+	e := errs.As(err)
+	if e == nil || e.Code != errs.TargetNotFound {
+		return scope{}, err
+	}
+	msg := strings.TrimPrefix(e.Message, "target "+frame)
+	return scope{}, errs.Wrap(errs.TargetNotFound, err, "target %s not found: its frame %s%s", targetName(child), frame, msg)
 }
 
-const findSource = `function (kind, value, src, flags, root, many, visibleOnly, innermost, ...nodes) {
-  if (root && !root.isConnected) return null;
-  const doc = document;
-  const norm = (s) => String(s == null ? "" : s).replace(/\s+/g, " ").trim();
-  let test;
-  if (src !== null) {
-    const re = new RegExp(src, flags);
-    test = (s) => re.test(norm(s));
-  } else {
-    const want = norm(value);
-    test = (s) => norm(s) === want;
-  }
-  const inScope = (el) => !root || (el !== root && root.contains(el));
-  const visible = (el) => {
-    if (!el.isConnected) return false;
-    const r = el.getBoundingClientRect();
-    if (!(r.width || r.height)) return false;
-    if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
-    const s = getComputedStyle(el);
-    return s.display !== "none" && s.visibility !== "hidden";
-  };
-  const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE", "META", "LINK", "BR"]);
-  const ownText = (el) => {
-    if (el instanceof HTMLInputElement) {
-      return ["button", "submit", "reset"].includes(el.type) ? el.value : null;
-    }
-    return el instanceof HTMLElement ? el.innerText : el.textContent;
-  };
-  const labelText = (l) => {
-    if (!l.querySelector("select, textarea, button, datalist, output")) return l.innerText;
-    const c = l.cloneNode(true);
-    for (const x of c.querySelectorAll("select, textarea, button, datalist, output")) x.remove();
-    return c.textContent;
-  };
-  let cands = [];
-  let sortNeeded = false;
-  switch (kind) {
-    case "css":
-      cands = Array.from((root || doc).querySelectorAll(value));
-      break;
-    case "xpath": {
-      const r = doc.evaluate(value, root || doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-      for (let i = 0; i < r.snapshotLength; i++) {
-        const n = r.snapshotItem(i);
-        cands.push(n.nodeType === 1 ? n : n.nodeType === 2 ? n.ownerElement : n.parentElement);
-      }
-      break;
-    }
-    case "text": {
-      // A cheap test first: the text, without white space and case, must
-      // occur in textContent, which holds all of innerText but line breaks
-      // and text-transform.
-      const compact = src === null ? norm(value).replace(/ /g, "").toLowerCase() : null;
-      for (const el of (root || doc.body || doc.documentElement).querySelectorAll("*")) {
-        if (skip.has(el.tagName)) continue;
-        if (compact !== null && !(el instanceof HTMLInputElement) &&
-            !(el.textContent || "").replace(/\s+/g, "").toLowerCase().includes(compact)) continue;
-        const t = ownText(el);
-        if (t != null && test(t)) cands.push(el);
-      }
-      break;
-    }
-    case "label":
-      for (const l of doc.querySelectorAll("label")) {
-        if (l.control && test(labelText(l))) cands.push(l.control);
-      }
-      for (const el of doc.querySelectorAll("[aria-label]")) {
-        if (test(el.getAttribute("aria-label"))) cands.push(el);
-      }
-      for (const el of doc.querySelectorAll("[aria-labelledby]")) {
-        const ids = el.getAttribute("aria-labelledby").trim().split(/\s+/);
-        const t = ids.map((id) => { const r = doc.getElementById(id); return r ? r.textContent : ""; }).join(" ");
-        if (test(t)) cands.push(el);
-      }
-      sortNeeded = true;
-      break;
-    case "nodes":
-      cands = nodes;
-      sortNeeded = true;
-      break;
-    default:
-      throw new Error("unknown strategy " + kind);
-  }
-  const seen = new Set();
-  cands = cands.filter((el) => el && el.nodeType === 1 && inScope(el) && !seen.has(el) && seen.add(el));
-  if (sortNeeded) {
-    cands.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
-  }
-  let els = cands.filter(visible);
-  let hidden = false;
-  if (els.length === 0) {
-    if (visibleOnly || cands.length === 0) return null;
-    els = cands;
-    hidden = true;
-  }
-  // In document order an element that holds another match is directly
-  // followed by one of them.
-  if (innermost) els = els.filter((el, i) => !(i + 1 < els.length && el.contains(els[i + 1])));
-  if (!many && els.length === 1 && !hidden) return els[0];
-  const out = many ? els : els.slice(0, 1);
-  out.count = els.length;
-  out.hidden = hidden;
-  return out;
-}`
+// enterFrame turns an <iframe> element into the scope of its document.
+func enterFrame(ctx context.Context, el *rod.Element) (scope, error) {
+	p := el.Page().Context(ctx)
+	res, err := evalOp(p, el.Object, "frame", map[string]any{"frame": true}, true, false)
+	if err != nil {
+		var ee *rod.EvalError
+		if errors.As(err, &ee) {
+			return scope{}, errs.Wrap(errs.TargetNotFound, err, "the frame target is not an iframe")
+		}
+		return scope{}, err
+	}
+	switch res.Value.Str() {
+	case "same":
+		return scope{page: el.Page(), elCtx: el.GetContext(), this: el.Object, frame: true}, nil
+	case "other":
+		node, err := proto.DOMDescribeNode{ObjectID: el.Object.ObjectID}.Call(p)
+		if err != nil {
+			return scope{}, err
+		}
+		if node.Node == nil || node.Node.FrameID == "" {
+			return scope{}, errs.New(errs.TargetNotFound, "the frame has no document yet")
+		}
+		fp, err := el.Page().Browser().PageFromTarget(proto.TargetTargetID(node.Node.FrameID))
+		if err != nil {
+			// Not a target of its own: a cross-origin frame in the same
+			// process (site isolation off). rod evaluates in its context.
+			fr, ferr := el.Context(ctx).Frame()
+			if ferr != nil {
+				return scope{}, ferr
+			}
+			return scope{page: fr, elCtx: el.GetContext()}, nil
+		}
+		return scope{page: fp, elCtx: fp.GetContext()}, nil
+	}
+	return scope{}, errs.New(errs.TargetNotFound, "the frame is gone")
+}

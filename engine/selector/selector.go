@@ -53,6 +53,7 @@ type Target struct {
 	Locators    []Locator `json:"locators"` // primary first, then fallbacks
 	Many        bool      `json:"many,omitempty"`
 	Within      string    `json:"within,omitempty"`
+	Frame       string    `json:"frame,omitempty"`  // an iframe target: t is searched in its document
 	Effect      string    `json:"effect,omitempty"` // "" or "write"
 	Pos         lint.Pos  `json:"-"`
 	// Broken: the entry has a problem (reported at load); its name still
@@ -173,6 +174,7 @@ var EntryDecl = &decl.Object{
 			Doc: "other locators, tried in order when the primary finds nothing"},
 		decl.Field{Name: "many", Type: decl.Bool, Default: false, Doc: "the target is every match (a list), not one element"},
 		decl.Field{Name: "within", Type: decl.String, Doc: "resolve inside each match of this other target (for extract fields)"},
+		decl.Field{Name: "frame", Type: decl.String, Doc: "an iframe target: this target is resolved in that frame's document (same-origin or another site); composes with within"},
 		decl.Field{Name: "effect", Type: decl.Enum, Enum: []string{"read", "write"}, Default: "read", Doc: "write: acting on it changes something on the site (a read workflow may not)"},
 	),
 }
@@ -191,6 +193,7 @@ func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) *Target {
 	t.Description = v.Str("description", "")
 	t.Many = v.Bool("many", false)
 	t.Within = v.Str("within", "")
+	t.Frame = v.Str("frame", "")
 	if v.Str("effect", "") == "write" {
 		t.Effect = "write"
 	}
@@ -345,30 +348,70 @@ func regexpOf(s, file string, at *yaml.Node, where string, ps *lint.Problems) (*
 	return re, true
 }
 
-// check validates references between targets: `within` names a known
-// target and never loops.
+// check validates references between targets: `within` and `frame` name
+// known targets and never loop (through either).
 func (m *Map) check(ps *lint.Problems) {
 	for _, name := range m.names {
 		t := m.Targets[name]
-		if t.Within == "" {
-			continue
-		}
-		if _, ok := m.Targets[t.Within]; !ok {
-			ps.Addf(t.Pos, lint.UnknownRef, "target %q: within names unknown target %q%s", name, t.Within, lint.Suggest(t.Within, m.names))
-			continue
-		}
-		chain := []string{name}
-		for cur := m.Targets[t.Within]; cur != nil; cur = m.Targets[cur.Within] {
-			chain = append(chain, cur.Name)
-			if cur.Name == name {
-				ps.Addf(t.Pos, lint.Cycle, "target %q: within forms a loop: %s", name, strings.Join(chain, " → "))
-				break
+		for _, ref := range []struct{ key, to string }{{"within", t.Within}, {"frame", t.Frame}} {
+			if ref.to == "" {
+				continue
 			}
-			if cur.Within == "" || len(chain) > len(m.names) {
-				break
+			if _, ok := m.Targets[ref.to]; !ok {
+				ps.Addf(t.Pos, lint.UnknownRef, "target %q: %s names unknown target %q%s", name, ref.key, ref.to, lint.Suggest(ref.to, m.names))
 			}
+		}
+		if t.Frame != "" && t.Frame == t.Within {
+			ps.Addf(t.Pos, lint.BadValue, "target %q: frame and within both name %q; a target inside an iframe names it in frame only", name, t.Frame)
+		}
+		if chain, how := m.loop(name); chain != nil {
+			ps.Addf(t.Pos, lint.Cycle, "target %q: %s a loop: %s", name, how, strings.Join(chain, " → "))
 		}
 	}
+}
+
+// loop returns the chain of within/frame references from name back to
+// name, or nil when there is none, and how it is made ("within forms").
+func (m *Map) loop(name string) ([]string, string) {
+	var path []string
+	keys := map[string]bool{}
+	onPath := map[string]bool{}
+	var visit func(n string) []string
+	visit = func(n string) []string {
+		if onPath[n] {
+			if n == name {
+				return append(append([]string{}, path...), n)
+			}
+			return nil // a loop elsewhere: reported at its own targets
+		}
+		t, ok := m.Targets[n]
+		if !ok {
+			return nil
+		}
+		onPath[n] = true
+		path = append(path, n)
+		defer func() { onPath[n] = false; path = path[:len(path)-1] }()
+		for _, ref := range []struct{ key, to string }{{"within", t.Within}, {"frame", t.Frame}} {
+			if ref.to == "" {
+				continue
+			}
+			if c := visit(ref.to); c != nil {
+				keys[ref.key] = true
+				return c
+			}
+		}
+		return nil
+	}
+	chain := visit(name)
+	switch {
+	case chain == nil:
+		return nil, ""
+	case keys["within"] && keys["frame"]:
+		return chain, "within and frame form"
+	case keys["frame"]:
+		return chain, "frame forms"
+	}
+	return chain, "within forms"
 }
 
 // Normalize trims text and collapses white space, as text matching does.

@@ -410,6 +410,22 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			inner = s.Spec.Scope(s, sc)
 		}
 		s.Args[f.Name] = c.Decode(n, s.Path, inner)
+	case Forms:
+		seq := yamlx.Resolve(n)
+		if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
+			c.Addf(c.Pos(n), lint.BadValue, "%s must be a list of conditions, found %s", where, yamlx.Describe(n))
+			return
+		}
+		var forms []*Step
+		for _, item := range seq.Content {
+			sub := &Step{Spec: s.Spec, Pos: c.Pos(item), Path: s.Path, Args: map[string]any{}}
+			c.decodeBody(sub, item, sc)
+			if sub.Has(f.Name) {
+				c.Addf(c.Pos(item), lint.BadValue, "%s: a condition in %s cannot hold another %s", where, f.Name, f.Name)
+			}
+			forms = append(forms, sub)
+		}
+		s.Args[f.Name] = forms
 	case TargetMap:
 		kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
 		if !ok {

@@ -37,6 +37,7 @@ const (
 	Enum                     // one of Field.Enum
 	Ints                     // a list of whole numbers, like [200, 404] (or one number)
 	TemplateList             // a list of templates, or one template giving a list
+	Forms                    // a list of the kind's own long forms, each one of its OneOf (wait's any)
 )
 
 var typeNames = map[Type]string{
@@ -44,7 +45,7 @@ var typeNames = map[Type]string{
 	Target: "target", Duration: "duration", Int: "integer", Bound: "loop bound",
 	Bool: "boolean", Steps: "steps", TargetMap: "map of targets", ValueMap: "map of values",
 	VarName: "variable name", Tool: "tool name", Enum: "one of",
-	Ints: "list of numbers", TemplateList: "list of templates",
+	Ints: "list of numbers", TemplateList: "list of templates", Forms: "list of conditions",
 }
 
 func (t Type) String() string { return typeNames[t] }
@@ -221,6 +222,11 @@ func (f Field) Decl() decl.Field {
 		d.Type = decl.List
 		d.Schema = func() *decl.Obj {
 			return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
+		}
+	case Forms:
+		d.Type = decl.List
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("type", "array", "minItems", 1, "items", decl.NewObj("type", "object", "minProperties", 1, "maxProperties", 1))
 		}
 	}
 	return d

@@ -111,6 +111,10 @@ func (s *Step) Bound(name string) LoopBound { v, _ := s.Args[name].(LoopBound); 
 // Steps returns a Steps field.
 func (s *Step) Steps(name string) []*Step { v, _ := s.Args[name].([]*Step); return v }
 
+// Forms returns a Forms field: each entry decoded as a long form of the
+// same kind (its Args hold the one field given).
+func (s *Step) Forms(name string) []*Step { v, _ := s.Args[name].([]*Step); return v }
+
 // Targets returns a TargetMap field.
 func (s *Step) Targets(name string) []NamedTarget { v, _ := s.Args[name].([]NamedTarget); return v }
 
@@ -135,6 +139,11 @@ type Exec interface {
 	Page(ctx context.Context) (*rod.Page, error)
 	// Find resolves a target and records which strategy matched.
 	Find(ctx context.Context, target string, opt FindOpt) (*selector.Match, error)
+	// Extract reads a target's matches and their fields (one round trip on
+	// most pages) and records the strategies that matched.
+	Extract(ctx context.Context, spec selector.ExtractSpec) (*selector.Extracted, error)
+	// Wait waits until one of conds holds and returns its index.
+	Wait(ctx context.Context, conds []selector.Cond) (int, error)
 	// Target looks up a selector-map entry.
 	Target(name string) *selector.Target
 	// Navigate opens url in the environment's page (allowed hosts enforced).
@@ -170,6 +179,7 @@ type FindOpt struct {
 	Visible bool         // wait until visible
 	All     bool         // return every match even for a one-element target
 	Once    bool         // look once, without waiting
+	First   bool         // of a many target, only the first match as an element (Count still counts all)
 }
 
 // Frame is the scope of a loop body.

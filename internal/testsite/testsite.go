@@ -100,6 +100,15 @@ func StartReal(t testing.TB) *Site {
 // Handler serves the static files of dir and the dynamic pages of Start.
 func Handler(dir string) http.Handler { return site.Handler(os.DirFS(dir)) }
 
+// StartDir serves the folder testdata/<dir> (such as "real/resolve") with
+// the same dynamic pages as Start, until the test ends.
+func StartDir(t testing.TB, dir string) *Site {
+	t.Helper()
+	s := &Site{httptest.NewServer(Handler(filepath.Join(Dir(), "..", filepath.FromSlash(dir))))}
+	t.Cleanup(s.Close)
+	return s
+}
+
 // AltURL is path on the same server reached as another site: localhost
 // instead of 127.0.0.1. Chromium runs its frames out of process, and it is
 // another host for policy.allowed_hosts.
@@ -133,12 +142,14 @@ func Launch(userDataDir string) (b *rod.Browser, stop func(), err error) {
 		Set("no-first-run").
 		Set("disable-sync").
 		Set("disable-quic").
+		Set("disable-features", "TranslateUI"). // keep site isolation, as the engine's launcher does
+		Delete("disable-site-isolation-trials").
 		UserDataDir(userDataDir)
 	u, err := l.Launch()
 	if err != nil {
 		return nil, nil, fmt.Errorf("launch %s: %w", bin, err)
 	}
-	b = rod.New().ControlURL(u)
+	b = rod.New().ControlURL(u).NoDefaultDevice() // as the engine: Chromium's own viewport and user agent
 	if err := b.Connect(); err != nil {
 		l.Kill()
 		return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)

@@ -3,14 +3,14 @@ package kinds
 import (
 	"context"
 
-	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
 func init() {
 	step.Register(&step.Spec{
 		Kind:      "click",
-		Doc:       "Click a target once it is visible, enabled and stable.",
+		Doc:       "Click a target once it is visible, enabled and stable. A target covered by another element (a cookie banner, a modal) fails at once with target_covered, naming the cover.",
 		Short:     "target",
 		Risk:      "write",
 		Acts:      true,
@@ -25,11 +25,10 @@ func init() {
 			if err != nil {
 				return err
 			}
-			// Click waits until the element is stable (rod v0.116: Click →
-			// Hover → WaitInteractable → ScrollIntoView → WaitStableRAF),
-			// interactable and enabled; a WaitStableRAF before it only
-			// waited two more animation frames (about 33 ms at 60 Hz).
-			return el.Click(proto.InputMouseButtonLeft, 1)
+			// Visible (the resolve waited for it), then in view, standing
+			// still, enabled and not covered (a cover fails at once with
+			// target_covered), then the mouse: see selector.Click.
+			return selector.Click(ctx, el, selector.ActOptions{Name: s.Str("target")})
 		},
 	})
 }

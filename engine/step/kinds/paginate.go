@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/tmpl"
 )
@@ -65,7 +65,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 		if err != nil {
 			return err
 		}
-		if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
+		if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
 			return err
 		}
 		if err := waitChanged(ctx, x, before); err != nil {
@@ -120,7 +120,7 @@ func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error
 	}
 	st := pageState{url: info.URL}
 	if marker != "" {
-		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true}); err == nil {
+		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true}); err == nil {
 			st.el = m.Elements[0]
 		}
 	}
@@ -136,23 +136,14 @@ func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error
 	return st, nil
 }
 
-// waitChanged waits until the URL changed or the marker element went stale
-// (detached, or its content replaced).
+// waitChanged waits until the URL changed (a new document or pushState) or
+// the marker element went stale (detached, or its content replaced).
 func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 	page, err := x.Page(ctx)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	err = poll(ctx, func() (bool, error) {
-		if info, err := page.Info(); err == nil && info.URL != before.url {
-			return true, nil
-		}
-		res, err := before.el.Context(ctx).Eval(`function () { return this.isConnected ? this.innerText : null }`)
-		if err != nil || res.Value.Nil() {
-			return true, nil // the old element is gone
-		}
-		return res.Value.Str() != before.text, nil
-	})
+	err = selector.WaitChanged(ctx, page, before.el.Context(ctx), before.url, before.text)
 	return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", waited(start))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-rod/rod/lib/input"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -54,7 +55,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return el.Type(key)
+				return selector.Press(ctx, el, key, selector.ActOptions{Name: s.Str("target")})
 			}
 			page, err := x.Page(ctx)
 			if err != nil {

@@ -2,87 +2,99 @@ package kinds
 
 import (
 	"context"
-	"strings"
-	"time"
 
-	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
+// waitConds are the condition fields of wait, each one condition.
+var waitConds = []string{"visible", "hidden", "text", "url", "count", "network_idle", "any"}
+
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "wait",
-		Doc:   "Wait until a target is visible or hidden, a text appears anywhere on the page, or the URL matches a glob.",
+		Kind: "wait",
+		Doc: "Wait until a condition holds: a target is visible or hidden, a text appears anywhere on the page (frames included), " +
+			"the URL matches a glob (also after history.pushState), a target has at least N visible matches, the network is quiet, " +
+			"or the first of several conditions (any). The page itself answers most conditions, so the wait ends within a frame of the change.",
 		Risk:  "read",
-		OneOf: []string{"visible", "hidden", "text", "url"},
+		OneOf: waitConds,
 		Fields: []step.Field{
 			{Name: "visible", Type: step.Target, Doc: "wait until this target is visible"},
 			{Name: "hidden", Type: step.Target, Doc: "wait until this target is gone or hidden"},
-			{Name: "text", Type: step.Template, Doc: "wait until this text appears anywhere on the page"},
-			{Name: "url", Type: step.Template, Doc: "wait until the page URL matches this glob (* matches anything)"},
-			{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout)"},
+			{Name: "text", Type: step.Template, Doc: "wait until this text appears anywhere on the page, frames included"},
+			{Name: "url", Type: step.Template, Doc: "wait until the page URL matches this glob (* matches anything), also after history.pushState"},
+			{Name: "count", Type: step.Target, Doc: "wait until this target has at least at_least visible matches"},
+			{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1)"},
+			{Name: "network_idle", Type: step.Duration, Doc: "wait until no request has been in flight for this long"},
+			{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
+			{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held"},
+			{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
 		},
-		Example: "wait: {visible: acme.catalog.search_box}",
+		Example: `wait: {any: [{visible: acme.catalog.rows}, {text: "No results"}], into: outcome}`,
+		Check: func(c *step.Checker, s *step.Step) {
+			if s.Has("at_least") && !s.Has("count") {
+				c.Addf(s.Pos, lint.BadValue, "step wait: at_least goes with count")
+			}
+			if s.Has("into") && !s.Has("any") {
+				c.Addf(s.Pos, lint.BadValue, "step wait: into goes with any")
+			}
+			for _, f := range s.Forms("any") {
+				for _, k := range []string{"into", "timeout"} {
+					if f.Has(k) {
+						c.Addf(f.Pos, lint.BadValue, "step wait: %s belongs to the wait, not to a condition in any", k)
+					}
+				}
+				if f.Has("at_least") && !f.Has("count") {
+					c.Addf(f.Pos, lint.BadValue, "step wait: at_least goes with count")
+				}
+			}
+		},
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			if d := s.Dur("timeout"); d > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, d)
-				defer cancel()
+			forms := []*step.Step{s}
+			if s.Has("any") {
+				forms = s.Forms("any")
 			}
-			start := time.Now()
-			switch {
-			case s.Has("visible"):
-				_, err := x.Find(ctx, s.Str("visible"), step.FindOpt{Visible: true})
+			conds := make([]selector.Cond, 0, len(forms))
+			for _, f := range forms {
+				c, err := waitCond(ctx, x, f)
+				if err != nil {
+					return err
+				}
+				conds = append(conds, c)
+			}
+			i, err := x.Wait(ctx, conds)
+			if err != nil {
 				return err
-			case s.Has("hidden"):
-				name := s.Str("hidden")
-				err := poll(ctx, func() (bool, error) {
-					_, err := x.Find(ctx, name, step.FindOpt{Visible: true, Once: true})
-					if errs.CodeOf(err) == errs.TargetNotFound {
-						return true, nil
-					}
-					return false, err
-				})
-				return timeoutErr(ctx, err, errs.TargetNotFound, "target %s was still visible after %s", name, waited(start))
-			case s.Has("text"):
-				text, err := x.Text(ctx, s.Tmpl("text"))
-				if err != nil {
-					return err
-				}
-				page, err := x.Page(ctx)
-				if err != nil {
-					return err
-				}
-				want := selector.Normalize(text)
-				err = poll(ctx, func() (bool, error) {
-					res, err := page.Eval(`() => document.body ? document.body.innerText : ''`)
-					if err != nil {
-						return false, err
-					}
-					return strings.Contains(selector.Normalize(res.Value.Str()), want), nil
-				})
-				return timeoutErr(ctx, err, errs.TargetNotFound, "text %q did not appear on %s after %s", text, pagePath(page), waited(start))
-			default:
-				glob, err := x.Text(ctx, s.Tmpl("url"))
-				if err != nil {
-					return err
-				}
-				page, err := x.Page(ctx)
-				if err != nil {
-					return err
-				}
-				var last string
-				err = poll(ctx, func() (bool, error) {
-					info, err := page.Info()
-					if err != nil {
-						return false, err
-					}
-					last = info.URL
-					return globMatch(glob, last), nil
-				})
-				return timeoutErr(ctx, err, errs.NavigationFailed, "the page URL did not match %q after %s (it is %s)", glob, waited(start), pathOf(last))
 			}
+			if into := s.Str("into"); into != "" {
+				x.SetVar(into, i, false)
+			}
+			return nil
 		},
 	})
+}
+
+// waitCond turns one condition form into a selector.Cond.
+func waitCond(ctx context.Context, x step.Exec, f *step.Step) (selector.Cond, error) {
+	switch {
+	case f.Has("visible"):
+		return selector.Cond{Kind: selector.CondVisible, Target: f.Str("visible")}, nil
+	case f.Has("hidden"):
+		return selector.Cond{Kind: selector.CondHidden, Target: f.Str("hidden")}, nil
+	case f.Has("count"):
+		n := f.Int("at_least")
+		if !f.Has("at_least") {
+			n = 1
+		}
+		return selector.Cond{Kind: selector.CondCount, Target: f.Str("count"), Min: n}, nil
+	case f.Has("network_idle"):
+		return selector.Cond{Kind: selector.CondIdle, Quiet: f.Dur("network_idle")}, nil
+	case f.Has("text"):
+		text, err := x.Text(ctx, f.Tmpl("text"))
+		return selector.Cond{Kind: selector.CondText, Text: text}, err
+	default:
+		glob, err := x.Text(ctx, f.Tmpl("url"))
+		return selector.Cond{Kind: selector.CondURL, Text: glob}, err
+	}
 }

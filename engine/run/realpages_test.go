@@ -1,0 +1,515 @@
+package run_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// resolveTargets are the targets of testdata/real/resolve, added to the demo
+// selector map for the real-pages tests.
+const resolveTargets = `
+real.shadow.email:
+  css: "#s-email"
+real.shadow.password:
+  label: Password
+real.shadow.submit:
+  text: Sign in
+real.shadow.signed:
+  css: "#signed"
+real.shadow.items:
+  css: li.item
+  many: true
+real.shadow.item_sku:
+  within: real.shadow.items
+  css: .sku
+real.shadow.item_name:
+  within: real.shadow.items
+  css: .name
+real.frame.same:
+  css: "#same-frame"
+real.frame.card:
+  css: "#card-frame"
+real.frame.missing:
+  css: "#no-such-frame"
+real.same.coupon:
+  frame: real.frame.same
+  label: Coupon
+real.same.apply:
+  frame: real.frame.same
+  role: button
+  name: Apply
+real.same.applied:
+  frame: real.frame.same
+  css: "#applied"
+real.card.form:
+  frame: real.frame.card
+  css: "#card-form"
+real.card.number:
+  frame: real.frame.card
+  label: Card number
+real.card.pay:
+  frame: real.frame.card
+  css: "#pay"
+real.card.fields:
+  frame: real.frame.card
+  css: .field
+  many: true
+real.card.field_label:
+  within: real.card.fields
+  css: label
+real.card.field_value:
+  within: real.card.fields
+  css: input
+real.card.status:
+  frame: real.frame.card
+  css: "#card-status"
+real.card.lost:
+  frame: real.frame.missing
+  css: "#card-number"
+real.banner.continue:
+  css: "#continue"
+real.banner.free:
+  css: "#free"
+real.banner.name:
+  label: Your name
+real.banner.accept:
+  css: "#accept"
+real.banner.out:
+  css: "#out"
+real.list.rows:
+  css: "#results tr.row"
+  many: true
+real.list.row_sku:
+  within: real.list.rows
+  css: td.sku
+real.list.row_f1:
+  within: real.list.rows
+  css: td.f1
+  fallbacks:
+    - css: td.f1-old
+real.list.row_f2:
+  within: real.list.rows
+  css: td.f2-renamed
+  fallbacks:
+    - css: td.f2
+real.list.first_row:
+  css: "#results tr.row"
+real.list.status:
+  css: "#status"
+real.list.next:
+  css: "#next"
+real.list.password:
+  css: "#pw"
+real.list.go_push:
+  css: "#go-push"
+real.combo.size:
+  label: Size
+real.combo.size_out:
+  css: "#size-out"
+real.combo.country:
+  role: combobox
+  name: Country
+real.combo.country_out:
+  css: "#country-out"
+real.combo.lang:
+  css: "#lang"
+real.combo.lang_out:
+  css: "#lang-out"
+`
+
+// realHarness is an engine serving the demo workflows plus workflows, with
+// the demo selector map plus resolveTargets, and testdata/real/resolve
+// served as config.real_base. tweak may adjust the config further.
+func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) (*harness, *testsite.Site) {
+	t.Helper()
+	testsite.NeedChromium(t)
+	site := testsite.StartDir(t, "real/resolve")
+	demo, err := os.ReadFile(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := filepath.Join(t.TempDir(), "selectors.yaml")
+	writeFile(t, sel, string(demo)+resolveTargets)
+	h := newHarness(t, workflows, func(c *config.Config) {
+		c.Selectors = sel
+		c.Vars["real_base"] = site.URL("")
+		c.Vars["real_other"] = site.AltURL("")
+		if tweak != nil {
+			tweak(c)
+		}
+	})
+	return h, site
+}
+
+func TestRealShadowDOM(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{"shadow_sign_in": `
+name: shadow_sign_in
+description: Sign in through a web component's shadow root and read a list inside nested shadow roots.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/shadow.html
+  - fill: {target: real.shadow.email, value: a@example.com}
+  - fill: {target: real.shadow.password, value: pw}
+  - press: {key: Enter, target: real.shadow.password}
+  - wait: {visible: real.shadow.signed}
+  - extract: {from: real.shadow.signed, into: who}
+  - extract: {from: real.shadow.items, fields: {sku: real.shadow.item_sku, name: real.shadow.item_name}, into: items}
+output:
+  who: ${{ vars.who }}
+  items: ${{ vars.items }}
+`}, nil)
+	env := h.ok(h.call("shadow_sign_in", `{}`))
+	if got := env.Data["who"]; got != "Signed in as a@example.com" {
+		t.Errorf("who: %v", got)
+	}
+	items := list(t, env, "items")
+	if items.Count != 3 || len(items.Items) != 3 {
+		t.Fatalf("items: %+v", items)
+	}
+	if row := items.Items[2].(map[string]any); row["sku"] != "D-3" || row["name"] != "Three" {
+		t.Errorf("third item: %v", row)
+	}
+}
+
+func TestRealFrames(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"pay_in_frames": `
+name: pay_in_frames
+description: Fill a same-origin frame and a cross-site card frame.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/frames.html
+  - fill: {target: real.same.coupon, value: SAVE10}
+  - click: real.same.apply
+  - wait: {text: Applied SAVE10}
+  - extract: {from: real.same.applied, into: applied}
+  - fill: {target: real.card.number, value: "4242424242424242"}
+  - click: real.card.pay
+  - wait: {text: Card ending 4242}
+  - extract: {from: real.card.status, into: status}
+  - extract: {from: real.card.fields, fields: {label: real.card.field_label, value: real.card.field_value}, attr: text, into: labels}
+output:
+  applied: ${{ vars.applied }}
+  status: ${{ vars.status }}
+  labels: ${{ vars.labels }}
+`,
+		"lost_frame": `
+name: lost_frame
+description: A target inside a frame the page does not have.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/frames.html
+  - fill: {target: real.card.lost, value: x}
+    timeout: 500ms
+`,
+	}, nil)
+	env := h.call("pay_in_frames", `{}`)
+	if !env.OK {
+		t.Fatalf("%s\n%s", env.JSON(), h.trace(env).Error)
+	}
+	if env.Data["applied"] != "Applied SAVE10" || env.Data["status"] != "Card ending 4242" {
+		t.Errorf("data: %v", env.Data)
+	}
+	// within composes with frame: fields read inside each match of a many
+	// target in the cross-site frame.
+	labels := list(t, env, "labels")
+	if labels.Count != 2 || labels.Items[0].(map[string]any)["label"] != "Card number" || labels.Items[1].(map[string]any)["label"] != "Name on card" {
+		t.Errorf("labels: %+v", labels)
+	}
+	tr := h.trace(env)
+	var strategies []string
+	for _, s := range tr.Steps {
+		strategies = append(strategies, s.Target+"="+s.Strategy)
+	}
+	if !strings.Contains(strings.Join(strategies, " "), "real.same.apply=role") {
+		t.Errorf("trace strategies: %v", strategies)
+	}
+
+	env = h.code(h.call("lost_frame", `{}`), "target_not_found")
+	if !strings.Contains(env.Message, "target real.card.lost not found: its frame real.frame.missing not found on /frames.html") {
+		t.Errorf("message: %s", env.Message)
+	}
+}
+
+func TestRealCoveredElement(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"covered_click": `
+name: covered_click
+description: Click a button under a cookie banner.
+risk: read
+params:
+  query: {type: string, description: page query, max_length: 20, default: ""}
+steps:
+  - goto: ${{ config.real_base }}/banner.html${{ params.query }}
+  - click: real.banner.free
+  - click: real.banner.continue
+`,
+		"covered_fill": `
+name: covered_fill
+description: Fill a field under a modal backdrop.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/banner.html?modal=1
+  - fill: {target: real.banner.name, value: Ann}
+`,
+		"accept_then_click": `
+name: accept_then_click
+description: Accept the banner, then click.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/banner.html
+  - click: real.banner.accept
+  - click: real.banner.continue
+  - extract: {from: real.banner.out, into: out}
+output:
+  out: ${{ vars.out }}
+`,
+	}, nil)
+	env := h.code(h.call("covered_click", `{}`), "target_covered")
+	for _, s := range h.trace(env).Steps {
+		if s.Kind == "click" && s.Code == "target_covered" && s.DurationMS > 4000 { // the step timeout is 5s: it must not be waited out
+			t.Errorf("covered click took %dms", s.DurationMS)
+		}
+	}
+	if !env.Retryable || env.Step != "click real.banner.continue (#3)" ||
+		env.Message != `target real.banner.continue is covered by div#cookie-banner.banner.cookie "We use cookies to run this site. Accept"` {
+		t.Errorf("envelope: %s", env.JSON())
+	}
+	env = h.code(h.call("covered_fill", `{}`), "target_covered")
+	if !strings.Contains(env.Message, `target real.banner.name is covered by div#modal-backdrop.backdrop "Please wait for your modal"`) {
+		t.Errorf("message: %s", env.Message)
+	}
+	env = h.ok(h.call("accept_then_click", `{}`))
+	if env.Data["out"] != "continue clicked" {
+		t.Errorf("out: %v", env.Data["out"])
+	}
+}
+
+func TestRealEmptyResults(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"read_results": `
+name: read_results
+description: Read a result list that may be empty.
+risk: read
+params:
+  n: {type: integer, description: rows, min: 0, max: 300, default: 0}
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=${{ params.n }}
+  - wait: {text: "of 1"}
+    if: params.n > 0
+  - extract: {from: real.list.rows, list: true, fields: {sku: real.list.row_sku, f1: real.list.row_f1, f2: real.list.row_f2}, into: rows}
+  - extract: {from: real.list.rows, attr: class, into: classes}
+  - extract: {from: real.list.password, attr: value, into: pw}
+output:
+  rows: ${{ vars.rows }}
+  classes: ${{ vars.classes }}
+  pw: ${{ vars.pw }}
+`,
+		"read_missing": `
+name: read_missing
+description: A single value of a missing target.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=0
+  - extract: {from: real.list.first_row, into: first}
+    timeout: 400ms
+`,
+	}, func(c *config.Config) { c.Limits.MaxListItems = 250 })
+	env := h.ok(h.call("read_results", `{"n": 0}`))
+	for _, s := range h.trace(env).Steps {
+		if s.Kind == "extract" && s.DurationMS > 4000 { // the step timeout is 5s
+			t.Errorf("extract %s took %dms: an empty list must not wait out the step timeout", s.Target, s.DurationMS)
+		}
+	}
+	rows := list(t, env, "rows")
+	if rows.Count != 0 || len(rows.Items) != 0 || rows.Truncated {
+		t.Errorf("empty rows: %+v", rows)
+	}
+	if cl := list(t, env, "classes"); cl.Count != 0 {
+		t.Errorf("a many target without list: %+v", cl)
+	}
+	if env.Data["pw"] != "" {
+		t.Errorf("password read as %v", env.Data["pw"])
+	}
+
+	env = h.ok(h.call("read_results", `{"n": 300}`))
+	rows = list(t, env, "rows")
+	if rows.Count != 250 || !rows.Truncated {
+		t.Errorf("300 rows with max_list_items 250: count %d truncated %v", rows.Count, rows.Truncated)
+	}
+	last := rows.Items[249].(map[string]any)
+	if last["sku"] != "P1-250" || last["f1"] != "v1-1-250" || last["f2"] != "v2-1-250" {
+		t.Errorf("row 250: %v", last)
+	}
+	// The trace names the fallback the f2 field used.
+	tr := h.trace(env)
+	var got string
+	for _, s := range tr.Steps {
+		if s.Kind == "extract" && s.Target == "real.list.rows" {
+			got = s.Strategy
+			break
+		}
+	}
+	if got != "css; f2: fallback 1 (css)" {
+		t.Errorf("trace strategy: %q", got)
+	}
+
+	env = h.code(h.call("read_missing", `{}`), "target_not_found")
+	if !strings.Contains(env.Message, "target real.list.first_row not found on /list.html") {
+		t.Errorf("message: %s", env.Message)
+	}
+}
+
+func TestRealWaitConditions(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"wait_any": `
+name: wait_any
+description: Wait for rows or for "No results", whichever comes.
+risk: read
+params:
+  n: {type: integer, description: rows, min: 0, max: 50, default: 0}
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=${{ params.n }}&delay=300
+  - wait: {any: [{visible: real.list.rows}, {text: No results}], into: outcome}
+  - wait: {count: real.list.rows, at_least: 4}
+    if: params.n >= 4
+  - extract: {from: real.list.rows, fields: {sku: real.list.row_sku}, into: rows}
+output:
+  outcome: ${{ vars.outcome }}
+  rows: ${{ vars.rows }}
+`,
+		"wait_count_short": `
+name: wait_count_short
+description: Wait for more rows than there are.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=3
+  - wait: {count: real.list.rows, at_least: 4, timeout: 400ms}
+`,
+		"wait_push": `
+name: wait_push
+description: A URL changed by history.pushState, then network quiet.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=1
+  - click: real.list.go_push
+  - wait: {url: "*/pushed/done"}
+  - wait: {network_idle: 200ms}
+  - wait: {hidden: real.list.first_row, timeout: 300ms}
+    optional: true
+  - wait: {text: "Card ending", timeout: 300ms}
+    optional: true
+output:
+  url: ${{ page.url }}
+`,
+		"wait_long": `
+name: wait_long
+description: A wait longer than the default step timeout (5s in the tests).
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=2&delay=5500
+  - wait: {visible: real.list.rows, timeout: 8s}
+  - extract: {from: real.list.rows, fields: {sku: real.list.row_sku}, into: rows}
+output:
+  rows: ${{ vars.rows }}
+`,
+		"wait_frames": `
+name: wait_frames
+description: Text inside a cross-site frame, and a frame target.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/frames.html
+  - wait: {text: Card form from another site}
+  - wait: {visible: real.card.number}
+  - wait: {any: [{visible: real.card.lost}, {text: Inside the same-origin frame}], into: which}
+output:
+  which: ${{ vars.which }}
+`,
+	}, nil)
+	env := h.ok(h.call("wait_any", `{"n": 0}`))
+	if env.Data["outcome"] != 1 {
+		t.Errorf("no results: outcome %v", env.Data["outcome"])
+	}
+	if rows := list(t, env, "rows"); rows.Count != 0 {
+		t.Errorf("no results: rows %+v", rows)
+	}
+	env = h.ok(h.call("wait_any", `{"n": 4}`))
+	if env.Data["outcome"] != 0 || list(t, env, "rows").Count != 4 {
+		t.Errorf("4 rows: %s", env.JSON())
+	}
+
+	env = h.code(h.call("wait_count_short", `{}`), "target_not_found")
+	if !strings.Contains(env.Message, "target real.list.rows did not reach 4 visible matches on /list.html after 400ms") {
+		t.Errorf("message: %s", env.Message)
+	}
+
+	env = h.ok(h.call("wait_push", `{}`))
+	if u, _ := env.Data["url"].(string); !strings.HasSuffix(u, "/pushed/done") {
+		t.Errorf("url after pushState: %v", env.Data["url"])
+	}
+	tr := h.trace(env)
+	var codes []string
+	for _, s := range tr.Steps {
+		codes = append(codes, s.Kind+":"+s.Code)
+	}
+	if diff := strings.Join(codes, " "); diff != "goto:ok click:ok wait:ok wait:ok wait:target_not_found wait:target_not_found" {
+		t.Errorf("steps: %s", diff)
+	}
+
+	env = h.ok(h.call("wait_long", `{}`))
+	if list(t, env, "rows").Count != 2 {
+		t.Errorf("rows after a long wait: %s", env.JSON())
+	}
+
+	env = h.ok(h.call("wait_frames", `{}`))
+	if env.Data["which"] != 1 {
+		t.Errorf("which: %v", env.Data["which"])
+	}
+}
+
+func TestRealPaginatePushState(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{"read_pages": `
+name: read_pages
+description: Read every page of a list whose next page comes by pushState or by a new document.
+risk: read
+params:
+  nav: {type: string, description: push or reload, enum: [push, reload], default: push}
+  max: {type: integer, description: pages to read, min: 1, max: 5, default: 5}
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=3&pages=3&delay=150&nav=${{ params.nav }}
+  - paginate:
+      next: real.list.next
+      max_pages: ${{ params.max }}
+      steps:
+        - wait: {visible: real.list.rows}
+        - extract: {from: real.list.rows, list: true, fields: {sku: real.list.row_sku}, into: rows, append: true}
+output:
+  rows: ${{ vars.rows }}
+`}, nil)
+	for _, nav := range []string{"push", "reload"} {
+		env := h.ok(h.call("read_pages", `{"nav": "`+nav+`"}`))
+		rows := list(t, env, "rows")
+		var skus []string
+		for _, r := range rows.Items {
+			skus = append(skus, r.(map[string]any)["sku"].(string))
+		}
+		if got := strings.Join(skus, ","); got != "P1-1,P1-2,P1-3,P2-1,P2-2,P2-3,P3-1,P3-2,P3-3" || rows.Truncated {
+			t.Errorf("%s: rows %s truncated %v", nav, got, rows.Truncated)
+		}
+	}
+	env := h.ok(h.call("read_pages", `{"max": 2}`))
+	if rows := list(t, env, "rows"); rows.Count != 6 || !rows.Truncated {
+		t.Errorf("max 2 pages: count %d truncated %v", rows.Count, rows.Truncated)
+	}
+}

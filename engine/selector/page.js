@@ -1,0 +1,432 @@
+function (op, req, ...nodes) {
+  // The page side of the selector engine, sent with every call (so a page
+  // can never hold a stale or tampered copy). `this` is the scope element
+  // (a within parent, or an <iframe> whose document is the scope when
+  // req.frame is set) or the window.
+  //
+  //   op "find":    one locator → null | the element | [elements] with .count, .hidden
+  //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → plain data
+  //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
+  //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
+  //   op "events":  fire DOM events on the element
+  //   op "crossframes": the iframes whose documents are out of reach here (other sites)
+  //   op "frame":   the scope iframe's document: "same" (readable here) | "other" (another process) | "none"
+  const norm = (s) => String(s == null ? "" : s).replace(/\s+/g, " ").trim();
+  const isEl = (n) => n && n.nodeType === 1;
+  let root = isEl(this) ? this : null;
+  let doc = root ? root.ownerDocument : (this && this.nodeType === 9 ? this : document);
+  if (req && req.frame) {
+    if (!root || !root.isConnected) return op === "frame" ? "none" : null;
+    if (!/^(IFRAME|FRAME)$/.test(root.tagName)) throw new Error("the frame target is a <" + root.tagName.toLowerCase() + ">, not an <iframe>");
+    let d = null;
+    try { d = root.contentDocument; } catch (e) { d = null; }
+    if (op === "frame") return d ? "same" : "other";
+    if (!d) return null;
+    doc = d;
+    root = null;
+  }
+  if (root && !root.isConnected && op !== "wait" && op !== "prepare") return null; // a stale scope holds nothing
+
+  // The composed tree: light children and open shadow roots.
+  const parentOf = (n) => n.parentNode || n.host || null;
+  const contains = (a, b) => {
+    for (let n = b; n; n = parentOf(n)) if (n === a) return true;
+    return false;
+  };
+  const walk = (node, visit) => {
+    if (node.shadowRoot) walk(node.shadowRoot, visit);
+    for (let c = node.firstElementChild; c; c = c.nextElementSibling) {
+      visit(c);
+      walk(c, visit);
+    }
+  };
+  const scopeOf = (r) => r || doc;
+  const hasShadow = (scope) => {
+    if (scope.shadowRoot) return true;
+    for (const e of scope.querySelectorAll("*")) if (e.shadowRoot) return true;
+    return false;
+  };
+  const all = (scope) => {
+    const out = [];
+    walk(scope, (e) => out.push(e));
+    return out;
+  };
+  const css = (scope, sel) => {
+    if (!hasShadow(scope)) return Array.from(scope.querySelectorAll(sel));
+    scope.querySelector(sel); // throws on bad css, as querySelectorAll would
+    const out = [];
+    walk(scope, (e) => { if (e.matches(sel)) out.push(e); });
+    return out;
+  };
+  const order = (els) => {
+    const idx = new Map();
+    let i = 0;
+    walk(doc, (e) => idx.set(e, i++));
+    return els.sort((a, b) => (idx.get(a) ?? 0) - (idx.get(b) ?? 0));
+  };
+  const visible = (el) => {
+    if (!el.isConnected) return false;
+    const r = el.getBoundingClientRect();
+    if (!(r.width || r.height)) return false;
+    if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true });
+    const s = getComputedStyle(el);
+    return s.display !== "none" && s.visibility !== "hidden";
+  };
+  const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE", "META", "LINK", "BR"]);
+  const ownText = (el) => {
+    if (el.tagName === "INPUT") {
+      return ["button", "submit", "reset"].includes(el.type) ? el.value : null;
+    }
+    return el.innerText !== undefined ? el.innerText : el.textContent;
+  };
+  const labelText = (l) => {
+    if (!l.querySelector("select, textarea, button, datalist, output")) return l.innerText;
+    const c = l.cloneNode(true);
+    for (const x of c.querySelectorAll("select, textarea, button, datalist, output")) x.remove();
+    return c.textContent;
+  };
+  const tester = (loc) => {
+    if (loc.src !== null && loc.src !== undefined) {
+      const re = new RegExp(loc.src, loc.flags || "");
+      return (s) => re.test(norm(s));
+    }
+    const want = norm(loc.value);
+    return (s) => norm(s) === want;
+  };
+
+  // candidates runs one locator under r (an element, or null: the document).
+  const candidates = (loc, r, given) => {
+    const test = loc.kind === "text" || loc.kind === "label" ? tester(loc) : null;
+    let cands = [];
+    let sortNeeded = false;
+    switch (loc.kind) {
+      case "css":
+        cands = css(scopeOf(r), loc.value);
+        break;
+      case "xpath": {
+        const x = doc.evaluate(loc.value, r || doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        for (let i = 0; i < x.snapshotLength; i++) {
+          const n = x.snapshotItem(i);
+          cands.push(n.nodeType === 1 ? n : n.nodeType === 2 ? n.ownerElement : n.parentElement);
+        }
+        break;
+      }
+      case "text": {
+        // A cheap test first: the text, without white space and case, must
+        // occur in textContent, which holds all of innerText but line breaks
+        // and text-transform (a shadow host's own text is skipped: its
+        // shadow content is searched on its own).
+        const compact = loc.src == null ? norm(loc.value).replace(/ /g, "").toLowerCase() : null;
+        walk(r || doc.body || doc.documentElement, (el) => {
+          if (skip.has(el.tagName)) return;
+          if (compact !== null && el.tagName !== "INPUT" &&
+              !(el.textContent || "").replace(/\s+/g, "").toLowerCase().includes(compact)) return;
+          const t = ownText(el);
+          if (t != null && test(t)) cands.push(el);
+        });
+        break;
+      }
+      case "label": {
+        const everything = all(doc);
+        for (const l of everything) {
+          if (l.tagName === "LABEL" && l.control && test(labelText(l))) cands.push(l.control);
+        }
+        for (const el of everything) {
+          if (el.hasAttribute("aria-label") && test(el.getAttribute("aria-label"))) cands.push(el);
+          if (el.hasAttribute("aria-labelledby")) {
+            const home = el.getRootNode();
+            const ids = el.getAttribute("aria-labelledby").trim().split(/\s+/);
+            const t = ids.map((id) => { const x = home.getElementById ? home.getElementById(id) : null; return x ? x.textContent : ""; }).join(" ");
+            if (test(t)) cands.push(el);
+          }
+        }
+        sortNeeded = true;
+        break;
+      }
+      case "nodes":
+        cands = given || [];
+        sortNeeded = true;
+        break;
+      default:
+        throw new Error("unknown strategy " + loc.kind);
+    }
+    const seen = new Set();
+    const inScope = (el) => !r || (el !== r && contains(r, el));
+    cands = cands.filter((el) => isEl(el) && inScope(el) && !seen.has(el) && seen.add(el));
+    if (sortNeeded && cands.length > 1) order(cands);
+    return cands;
+  };
+
+  // pick applies visibility and nesting: the visible matches (or, when none
+  // is visible and hidden ones may do, the hidden ones), innermost only
+  // where nested matches are one thing on screen.
+  const pick = (loc, cands, many, visibleOnly) => {
+    let els = cands.filter(visible);
+    let hidden = false;
+    if (els.length === 0) {
+      if (visibleOnly || cands.length === 0) return null;
+      els = cands;
+      hidden = true;
+    }
+    const innermost = !many || loc.kind === "text" || loc.kind === "label" || loc.kind === "nodes";
+    // In composed order an element that holds another match is directly
+    // followed by one of them.
+    if (innermost) els = els.filter((el, i) => !(i + 1 < els.length && contains(el, els[i + 1])));
+    return { els, hidden };
+  };
+
+  const find = (loc, r, many, visibleOnly, given) => pick(loc, candidates(loc, r, given), many, visibleOnly);
+
+  // first resolves a locator list: the first locator that matches wins.
+  const first = (locs, r, many, visibleOnly) => {
+    for (let i = 0; i < locs.length; i++) {
+      let h;
+      try {
+        h = find(locs[i], r, many, visibleOnly);
+      } catch (e) {
+        continue; // a broken locator never matches; the Go side reports it
+      }
+      if (h) return { i, els: h.els, hidden: h.hidden };
+    }
+    return null;
+  };
+
+  const read = (el, attr) => {
+    if (el.tagName === "INPUT" && (el.type || "").toLowerCase() === "password") return "";
+    switch (attr) {
+      case "text": {
+        const t = el.innerText !== undefined ? el.innerText : el.textContent;
+        return t == null ? null : norm(t);
+      }
+      case "value": return "value" in el ? String(el.value) : (el.getAttribute("value") == null ? null : norm(el.getAttribute("value")));
+      case "href": return el.href !== undefined ? String(el.href) : el.getAttribute("href");
+      default: return el.getAttribute(attr);
+    }
+  };
+
+  switch (op) {
+    case "frame":
+      return "same";
+
+    case "find": {
+      const h = find(req.loc, root, req.many, req.visibleOnly, nodes);
+      if (!h) return null;
+      if (!req.many && h.els.length === 1 && !h.hidden) return h.els[0];
+      const out = req.many ? h.els : h.els.slice(0, 1);
+      out.count = h.els.length;
+      out.hidden = h.hidden;
+      return out;
+    }
+
+    case "extract": {
+      // req: {from: [loc], many, list, limit, max, attr, fields: [{name, locs}]}
+      const m = first(req.from, root, req.many, false);
+      const res = { found: !!m, from: m ? m.i : -1, count: 0, items: [], fields: {} };
+      if (!m) return res;
+      let els = m.els;
+      res.count = els.length;
+      if (!req.list) els = els.slice(0, 1);
+      if (req.limit > 0 && els.length > req.limit) els = els.slice(0, req.limit);
+      for (const el of els) {
+        if (!req.fields || req.fields.length === 0) {
+          res.items.push(read(el, req.attr));
+          continue;
+        }
+        const item = {};
+        for (const f of req.fields) {
+          const fm = first(f.locs, el, false, false);
+          if (!fm) { item[f.name] = null; continue; }
+          item[f.name] = read(fm.els[0], req.attr);
+          const used = res.fields[f.name] || (res.fields[f.name] = {});
+          used[fm.i] = (used[fm.i] || 0) + 1;
+        }
+        res.items.push(item);
+      }
+      return res;
+    }
+
+    case "prepare": {
+      // Get the element (this) ready for a user action, in one round trip:
+      // scroll it into view when it is not, wait one animation frame for it
+      // to stand still, and report what stops the action. The point is in
+      // the coordinates of the page whose session dispatches the input
+      // (same-process frames add their iframes' offsets).
+      // req: {focus, clear}. → {x, y, cover, disabled, gone}
+      const el = root;
+      if (!el || !el.isConnected) return { gone: true };
+      const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeightOf(el) && r.right <= innerWidthOf(el);
+      function innerHeightOf(e) { return e.ownerDocument.defaultView.innerHeight; }
+      function innerWidthOf(e) { return e.ownerDocument.defaultView.innerWidth; }
+      if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      const rectKey = (r) => [r.x, r.y, r.width, r.height].map((v) => Math.round(v)).join(",");
+      const settle = (tries) => new Promise((resolve) => {
+        let before = rectKey(el.getBoundingClientRect());
+        const step = (n) => requestAnimationFrame(() => {
+          const now = rectKey(el.getBoundingClientRect());
+          if (now === before || n <= 0) resolve();
+          else { before = now; step(n - 1); }
+        });
+        step(tries);
+      });
+      const coverAt = (d, x, y, target) => {
+        let hit = d.elementFromPoint(x, y);
+        while (hit && hit.shadowRoot) {
+          const inner = hit.shadowRoot.elementFromPoint(x, y);
+          if (!inner || inner === hit) break;
+          hit = inner;
+        }
+        if (!hit || contains(target, hit)) return null;
+        if (hit.tagName === "LABEL" && hit.control === target) return null;
+        // Name the outermost positioned box of the cover that does not hold the target.
+        let cover = hit;
+        for (let n = parentOf(hit); n && isEl(n) && !contains(n, target); n = parentOf(n)) {
+          const s = getComputedStyle(n);
+          if (s.position === "fixed" || s.position === "absolute" || s.position === "sticky") cover = n;
+        }
+        const id = cover.id ? "#" + cover.id : "";
+        const cls = typeof cover.className === "string" && cover.className.trim()
+          ? "." + cover.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+        let text = norm(cover.innerText || cover.textContent || "");
+        if (text.length > 40) text = text.slice(0, 40) + "…";
+        return cover.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
+      };
+      return settle(5).then(() => {
+        const r = el.getBoundingClientRect();
+        let x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const out = { disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true" };
+        out.cover = coverAt(el.ownerDocument, x, y, el);
+        // Up through same-process iframes: their offsets, and what covers them.
+        for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
+          const f = w.frameElement, fr = f.getBoundingClientRect();
+          x += fr.left + f.clientLeft;
+          y += fr.top + f.clientTop;
+          out.cover = coverAt(f.ownerDocument, x, y, f);
+        }
+        out.x = x;
+        out.y = y;
+        if (!out.cover && !out.disabled) {
+          if (req.focus || req.clear) el.focus();
+          if (req.clear) {
+            if ("value" in el) el.value = ""; else el.textContent = "";
+            el.dispatchEvent(new Event("input", { bubbles: true }));
+          }
+        }
+        return out;
+      });
+    }
+
+    case "crossframes": {
+      // The iframes whose documents this one cannot read (another site: out
+      // of process), in the page and in its readable frames.
+      const out = [];
+      const seen = new Set();
+      const inDoc = (d) => {
+        if (!d || seen.has(d)) return;
+        seen.add(d);
+        for (const f of all(d)) {
+          if (f.tagName !== "IFRAME" && f.tagName !== "FRAME") continue;
+          let fd = null;
+          try { fd = f.contentDocument; } catch (e) { fd = null; }
+          if (fd) inDoc(fd); else out.push(f);
+        }
+      };
+      inDoc(doc);
+      return out;
+    }
+
+    case "events":
+      // Fire events on the element (this) after typing: input, change.
+      for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
+      return true;
+
+    case "wait": {
+      // req: {conds: [cond], timeout (ms)}; cond: {kind: "visible"|"hidden"|"count", locs, many, min}
+      //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url} (this: the old element)
+      //   | {kind: "enabled"} (this: the element) | {kind: "idle", quiet (ms)}
+      const old = root;
+      let idleSince = performance.now();
+      const holds = (c) => {
+        switch (c.kind) {
+          case "present": return !!first(c.locs, c.within ? old : null, c.many, false);
+          case "visible": return !!first(c.locs, c.within ? old : null, c.many, true);
+          case "hidden": return !first(c.locs, c.within ? old : null, c.many, true);
+          case "count": {
+            const m = first(c.locs, null, true, true);
+            return (m ? m.els.length : 0) >= c.min;
+          }
+          case "text": {
+            const want = norm(c.text);
+            const seen = new Set();
+            const inDoc = (d) => {
+              if (!d || seen.has(d)) return false;
+              seen.add(d);
+              const b = d.body || d.documentElement;
+              if (!b) return false;
+              let t = b.innerText || "";
+              for (const h of all(b)) if (h.shadowRoot) t += " " + (h.shadowRoot.textContent || "");
+              if (norm(t).includes(want)) return true;
+              for (const f of all(b)) {
+                if (f.tagName !== "IFRAME" && f.tagName !== "FRAME") continue;
+                let fd = null;
+                try { fd = f.contentDocument; } catch (e) { fd = null; }
+                if (inDoc(fd)) return true;
+              }
+              return false;
+            };
+            return inDoc(doc);
+          }
+          case "url": {
+            const re = new RegExp(c.re);
+            return re.test(location.href) || (c.path && re.test(location.pathname + location.search + location.hash));
+          }
+          case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
+          case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true";
+          case "idle": {
+            const busy = performance.getEntriesByType("resource").some((e) => e.responseEnd === 0);
+            if (busy) idleSince = performance.now();
+            return performance.now() - idleSince >= c.quiet;
+          }
+        }
+        return false;
+      };
+      const check = () => {
+        for (let i = 0; i < req.conds.length; i++) {
+          try { if (holds(req.conds[i])) return i; } catch (e) { /* broken locator: never holds */ }
+        }
+        return -1;
+      };
+      const now = check();
+      if (now >= 0 || req.timeout <= 0) return now;
+      return new Promise((resolve) => {
+        let done = false;
+        const finish = (v) => {
+          if (done) return;
+          done = true;
+          obs.disconnect();
+          clearTimeout(timer);
+          clearInterval(tick);
+          removeEventListener("popstate", again);
+          removeEventListener("hashchange", again);
+          resolve(v);
+        };
+        let queued = false;
+        // Mutations are checked once per animation frame (after layout, so
+        // visibility is current); a poll covers what no mutation shows
+        // (CSS transitions, pushState, network quiet, frames).
+        const again = () => {
+          if (queued || done) return;
+          queued = true;
+          requestAnimationFrame(() => { queued = false; const i = check(); if (i >= 0) finish(i); });
+        };
+        const obs = new MutationObserver(again);
+        obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+        for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
+        addEventListener("popstate", again);
+        addEventListener("hashchange", again);
+        const tick = setInterval(() => { const i = check(); if (i >= 0) finish(i); }, req.poll || 50);
+        const timer = setTimeout(() => finish(-1), req.timeout);
+      });
+    }
+  }
+  throw new Error("unknown op " + op);
+}

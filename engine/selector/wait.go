@@ -1,0 +1,332 @@
+package selector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// Condition kinds of Wait.
+const (
+	CondVisible = "visible" // Target is visible
+	CondHidden  = "hidden"  // Target is gone or hidden
+	CondText    = "text"    // Text appears anywhere on the page, frames included
+	CondURL     = "url"     // the page URL matches the glob Text (also after history.pushState)
+	CondCount   = "count"   // Target has at least Min visible matches
+	CondIdle    = "idle"    // no request has been in flight for Quiet
+)
+
+// Cond is one condition of Wait.
+type Cond struct {
+	Kind   string
+	Target string
+	Text   string
+	Min    int
+	Quiet  time.Duration
+}
+
+// Describe is a short form for messages: `visible acme.rows`, `text "No results"`.
+func (c Cond) Describe() string {
+	switch c.Kind {
+	case CondText, CondURL:
+		return fmt.Sprintf("%s %q", c.Kind, c.Text)
+	case CondCount:
+		return fmt.Sprintf("count %s at least %d", c.Target, c.Min)
+	case CondIdle:
+		return fmt.Sprintf("network idle %s", c.Quiet)
+	}
+	return c.Kind + " " + c.Target
+}
+
+// fastPoll is how often the page re-checks conditions no mutation reveals
+// (a pushState URL): about once a frame.
+const fastPoll = 16 * time.Millisecond
+
+// Wait waits until one of conds holds and returns its index (the first
+// that holds, in order, when several do). The conditions the page can
+// answer itself (css, text, label and xpath targets of the top document,
+// text, URL) are one promise in the page, settled within an animation frame
+// of a change (MutationObserver + requestAnimationFrame; a poll for what no
+// mutation shows). Targets in frames or found through the accessibility
+// tree, text inside out-of-process frames and network idleness are checked
+// from Go between short promises. When ctx ends first the error says what
+// did not happen (target_not_found; navigation_failed for a URL).
+func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, error) {
+	if len(conds) == 0 {
+		return -1, errs.New(errs.Internal, "wait without a condition")
+	}
+	start := time.Now()
+	var inPage []map[string]any
+	var inPageIdx []int
+	goSide := false
+	idle := make(chan int, len(conds))
+	idleCtx, stopIdle := context.WithCancel(ctx)
+	defer stopIdle()
+	for i, c := range conds {
+		switch c.Kind {
+		case CondText:
+			inPage = append(inPage, map[string]any{"kind": "text", "text": c.Text})
+			inPageIdx = append(inPageIdx, i)
+			goSide = true // text inside out-of-process frames
+		case CondURL:
+			inPage = append(inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": !strings.Contains(c.Text, "://")})
+			inPageIdx = append(inPageIdx, i)
+		case CondIdle:
+			go func(i int, quiet time.Duration) {
+				wait := page.Context(idleCtx).WaitRequestIdle(quiet, nil, nil, nil)
+				wait()
+				if idleCtx.Err() == nil {
+					idle <- i
+				}
+			}(i, c.Quiet)
+			goSide = true
+		default:
+			t, ok := m.Lookup(c.Target)
+			if !ok {
+				return -1, errs.New(errs.Internal, "unknown target %q", c.Target)
+			}
+			if t.Frame != "" || t.Within != "" || needsAX(t) {
+				goSide = true
+				continue
+			}
+			kind := c.Kind
+			inPage = append(inPage, map[string]any{"kind": kind, "locs": jsLocs(t), "many": t.Many || c.Kind == CondCount, "min": c.Min})
+			inPageIdx = append(inPageIdx, i)
+		}
+	}
+	slice := maxWaitSlice
+	if goSide {
+		slice = 100 * time.Millisecond
+	}
+	sc := scope{page: page}
+	var cause error
+	for {
+		best := -1
+		// Conditions answered from Go, in order.
+		if goSide {
+			for i, c := range conds {
+				if ok, err := m.holdsFromGo(ctx, page, c); err == nil && ok {
+					best = i
+					break
+				} else if err != nil && ctx.Err() == nil {
+					cause = err
+				}
+			}
+			select {
+			case i := <-idle:
+				if best < 0 || i < best {
+					best = i
+				}
+			default:
+			}
+		}
+		if len(inPage) > 0 {
+			d := slice
+			if best >= 0 {
+				d = 0 // only ask whether an earlier condition holds too
+			}
+			i, err := waitCondsPoll(ctx, sc, inPage, d, pollFor(conds))
+			switch {
+			case err != nil && ctx.Err() == nil:
+				cause = err // a navigation dropped the promise: ask the new document
+				if !sleepCtx(ctx, fastPoll) {
+					break
+				}
+			case i >= 0 && (best < 0 || inPageIdx[i] < best):
+				best = inPageIdx[i]
+			}
+		} else if best < 0 {
+			select {
+			case i := <-idle:
+				best = i
+			case <-ctx.Done():
+			case <-time.After(slice):
+			}
+		}
+		if best >= 0 {
+			return best, nil
+		}
+		if ctx.Err() != nil {
+			return -1, m.waitFailed(ctx, page, conds, start, cause)
+		}
+	}
+}
+
+// pollFor is the page's fallback poll: once a frame for URL conditions
+// (pushState shows no mutation), else 50ms.
+func pollFor(conds []Cond) time.Duration {
+	for _, c := range conds {
+		if c.Kind == CondURL {
+			return fastPoll
+		}
+	}
+	return 50 * time.Millisecond
+}
+
+// waitCondsPoll is waitConds with the page's fallback poll interval.
+func waitCondsPoll(ctx context.Context, sc scope, conds []map[string]any, slice, poll time.Duration) (int, error) {
+	d := slice
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d = left
+		}
+	}
+	if d < 0 {
+		d = 0
+	}
+	req := map[string]any{"conds": conds, "timeout": d.Milliseconds(), "frame": sc.frame, "poll": poll.Milliseconds()}
+	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
+	if err != nil {
+		return -1, err
+	}
+	if res.Value.Nil() {
+		return -1, nil
+	}
+	return res.Value.Int(), nil
+}
+
+// holdsFromGo checks once the conditions the page cannot answer alone.
+func (m *Map) holdsFromGo(ctx context.Context, page *rod.Page, c Cond) (bool, error) {
+	switch c.Kind {
+	case CondText:
+		return textInCrossFrames(ctx, page, c.Text)
+	case CondURL, CondIdle:
+		return false, nil
+	}
+	t, _ := m.Lookup(c.Target)
+	if t.Frame == "" && t.Within == "" && !needsAX(t) {
+		return false, nil // the page answers it
+	}
+	tt := *t
+	if c.Kind == CondCount {
+		tt.Many = true
+	}
+	sc, err := m.scopeOf(ctx, page, &tt, "", Options{Once: true})
+	var mt *Match
+	if err == nil {
+		mt, err = resolveScoped(ctx, sc, &tt, Options{Visible: true, Once: true}, false)
+	}
+	found := err == nil
+	if err != nil && errs.CodeOf(err) != errs.TargetNotFound {
+		return false, err
+	}
+	switch c.Kind {
+	case CondVisible:
+		return found, nil
+	case CondHidden:
+		return !found, nil
+	case CondCount:
+		return found && len(mt.Elements) >= c.Min, nil
+	}
+	return false, nil
+}
+
+// textInCrossFrames looks for text in the out-of-process frames of page
+// (one level: the frames of the page and of its same-process frames).
+func textInCrossFrames(ctx context.Context, page *rod.Page, text string) (bool, error) {
+	p := page.Context(ctx)
+	res, err := evalOp(p, nil, "crossframes", map[string]any{}, false, false)
+	if err != nil || res.ObjectID == "" {
+		return false, err
+	}
+	defer func() { _ = p.Release(res) }()
+	list, err := p.ElementsByJS(rod.Eval(`function () { return this }`).This(res))
+	if err != nil {
+		return false, err
+	}
+	for _, el := range list {
+		sc, err := enterFrame(ctx, el)
+		if err != nil {
+			continue
+		}
+		i, err := waitCondsPoll(ctx, sc, []map[string]any{{"kind": "text", "text": text}}, 0, 0)
+		if err == nil && i == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// waitFailed explains a wait that ran out of time.
+func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, start time.Time, cause error) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return errs.Wrap(errs.Cancelled, ctx.Err(), "the wait was cancelled")
+	}
+	if cause == nil {
+		cause = ctx.Err()
+	}
+	waited := time.Since(start)
+	if dl, ok := ctx.Deadline(); ok && dl.After(start) {
+		waited = dl.Sub(start)
+	}
+	after := roundDuration(waited)
+	where := pagePath(ctx, page)
+	if len(conds) > 1 {
+		var ds []string
+		for _, c := range conds {
+			ds = append(ds, c.Describe())
+		}
+		return errs.Wrap(errs.TargetNotFound, cause, "none of the wait's conditions held on %s after %s (%s)", where, after, strings.Join(ds, "; "))
+	}
+	c := conds[0]
+	switch c.Kind {
+	case CondVisible:
+		t, _ := m.Lookup(c.Target)
+		return errs.Wrap(errs.TargetNotFound, cause, "target %s not found on %s after %s (tried %s)", c.Target, where, after, strings.Join(tried(t), ", "))
+	case CondHidden:
+		return errs.Wrap(errs.TargetNotFound, cause, "target %s was still visible on %s after %s", c.Target, where, after)
+	case CondCount:
+		return errs.Wrap(errs.TargetNotFound, cause, "target %s did not reach %d visible matches on %s after %s", c.Target, c.Min, where, after)
+	case CondText:
+		return errs.Wrap(errs.TargetNotFound, cause, "text %q did not appear on %s after %s", c.Text, where, after)
+	case CondURL:
+		return errs.Wrap(errs.NavigationFailed, cause, "the page URL did not match %q after %s (it is %s)", c.Text, after, where)
+	}
+	return errs.Wrap(errs.NavigationFailed, cause, "the network did not stay quiet for %s on %s within %s", c.Quiet, where, after)
+}
+
+// globRE turns a URL glob (* matches any run of characters) into a
+// JavaScript regular expression source matching the whole string.
+func globRE(glob string) string {
+	parts := strings.Split(glob, "*")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return "^" + strings.Join(parts, "[\\s\\S]*") + "$"
+}
+
+// WaitChanged waits until the page moved on from a state seen before: its
+// URL is no longer url (a new document, or history.pushState), or el went
+// stale (detached, or its text is no longer text). The page answers it
+// with a promise, within a frame of the change.
+func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) error {
+	sc := scope{page: el.Page(), this: el.Object, within: true}
+	cond := []map[string]any{{"kind": "changed", "url": url, "text": text}}
+	for {
+		i, err := waitCondsPoll(ctx, sc, cond, maxWaitSlice, fastPoll)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var nf *rod.ObjectNotFoundError
+		switch {
+		case err == nil && i == 0:
+			return nil
+		case errors.As(err, &nf):
+			return nil // the old element's document is gone: a new page
+		case err != nil:
+			// The promise was dropped (a navigation): has the URL changed?
+			if info, ierr := page.Context(ctx).Info(); ierr == nil && info.URL != url {
+				return nil
+			}
+			if !sleepCtx(ctx, fastPoll) {
+				return ctx.Err()
+			}
+		}
+	}
+}
