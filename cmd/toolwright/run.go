@@ -5,18 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 
+	"github.com/go-rod/rod"
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/selcheck"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/workflow"
 )
 
 func runCmd(g *globals) *cobra.Command {
@@ -109,11 +114,27 @@ func printEnvelope(cmd *cobra.Command, env *result.Envelope) error {
 
 func selectorsCmd(g *globals) *cobra.Command {
 	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
-	var pages []string
-	var prefix, format string
+	var pages, setupArgs []string
+	var prefix, format, setup, reportDir string
 	check := &cobra.Command{
-		Use:   "check --page URL|FILE ...",
+		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
 		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
+		Long: `Open pages and report, per target, which locator resolves it.
+
+Pages are opened one after the other in one browser environment. With
+--setup TOOL (an env: new workflow, such as one that signs in) that tool runs
+first with the --arg values and the pages are checked in the environment it
+made, so pages behind a sign-in can be checked. A page that does not load, or
+that moves on to another address (a redirect, a script), is reported and the
+other pages are still checked.
+
+--report DIR writes DIR/index.html: each page's screenshot with every target
+boxed and labelled (green: primary, amber: a fallback, red: ambiguous or
+missing) with the locator that matched. It works offline; secret values are
+masked in the pictures.
+
+Exit 0 when every target on every page resolved by its primary locator.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(pages) == 0 {
 				return usagef("give at least one --page URL or FILE")
@@ -121,85 +142,140 @@ func selectorsCmd(g *globals) *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			cfg, err := g.load()
+			if len(setupArgs) > 0 && setup == "" {
+				return usagef("--arg goes with --setup TOOL")
+			}
+			cfg, stopDemo, err := g.loadRunnable(cmd)
 			if err != nil {
 				return err
 			}
+			defer stopDemo()
 			m, ps := selector.Load(cfg.Selectors)
 			if len(ps) > 0 {
 				return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
 			}
-			names := m.WithPrefix(prefix)
 			log, err := g.logger(cmd, cfg)
 			if err != nil {
 				return err
 			}
-			bo, err := app.BrowserOptions(cfg, log)
-			if err != nil {
-				return err
-			}
-			bo.AllowURL = nil // an operator's own check, not an agent's call
-			bo.Spare = 0      // one environment for the whole check
-			bm, err := browser.NewManager(bo)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			defer bm.Shutdown(context.WithoutCancel(ctx))
-			env, err := bm.OpenTemporary(ctx, "", "selectors-check")
+			tab, done, err := checkEnv(ctx, cfg, log, setup, setupArgs)
 			if err != nil {
 				return err
 			}
-			defer bm.Release(env)
+			defer done()
+			var secrets []string
+			for _, v := range cfg.SecretValues() {
+				secrets = append(secrets, v)
+			}
+			res, err := selcheck.Run(ctx, tab, pages, selcheck.Options{
+				Map: m, MapPath: cfg.Selectors, Names: m.WithPrefix(prefix), ReportDir: reportDir,
+				Redactor: policy.NewRedactor(cfg.SecretValues()), Secrets: secrets,
+			})
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			all := true
-			var reports []map[string]any
-			for _, p := range pages {
-				u := pageURL(p)
-				page := env.Page().Context(ctx)
-				if err := page.Navigate(u); err != nil {
-					return fmt.Errorf("open %s: %w", p, err)
-				}
-				if err := page.WaitLoad(); err != nil {
-					return fmt.Errorf("load %s: %w", p, err)
-				}
-				hs := selector.Check(ctx, page, m, names)
-				all = all && selector.AllPrimary(hs)
-				if format == "json" {
-					reports = append(reports, map[string]any{"page": p, "targets": hs})
-					continue
-				}
-				fmt.Fprintf(out, "== %s\n", p)
-				if err := selector.FormatHealth(out, hs); err != nil {
-					return err
-				}
+			for _, p := range res {
+				all = all && p.OK()
 			}
 			if format == "json" {
-				if err := printJSON(out, reports); err != nil {
+				if err := printJSON(out, res); err != nil {
 					return err
 				}
+			} else {
+				for _, p := range res {
+					fmt.Fprintf(out, "== %s\n", p.Page)
+					if p.Error != "" {
+						fmt.Fprintf(out, "error\t%s\n", p.Error)
+						continue
+					}
+					if err := selector.FormatHealth(out, p.Targets); err != nil {
+						return err
+					}
+				}
+			}
+			if reportDir != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: %s\n", filepath.Join(reportDir, "index.html"))
 			}
 			if !all {
-				return exitCode(1)
+				return exitCode(exitFailed)
 			}
 			return nil
 		},
 	}
 	check.Flags().StringArrayVar(&pages, "page", nil, "a page URL or a local HTML file (repeatable)")
 	check.Flags().StringVar(&prefix, "prefix", "", "check only targets whose name starts with this")
+	check.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the pages are checked in its environment")
+	check.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
+	check.Flags().StringVar(&reportDir, "report", "", "write an HTML report (index.html and screenshots) into this folder")
+	_ = check.RegisterFlagCompletionFunc("setup", g.completeTools(false))
 	formatFlag(check, &format)
 	sel.AddCommand(check)
 	return sel
 }
 
-// pageURL turns a file path into a file:// URL; URLs pass through.
-func pageURL(p string) string {
-	if strings.Contains(p, "://") {
-		return p
+// checkEnv is the browser tab selectors check works in: a fresh
+// environment, or the one the setup tool opened. done closes it.
+func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup string, setupArgs []string) (*rod.Page, func(), error) {
+	if setup == "" {
+		bo, err := app.BrowserOptions(cfg, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		bo.AllowURL = nil // an operator's own check, not an agent's call
+		bo.Spare = 0
+		bm, err := browser.NewManager(bo)
+		if err != nil {
+			return nil, nil, err
+		}
+		env, err := bm.OpenTemporary(ctx, "", "selectors-check")
+		if err != nil {
+			_ = bm.Shutdown(context.WithoutCancel(ctx))
+			return nil, nil, err
+		}
+		return env.Page(), func() { bm.Release(env); _ = bm.Shutdown(context.WithoutCancel(ctx)) }, nil
 	}
-	abs, err := filepath.Abs(p)
+	a, err := app.Open(cfg, log)
 	if err != nil {
-		return p
+		return nil, nil, usageError{err}
 	}
-	return "file://" + filepath.ToSlash(abs)
+	closeApp := func() { _ = a.Close(context.WithoutCancel(ctx)) }
+	w, ok := a.Engine.Workflows().Tool(setup)
+	if !ok {
+		closeApp()
+		return nil, nil, usagef("--setup: unknown tool %q (see toolwright tools)", setup)
+	}
+	if w.Env != workflow.EnvNew {
+		closeApp()
+		return nil, nil, usagef("--setup: tool %q is env: %s; it must be an env: new tool that opens the environment to check in", setup, w.Env)
+	}
+	args, err := app.ParseArgs(w, setupArgs)
+	if err != nil {
+		closeApp()
+		return nil, nil, usageError{err}
+	}
+	raw, _ := json.Marshal(args)
+	env, err := a.Engine.Call(ctx, run.Request{Tool: setup, Args: raw})
+	if err != nil {
+		closeApp()
+		return nil, nil, err
+	}
+	if !env.OK {
+		closeApp()
+		return nil, nil, fmt.Errorf("--setup %s failed: %s: %s (trace %s)", setup, env.Code, env.Message, env.TraceID)
+	}
+	id, _ := env.Data["env_id"].(string)
+	e, err := a.Browsers.Acquire(ctx, id)
+	if err != nil {
+		closeApp()
+		return nil, nil, fmt.Errorf("--setup %s: its output has no usable env_id (%q): %w", setup, id, err)
+	}
+	log.Info("checking in the setup environment", "tool", setup, "env_id", id, "trace_id", env.TraceID)
+	return e.Page(), func() {
+		a.Browsers.Release(e)
+		_ = a.Browsers.Close(context.WithoutCancel(ctx), id)
+		closeApp()
+	}, nil
 }

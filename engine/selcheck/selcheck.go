@@ -1,0 +1,278 @@
+// Package selcheck is `toolwright selectors check`: it opens pages in one
+// browser environment (a fresh one, or the one an env: new setup tool made,
+// signed in), checks the selector map on each, and reports every page, also
+// one that does not load or moves on to another address. With a report
+// folder it writes index.html (engine/htmlview) with each page's screenshot
+// and every target boxed.
+package selcheck
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/htmlview"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/selector"
+)
+
+// LoadTimeout bounds loading one page.
+const LoadTimeout = 30 * time.Second
+
+// maxBoxes bounds the boxes drawn for one many target.
+const maxBoxes = 50
+
+// Options configure Run.
+type Options struct {
+	Map      *selector.Map
+	MapPath  string
+	Names    []string // the targets to check (all when empty)
+	Redactor *policy.Redactor
+	Secrets  []string // secret values, masked in the screenshots
+	// ReportDir, when set, gets index.html and one screenshot per page.
+	ReportDir string
+}
+
+// Page is the result for one page.
+type Page struct {
+	Page     string            `json:"page"`
+	URL      string            `json:"url"`
+	FinalURL string            `json:"final_url,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Targets  []selector.Health `json:"targets"`
+	report   htmlview.ReportPage
+}
+
+// OK reports whether the page loaded where asked and every target resolved by its primary.
+func (p *Page) OK() bool { return p.Error == "" && selector.AllPrimary(p.Targets) }
+
+// Run checks every page in page (the environment's tab), one after the
+// other. A page that fails is reported and the rest go on.
+func Run(ctx context.Context, tab *rod.Page, pages []string, o Options) ([]*Page, error) {
+	if o.ReportDir != "" {
+		if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var out []*Page
+	for i, p := range pages {
+		out = append(out, checkPage(ctx, tab, i, p, o))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if o.ReportDir != "" {
+		if err := writeReport(out, o); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *Page {
+	red := o.Redactor
+	res := &Page{Page: p, URL: URLOf(p), Targets: []selector.Health{}}
+	res.report.URL = res.URL
+	lctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+	defer cancel()
+	page := tab.Context(lctx)
+	err := page.Navigate(res.URL)
+	if err == nil {
+		err = waitLoad(lctx, page)
+	}
+	if err != nil {
+		res.Error = red.Redact(fmt.Sprintf("the page did not load: %v", err))
+		res.report.Error = res.Error
+		return res
+	}
+	before := currentURL(page)
+	names := o.Names
+	if len(names) == 0 {
+		names = o.Map.Names()
+	}
+	hs := selector.Check(ctx, tab, o.Map, names)
+	after := currentURL(page)
+	if moved(res.URL, after) || before != after {
+		res.FinalURL = after
+		res.report.FinalURL = red.Redact(after)
+		res.Error = red.Redact(fmt.Sprintf("the page moved on to %s (a redirect or a script): its targets were not checked; sign in first with --setup, or check %s itself", after, after))
+		res.report.Error = res.Error
+		if o.ReportDir != "" {
+			shoot(ctx, tab, i, &res.report, o)
+		}
+		return res
+	}
+	for j := range hs {
+		hs[j].Message = red.Redact(hs[j].Message)
+	}
+	res.Targets = hs
+	if o.ReportDir != "" {
+		for _, h := range hs {
+			res.report.Targets = append(res.report.Targets, target(ctx, tab, o.Map, h))
+		}
+		shoot(ctx, tab, i, &res.report, o)
+	}
+	return res
+}
+
+// target is a health line with the boxes of what its locator matched.
+func target(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Health) htmlview.ReportTarget {
+	rt := htmlview.ReportTarget{Name: h.Name, Status: h.Status, Message: h.Message}
+	t, ok := m.Lookup(h.Name)
+	if !ok || h.Status == selector.StatusNotFound || h.Count == 0 {
+		return rt
+	}
+	if h.Locator < len(t.Locators) {
+		rt.Locator = t.Locators[h.Locator].Describe()
+		if h.Locator > 0 {
+			rt.Locator = fmt.Sprintf("fallback %d: %s", h.Locator, rt.Locator)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	match, err := m.Resolve(rctx, tab, h.Name, selector.Options{Once: true})
+	if err != nil {
+		return rt
+	}
+	for k, el := range match.Elements {
+		if k == maxBoxes {
+			break
+		}
+		if b, ok := box(rctx, el); ok {
+			rt.Boxes = append(rt.Boxes, b)
+		}
+	}
+	return rt
+}
+
+// box is the element's rectangle in page coordinates; hidden elements have none.
+func box(ctx context.Context, el *rod.Element) (htmlview.Box, bool) {
+	res, err := el.Context(ctx).Eval(`() => { const r = this.getBoundingClientRect(); return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; }`)
+	if err != nil {
+		return htmlview.Box{}, false
+	}
+	var v []float64
+	if err := res.Value.Unmarshal(&v); err != nil || len(v) != 4 || v[2] <= 0 || v[3] <= 0 {
+		return htmlview.Box{}, false
+	}
+	return htmlview.Box{X: v[0], Y: v[1], W: v[2], H: v[3]}, true
+}
+
+// maskJS hides what must not appear in a picture: password values, and
+// every field value or text that contains a secret.
+const maskJS = `(secrets) => {
+  const hit = (s) => s && secrets.some((x) => x && s.includes(x));
+  for (const el of document.querySelectorAll('input, textarea')) {
+    if (el.type === 'password' || hit(el.value)) { el.value = el.value ? '[redacted]' : ''; }
+  }
+  const w = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let n = w.nextNode(); n; n = w.nextNode()) {
+    if (hit(n.nodeValue)) { let v = n.nodeValue; for (const x of secrets) { if (x) v = v.split(x).join('[redacted]'); } n.nodeValue = v; }
+  }
+}`
+
+// shoot masks secrets and saves a full-page screenshot beside index.html.
+func shoot(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, o Options) {
+	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	page := tab.Context(sctx)
+	if _, err := page.Eval(maskJS, o.Secrets); err != nil {
+		rp.Error = strings.TrimSpace(rp.Error + " (the screenshot was not taken: secrets could not be masked)")
+		return
+	}
+	b, err := page.Screenshot(true, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+	if err != nil {
+		return
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return
+	}
+	ratio := 1.0
+	if res, err := page.Eval(`() => window.devicePixelRatio || 1`); err == nil && res.Value.Num() > 0 {
+		ratio = res.Value.Num()
+	}
+	name := fmt.Sprintf("page-%d.png", i+1)
+	if err := os.WriteFile(filepath.Join(o.ReportDir, name), b, 0o644); err != nil {
+		return
+	}
+	rp.Screenshot = name
+	rp.Width, rp.Height = float64(cfg.Width)/ratio, float64(cfg.Height)/ratio
+}
+
+func writeReport(pages []*Page, o Options) error {
+	r := &htmlview.Report{Selectors: o.MapPath, Generated: time.Now()}
+	for _, p := range pages {
+		r.Pages = append(r.Pages, p.report)
+	}
+	f, err := os.Create(filepath.Join(o.ReportDir, "index.html"))
+	if err != nil {
+		return err
+	}
+	if err := htmlview.WriteReport(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// waitLoad waits for the load event, also when the page moves on by
+// script while loading (which destroys the document the first wait was on).
+func waitLoad(ctx context.Context, page *rod.Page) error {
+	for {
+		err := page.WaitLoad()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func currentURL(page *rod.Page) string {
+	info, err := page.Info()
+	if err != nil {
+		return ""
+	}
+	return info.URL
+}
+
+// moved reports whether the page is at another address than asked (the
+// fragment aside).
+func moved(asked, now string) bool {
+	norm := func(s string) string {
+		u, err := url.Parse(s)
+		if err != nil {
+			return s
+		}
+		u.Fragment = ""
+		if u.Path == "" {
+			u.Path = "/"
+		}
+		return u.String()
+	}
+	return now != "" && norm(asked) != norm(now)
+}
+
+// URLOf turns a file path into a file:// URL; URLs pass through.
+func URLOf(p string) string {
+	if strings.Contains(p, "://") {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return "file://" + filepath.ToSlash(abs)
+}
