@@ -104,9 +104,12 @@ func stepDefinitions(targets []string) *decl.Obj {
 			"description", "One browser step: a map with exactly one kind key ("+kindList+") and optional common keys.",
 			"type", "object",
 			"properties", props,
-			"additionalProperties", decl.NewObj("not", decl.NewObj(), "errorMessage", "unknown step kind or key: a step has one kind key ("+kindList+") and optional common keys"),
+			"additionalProperties", false,
+			// yaml-language-server shows errorMessage instead of "Property
+			// clik is not allowed" (and gojsonschema ignores it).
+			"errorMessage", "unknown step kind or key: a step is a map with one kind key ("+kindList+") and optional common keys ("+strings.Join(commonNames(), ", ")+")",
 			"if", decl.NewObj("not", decl.NewObj("anyOf", oneKind)),
-			"then", decl.NewObj("not", decl.NewObj(), "errorMessage", "a step needs exactly one kind key: "+kindList),
+			"then", decl.NewObj("required", []string{"(a step kind)"}, "errorMessage", "a step needs exactly one kind key: "+kindList),
 		),
 	)
 }
@@ -121,4 +124,12 @@ func kindDoc(sp *step.Spec) string {
 		doc += "\n\nExample:\n" + sp.Example
 	}
 	return doc
+}
+
+func commonNames() []string {
+	out := make([]string, len(step.CommonFields))
+	for i, f := range step.CommonFields {
+		out[i] = f.Name
+	}
+	return out
 }
