@@ -249,10 +249,9 @@ func prepare(file string, base *config.Config, stateDir string) (*prepared, lint
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", file, unwrapPath(err))
 	}
+	// Every problem of the file in one run: the file's own, its workflows',
+	// and the cases against the workflows, so an author fixes all at once.
 	f, ps := Decode(file, data)
-	if len(ps) > 0 {
-		return nil, ps, nil
-	}
 	p := &prepared{file: f}
 	if f.Serve != "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -269,20 +268,36 @@ func prepare(file string, base *config.Config, stateDir string) (*prepared, lint
 		return p, nil, err
 	}
 	p.cfg = cfg
-	set, ps := workflow.LoadPaths(cfg, f.Workflows)
-	if len(ps) > 0 {
-		for _, name := range sortedKeys(unread) {
-			for _, pr := range ps {
-				if strings.Contains(pr.Message, "secrets."+name) {
+	set, wps := workflow.LoadPaths(cfg, f.Workflows)
+	for _, name := range sortedKeys(unread) {
+		// One problem for one missing test value: the hint replaces the
+		// workflows' "unknown secret" it causes.
+		kept := wps[:0]
+		hinted := false
+		for _, pr := range wps {
+			if strings.Contains(pr.Message, "secrets."+name) {
+				if !hinted {
 					ps.Addf(f.secretsPos, lint.Missing, "secret %q of the config cannot be read (%s) and a workflow uses it; give it a test value under secrets:", name, unread[name])
-					break
+					hinted = true
 				}
+				continue
 			}
+			kept = append(kept, pr)
 		}
-		return p, ps, nil
+		wps = kept
 	}
-	p.set = set
-	return p, Check(f, set), nil
+	ps = append(ps, wps...)
+	// A workflow file with problems may not define its tool: cases naming
+	// it are not told the tool is unknown as well.
+	broken := map[string]bool{}
+	for _, pr := range wps {
+		broken[strings.TrimSuffix(filepath.Base(pr.File), filepath.Ext(pr.File))] = true
+	}
+	ps = append(ps, checkCases(f, set, broken)...)
+	if len(ps) == 0 {
+		p.set = set
+	}
+	return p, ps.Sort(), nil
 }
 
 // derive makes the config one file runs on: the base config's settings,

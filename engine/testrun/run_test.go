@@ -224,8 +224,10 @@ func TestCLI(t *testing.T) {
 	bad := writeTemp(t, dir, "bad.yaml", "cases:\n  - name: a\n    tool: search_catalog\n    expect: {ok: true, data.rows.cont: 1}\n    expct: {}\n")
 	out, code = tw("--config", "examples/demo/toolwright.yaml", "test", bad)
 	want = []string{
+		bad + `:1:1: secret "acme_password" of the config cannot be read (environment variable ACME_PASSWORD is not set) and a workflow uses it; give it a test value under secrets:`,
+		bad + `:1:1: secret "acme_user" of the config cannot be read (environment variable ACME_USER is not set) and a workflow uses it; give it a test value under secrets:`,
 		bad + `:5:5: case "a": unknown key "expct" (did you mean "expect"?)`,
-		"1 problem in the test files; no case ran",
+		"3 problems in the test files; no case ran",
 	}
 	if diff := cmp.Diff(want, lines(out)); diff != "" || code != 1 {
 		t.Errorf("problems: exit %d, output (-want +got):\n%s", code, diff)
@@ -239,5 +241,21 @@ func TestCLI(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, lines(out)); diff != "" || code != 1 {
 		t.Errorf("problems against the workflows: exit %d, output (-want +got):\n%s", code, diff)
+	}
+	// Every problem of a file in one run: its own (a misspelt key, a bad
+	// matcher) and those against the workflows (an unknown argument, an
+	// unknown output, an unknown tool), with positions.
+	writeFile(t, bad, "secrets: {acme_user: u@example.com, acme_password: pw-123456}\ncases:\n  - name: a\n    tool: search_catalog\n    args: {max_page: 1}\n    expect: {ok: true, data.rowz.count: 1, code: {length: 2}}\n    grnt: true\n  - name: b\n    tool: serch_catalog\n    expect: {ok: true}\n")
+	out, code = tw("--config", "examples/demo/toolwright.yaml", "test", bad)
+	want = []string{
+		bad + `:5:12: case "a": tool "search_catalog" has no argument "max_page" (did you mean "max_pages"?); to test that it is refused, expect code: invalid_params`,
+		bad + `:6:24: case "a" expect: tool "search_catalog" has no output "rowz" (did you mean "rows"?)`,
+		bad + `:6:51: case "a" expect code: unknown matcher "length" (did you mean "len"?); to compare a whole map, write {equals: {...}}`,
+		bad + `:7:5: case "a": unknown key "grnt" (did you mean "grant"?)`,
+		bad + `:9:11: case "b": unknown tool "serch_catalog" (did you mean "search_catalog"?)`,
+		"5 problems in the test files; no case ran",
+	}
+	if diff := cmp.Diff(want, lines(out)); diff != "" || code != 1 {
+		t.Errorf("all problems in one run: exit %d, output (-want +got):\n%s", code, diff)
 	}
 }
