@@ -358,10 +358,14 @@ func TestRunProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.OK() || len(rep.Problems) != 1 || rep.Summary() != "1 problem in the test files; no case ran" {
-		t.Errorf("report: %+v", rep)
+	// Both problems in one run: the file's own and the one against the workflows.
+	if rep.OK() || len(rep.Problems) != 2 || rep.Summary() != "2 problems in the test files; no case ran" {
+		t.Fatalf("report: %+v", rep)
 	}
-	if got := rep.Problems[0].String(); !strings.HasPrefix(got, bad+`:4:14: case "a" expect: unknown envelope field "okk" (did you mean "ok"?)`) {
+	if got := rep.Problems[0].String(); got != bad+`:3:11: case "a": unknown tool "nope"` {
+		t.Errorf("problem: %s", got)
+	}
+	if got := rep.Problems[1].String(); !strings.HasPrefix(got, bad+`:4:14: case "a" expect: unknown envelope field "okk" (did you mean "ok"?)`) {
 		t.Errorf("problem: %s", got)
 	}
 	if _, err := Run(context.Background(), []string{filepath.Join(dir, "missing")}, Options{Config: config.Default(dir)}); err == nil || !strings.Contains(err.Error(), "no such file") {
