@@ -39,12 +39,13 @@ type Env struct {
 	done        context.Context
 	end         context.CancelCauseFunc
 
-	mu       sync.Mutex
-	owner    string        // the registry lease of the call holding it
-	stopBeat chan struct{} // ends the lease's heartbeat
-	lastUsed time.Time
-	blocked  []string
-	exempt   map[proto.TargetTargetID]bool
+	mu            sync.Mutex
+	owner         string        // the registry lease of the call holding it
+	stopBeat      chan struct{} // ends the lease's heartbeat
+	lastUsed      time.Time
+	blocked       []string
+	blockedFrames []string
+	exempt        map[proto.TargetTargetID]bool
 }
 
 // Page is the environment's page. Run every call on a clone bound to the
@@ -131,6 +132,27 @@ func (e *Env) TakeBlocked() (url string, ok bool) {
 }
 
 const maxBlocked = 16
+
+// BlockedFrame returns the last frame document the browser refused
+// (an iframe from a host outside policy.allowed_hosts), if any. The page
+// itself goes on; a step that reaches into that frame reports it.
+func (e *Env) BlockedFrame() (url string, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.blockedFrames) == 0 {
+		return "", false
+	}
+	return e.blockedFrames[len(e.blockedFrames)-1], true
+}
+
+func (e *Env) noteBlockedFrame(url string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.blockedFrames) >= maxBlocked {
+		e.blockedFrames = e.blockedFrames[1:]
+	}
+	e.blockedFrames = append(e.blockedFrames, url)
+}
 
 func (e *Env) noteBlocked(url string) {
 	e.mu.Lock()

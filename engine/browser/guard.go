@@ -20,7 +20,9 @@ const guardCallTimeout = 10 * time.Second
 //     redirect, a clicked link, location.href= from a script, a window.open
 //     popup) is paused with the Fetch domain; one that Options.AllowURL refuses
 //     fails with BlockedByClient and is remembered on the environment
-//     (Env.TakeBlocked). Subresources (images, scripts, XHR, iframes) of an
+//     (Env.TakeBlocked). A frame's document request (an iframe, in the page
+//     or out of process: those are auto-attached too) is refused the same
+//     way and remembered apart (Env.BlockedFrame). Other subresources of an
 //     allowed page are not checked.
 //   - proxy credentials: a region's proxy user and password answer the
 //     proxy's 407, since Chromium's proxyServer takes no credentials.
@@ -54,6 +56,7 @@ type readiness struct {
 type watched struct {
 	env    *Env
 	target proto.TargetTargetID
+	frame  bool // an out-of-process iframe of one of env's pages
 }
 
 func newGuard(c *Conn, allow func(string) bool, known func(context.Context, string) (*Record, error)) *guard {
@@ -147,16 +150,20 @@ func (g *guard) unregister(id proto.BrowserBrowserContextID) {
 func (g *guard) see(e *cdp.Event) {
 	switch e.Method {
 	case "Target.attachedToTarget":
-		if e.SessionID != "" {
+		var ev proto.TargetAttachedToTarget
+		if json.Unmarshal(e.Params, &ev) != nil || ev.TargetInfo == nil {
 			return
 		}
-		var ev proto.TargetAttachedToTarget
-		if json.Unmarshal(e.Params, &ev) == nil && ev.TargetInfo != nil {
-			go g.attached(ev)
+		if e.SessionID != "" {
+			// An out-of-process frame of a page we watch (auto-attached
+			// below): its documents obey the same rules.
+			go g.attachedFrame(proto.TargetSessionID(e.SessionID), ev)
+			return
 		}
+		go g.attached(ev)
 	case "Target.detachedFromTarget":
 		var ev proto.TargetDetachedFromTarget
-		if e.SessionID == "" && json.Unmarshal(e.Params, &ev) == nil {
+		if json.Unmarshal(e.Params, &ev) == nil { // a page, or a frame of one
 			g.mu.Lock()
 			delete(g.sessions, ev.SessionID)
 			g.mu.Unlock()
@@ -216,11 +223,46 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 			return
 		}
 	}
+	g.watchFrames(s, env)
 	err := proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
 	if err != nil && g.c.Err() == nil {
 		g.c.log.Debug("cannot resume a new page", "env", env.ID, "err", err)
 	}
 	g.markReady(target, env.ctxID, err)
+}
+
+// watchFrames has the browser attach this session's out-of-process
+// iframes to us, paused, so their documents meet the rules too.
+func (g *guard) watchFrames(s session, env *Env) {
+	if g.patterns(env) == nil {
+		return
+	}
+	err := proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true,
+		Filter: proto.TargetTargetFilter{{Type: "iframe"}}}.Call(s)
+	if err != nil && g.c.Err() == nil {
+		g.c.log.Debug("cannot watch a page's frames", "env", env.ID, "err", err)
+	}
+}
+
+// attachedFrame sets up an out-of-process iframe of a watched session.
+func (g *guard) attachedFrame(parent proto.TargetSessionID, ev proto.TargetAttachedToTarget) {
+	s, cancel := g.session(ev.SessionID)
+	defer cancel()
+	g.mu.Lock()
+	w, ok := g.sessions[parent]
+	if ok && ev.TargetInfo.Type == "iframe" {
+		g.sessions[ev.SessionID] = watched{env: w.env, target: ev.TargetInfo.TargetID, frame: true}
+	}
+	g.mu.Unlock()
+	if ok && ev.TargetInfo.Type == "iframe" {
+		if patterns := g.patterns(w.env); patterns != nil {
+			if err := (proto.FetchEnable{Patterns: patterns, HandleAuthRequests: w.env.proxy.hasAuth}).Call(s); err != nil && g.c.Err() == nil {
+				g.c.log.Warn("cannot guard a frame", "env", w.env.ID, "err", err)
+			}
+		}
+		g.watchFrames(s, w.env)
+	}
+	_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
 }
 
 // judge decides a new page in a browser context this connection did not
@@ -279,11 +321,18 @@ func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 
 	if ok && g.allow != nil && ev.Request != nil &&
 		ev.ResourceType == proto.NetworkResourceTypeDocument &&
-		ev.FrameID == proto.PageFrameID(w.target) &&
 		ev.ResponseStatusCode == nil && ev.ResponseErrorReason == "" &&
 		!w.env.isExempt(w.target) {
 		u := ev.Request.URL + ev.Request.URLFragment
-		if !g.allow(u) {
+		if (w.frame || ev.FrameID != proto.PageFrameID(w.target)) && !g.allow(u) {
+			// A frame's document: refused, and remembered apart, so the
+			// page itself goes on and a step reaching into the frame says why.
+			w.env.noteBlockedFrame(u)
+			g.c.log.Info("frame document blocked: host not allowed", "env", w.env.ID, "url", u)
+			_ = proto.FetchFailRequest{RequestID: ev.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(s)
+			return
+		}
+		if !w.frame && ev.FrameID == proto.PageFrameID(w.target) && !g.allow(u) {
 			// Remember first, so the refusal is known when the navigation fails.
 			w.env.noteBlocked(u)
 			g.c.log.Info("navigation blocked: host not allowed", "env", w.env.ID, "url", u)

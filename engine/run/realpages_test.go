@@ -513,3 +513,84 @@ output:
 		t.Errorf("max 2 pages: count %d truncated %v", rows.Count, rows.Truncated)
 	}
 }
+
+func TestRealSelect(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"choose": `
+name: choose
+description: A native select, an ARIA combobox and a button opening a listbox.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/combobox.html
+  - select: {target: real.combo.size, value: Large}
+  - select: {target: real.combo.country, value: France}
+  - select: {target: real.combo.lang, value: Deutsch}
+  - extract: {from: real.combo.size_out, into: size}
+  - extract: {from: real.combo.country_out, into: country}
+  - extract: {from: real.combo.lang_out, into: lang}
+output:
+  size: ${{ vars.size }}
+  country: ${{ vars.country }}
+  lang: ${{ vars.lang }}
+`,
+		"choose_missing": `
+name: choose_missing
+description: An option the combobox does not have.
+risk: read
+params:
+  native: {type: boolean, description: the native select, default: false}
+steps:
+  - goto: ${{ config.real_base }}/combobox.html
+  - select: {target: real.combo.size, value: Huge}
+    if: params.native
+  - select: {target: real.combo.country, value: Spain}
+    timeout: 600ms
+`,
+	}, nil)
+	env := h.ok(h.call("choose", `{}`))
+	if env.Data["size"] != "size l" || env.Data["country"] != "chose FR" || env.Data["lang"] != "chose Deutsch" {
+		t.Errorf("data: %v", env.Data)
+	}
+	env = h.code(h.call("choose_missing", `{}`), "target_not_found")
+	if env.Message != `target real.combo.country has no option "Spain" (options: Germany, France, Italy)` {
+		t.Errorf("aria message: %s", env.Message)
+	}
+	env = h.code(h.call("choose_missing", `{"native": true}`), "target_not_found")
+	if env.Message != `target real.combo.size has no option "Huge" (options: Small, Medium, Large)` {
+		t.Errorf("native message: %s", env.Message)
+	}
+}
+
+func TestRealFrameAllowedHosts(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"frames_allowed": `
+name: frames_allowed
+description: A page whose card frame comes from a host not allowed.
+risk: read
+params:
+  card: {type: boolean, description: reach into the card frame, default: false}
+steps:
+  - goto: ${{ config.real_base }}/frames.html
+  - fill: {target: real.same.coupon, value: OK}
+  - wait: {text: Card form from another site}
+    timeout: 800ms
+    optional: true
+  - fill: {target: real.card.number, value: "4242"}
+    if: params.card
+    timeout: 800ms
+`,
+	}, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
+	// The page and its same-origin frame work; the card document never loads.
+	env := h.ok(h.call("frames_allowed", `{}`))
+	steps := h.trace(env).Steps
+	if len(steps) < 3 || steps[2].Kind != "wait" || steps[2].Code != "target_not_found" {
+		t.Errorf("the cross-site frame's text appeared, or the wait did not run: %+v", steps)
+	}
+	// Reaching into the refused frame names the host.
+	env = h.code(h.call("frames_allowed", `{"card": true}`), "host_not_allowed")
+	if !strings.Contains(env.Message, `target real.card.number is in a frame whose document the browser refused: host "localhost:`) || !env.NeedsHuman {
+		t.Errorf("envelope: %s", env.JSON())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -539,7 +540,7 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 	}
 	m, err := r.c.set.Selectors.ResolveIn(ctx, page, opt.Parent, name, selector.Options{Visible: opt.Visible, Once: opt.Once, First: opt.First})
 	if err != nil {
-		return nil, err
+		return nil, r.frameBlocked(name, err)
 	}
 	if r.current >= 0 && opt.Parent == nil {
 		r.c.updateStep(r.current, func(sr *store.StepRecord) {
@@ -587,7 +588,7 @@ func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *se
 	}
 	ex, err = r.c.set.Selectors.Extract(ctx, page, spec)
 	if err != nil {
-		return nil, err
+		return nil, r.frameBlocked(spec.From, err)
 	}
 	if r.current >= 0 && spec.Parent == nil && ex.Match != "" {
 		strategy := ex.Match
@@ -621,7 +622,33 @@ func (r *runner) Wait(ctx context.Context, conds []selector.Cond) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	return r.c.set.Selectors.Wait(ctx, page, conds)
+	i, err := r.c.set.Selectors.Wait(ctx, page, conds)
+	if err != nil && len(conds) == 1 && conds[0].Target != "" {
+		err = r.frameBlocked(conds[0].Target, err)
+	}
+	return i, err
+}
+
+// frameBlocked turns a target not found inside a frame whose document the
+// browser refused (its host is not in policy.allowed_hosts) into
+// host_not_allowed, naming the host.
+func (r *runner) frameBlocked(name string, err error) error {
+	if errs.CodeOf(err) != errs.TargetNotFound || !r.c.set.Selectors.InFrame(name) {
+		return err
+	}
+	env := r.c.currentEnv()
+	if env == nil {
+		return err
+	}
+	u, ok := env.BlockedFrame()
+	if !ok {
+		return err
+	}
+	host := u
+	if pu, perr := url.Parse(u); perr == nil && pu.Host != "" {
+		host = pu.Host
+	}
+	return errs.Wrap(errs.HostNotAllowed, err, "target %s is in a frame whose document the browser refused: host %q is not in policy.allowed_hosts", name, host)
 }
 
 // Navigate opens url, enforcing allowed hosts before and in the browser.

@@ -3,6 +3,8 @@ package selector
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/input"
@@ -122,4 +124,67 @@ func Press(ctx context.Context, el *rod.Element, key input.Key, o ActOptions) er
 		return err
 	}
 	return el.Page().Context(ctx).Keyboard.Type(key)
+}
+
+// Select chooses value in el: an option's value or label of a native
+// <select> (set at once, input and change fired), or, for an ARIA combobox
+// or a button that opens a listbox, the option with that accessible name:
+// the control is clicked open when its listbox is not showing, the option
+// is waited for in the page and clicked like a person would.
+func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) error {
+	p := el.Page().Context(ctx)
+	res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false)
+	if err != nil {
+		return err
+	}
+	v := res.Value
+	names := func() string {
+		var out []string
+		for _, n := range v.Get("names").Arr() {
+			out = append(out, n.Str())
+		}
+		return strings.Join(out, ", ")
+	}
+	if v.Get("native").Bool() {
+		if v.Get("done").Bool() {
+			return nil
+		}
+		return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", o.Name, value, names())
+	}
+	if !v.Get("open").Bool() {
+		if err := Click(ctx, el, o); err != nil {
+			return err
+		}
+	}
+	sc := scope{page: p, this: el.Object, within: true}
+	for {
+		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "option", "value": value}}, maxWaitSlice)
+		if ctx.Err() != nil {
+			if res, err := evalOp(p.Context(context.WithoutCancel(ctx)), el.Object, "select", map[string]any{"value": value}, true, false); err == nil {
+				v = res.Value
+			}
+			if !v.Get("listbox").Bool() {
+				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s opened no listbox (no aria-controls and no role=listbox near it)", o.Name)
+			}
+			return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s has no option %q (options: %s)", o.Name, value, names())
+		}
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			break
+		}
+	}
+	opt, err := evalOp(p, el.Object, "option", map[string]any{"value": value}, false, false)
+	if err != nil {
+		return err
+	}
+	if opt.ObjectID == "" {
+		return errs.New(errs.TargetNotFound, "target %s: option %q went away before it could be clicked", o.Name, value)
+	}
+	oel, err := p.ElementFromObject(opt)
+	if err != nil {
+		return err
+	}
+	return Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)})
 }

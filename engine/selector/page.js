@@ -9,6 +9,8 @@ function (op, req, ...nodes) {
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
   //   op "events":  fire DOM events on the element
+  //   op "select":  a native <select>: choose; else the ARIA listbox's state
+  //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "frame":   the scope iframe's document: "same" (readable here) | "other" (another process) | "none"
   const norm = (s) => String(s == null ? "" : s).replace(/\s+/g, " ").trim();
@@ -204,7 +206,53 @@ function (op, req, ...nodes) {
     }
   };
 
+  // ARIA listboxes: the list a combobox (or a button opening one) controls,
+  // and its options by accessible name.
+  const accName = (el) => norm(el.getAttribute("aria-label") || el.innerText || el.textContent || "");
+  const listboxOf = (t) => {
+    if (t.getAttribute("role") === "listbox") return t;
+    const home = t.getRootNode();
+    for (const attr of ["aria-controls", "aria-owns"]) {
+      for (const id of (t.getAttribute(attr) || "").trim().split(/\s+/)) {
+        const x = id && home.getElementById ? home.getElementById(id) : null;
+        if (x) return x.getAttribute("role") === "listbox" ? x : (x.querySelector("[role=listbox]") || x);
+      }
+    }
+    for (let n = t.parentElement; n; n = n.parentElement) {
+      const lb = n.querySelector("[role=listbox]");
+      if (lb) return lb;
+    }
+    return null;
+  };
+  const optionsOf = (lb) => Array.from(lb.querySelectorAll("[role=option]"));
+  const optionNamed = (t, value) => {
+    const lb = listboxOf(t);
+    if (!lb || !visible(lb)) return null;
+    const want = norm(value);
+    return optionsOf(lb).find((o) => visible(o) && (accName(o) === want || o.getAttribute("data-value") === value)) || null;
+  };
+
   switch (op) {
+    case "select": {
+      // A native <select>: choose by value or label at once. Else report
+      // the ARIA listbox's state: {aria, open, option (the element)}.
+      const el = root;
+      if (el.tagName === "SELECT") {
+        const opts = Array.from(el.options || []);
+        const o = opts.find((o) => o.value === req.value) || opts.find((o) => norm(o.label || o.text) === norm(req.value));
+        if (!o) return { native: true, names: opts.map((o) => norm(o.label || o.text)) };
+        el.value = o.value;
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+        el.dispatchEvent(new Event("change", { bubbles: true }));
+        return { native: true, done: true };
+      }
+      const lb = listboxOf(el);
+      return { aria: true, open: !!lb && visible(lb), names: lb ? optionsOf(lb).map(accName) : [], listbox: !!lb };
+    }
+
+    case "option":
+      return optionNamed(root, req.value);
+
     case "frame":
       return "same";
 
@@ -381,6 +429,7 @@ function (op, req, ...nodes) {
           }
           case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
           case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true";
+          case "option": return !!old && !!optionNamed(old, c.value);
           case "idle": {
             const busy = performance.getEntriesByType("resource").some((e) => e.responseEnd === 0);
             if (busy) idleSince = performance.now();

@@ -308,6 +308,25 @@ func (m *Map) scopeOf(ctx context.Context, page *rod.Page, t *Target, frame stri
 	return m.frameScope(ctx, page, frame, t, opt)
 }
 
+// InFrame reports whether the named target is searched inside an iframe
+// (its own frame, or one of its within parents').
+func (m *Map) InFrame(name string) bool {
+	for i := 0; i <= len(m.names); i++ {
+		t, ok := m.Lookup(name)
+		if !ok {
+			return false
+		}
+		if t.Frame != "" {
+			return true
+		}
+		if t.Within == "" {
+			return false
+		}
+		name = t.Within
+	}
+	return false
+}
+
 func targetName(t *Target) string {
 	if t.Name != "" {
 		return t.Name
