@@ -79,12 +79,13 @@ func Run(ctx context.Context, tab *rod.Page, pages []string, o Options) ([]*Page
 
 func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *Page {
 	red := o.Redactor
-	res := &Page{Page: p, URL: URLOf(p), Targets: []selector.Health{}}
+	nav := URLOf(p)
+	res := &Page{Page: red.Redact(p), URL: red.Redact(nav), Targets: []selector.Health{}}
 	res.report.URL = res.URL
 	lctx, cancel := context.WithTimeout(ctx, LoadTimeout)
 	defer cancel()
 	page := tab.Context(lctx)
-	err := page.Navigate(res.URL)
+	err := page.Navigate(nav)
 	if err == nil {
 		err = waitLoad(lctx, page)
 	}
@@ -100,10 +101,10 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 	}
 	hs := selector.Check(ctx, tab, o.Map, names)
 	after := currentURL(page)
-	if moved(res.URL, after) || before != after {
-		res.FinalURL = after
+	if moved(nav, after) || before != after {
+		res.FinalURL = red.Redact(after)
 		res.report.FinalURL = red.Redact(after)
-		res.Error = red.Redact(fmt.Sprintf("the page moved on to %s (a redirect or a script): its targets were not checked; sign in first with --setup, or check %s itself", after, after))
+		res.Error = red.Redact(fmt.Sprintf("the page moved on to %s (a redirect or a script): its targets were not checked; sign in first with --setup, or check that page itself", after))
 		res.report.Error = res.Error
 		if o.ReportDir != "" {
 			shoot(ctx, tab, i, &res.report, o)

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/htmlview"
+)
+
+// DefaultUIAddr is where `toolwright ui` listens by default (loopback).
+const DefaultUIAddr = "127.0.0.1:7077"
+
+func uiCmd(g *globals) *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "ui [--http ADDR]",
+		Short: "Serve a local, read-only web page of recent calls and their traces",
+		Long: `Serve a read-only web page of the recent calls in the state store: filter
+by tool, code and time; open a call for its step timeline, envelope,
+arguments, and, for a failure, the screenshot and the page's HTML (shown
+sandboxed, scripts off).
+
+It listens on loopback (` + DefaultUIAddr + `) unless --http names another
+address; off loopback a token is required (http.token, by default from
+TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				return usagef("--http %q: want HOST:PORT such as %s", addr, DefaultUIAddr)
+			}
+			token := ""
+			if !config.IsLoopback(addr) {
+				if token, err = httpToken(cfg); err != nil || token == "" {
+					return usagef("--http %s is not loopback: set a token (http.token, by default from the TOOLWRIGHT_TOKEN environment variable)", addr)
+				}
+			}
+			st, err := app.OpenStore(cfg)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			host, _, _ := net.SplitHostPort(addr)
+			ui := &htmlview.UI{Store: st, Token: token, Hosts: []string{host}}
+			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+				ui.Hosts = []string{"*"} // every interface: the token guards
+			}
+			srv := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() {
+				<-ctx.Done()
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = srv.Shutdown(sctx)
+			}()
+			u := "http://" + ln.Addr().String() + "/"
+			if token != "" {
+				u += "?token=TOKEN"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "toolwright ui: %s (state in %s; Ctrl-C stops)\n", u, cfg.StateDir)
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "http", DefaultUIAddr, "listen on this address (loopback by default; a token is required off loopback)")
+	return cmd
+}
