@@ -124,6 +124,8 @@ cat >"$RES/machine.json" <<EOF
 {"date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "load_start": "$(cut -d' ' -f1-3 /proc/loadavg)",
  "chromium": "$("$CHROMIUM" --version 2>/dev/null | head -1)", "node": "$(node --version)",
  "go": "$(go env GOVERSION)", "playwright_mcp": "$PWVER", "runs": $RUNS,
+ "commit": "$(git rev-parse --short HEAD 2>/dev/null || echo ?)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')",
+ "uptime_start": "$(uptime | sed 's/^ *//')",
  "command": "examples/bench/run.sh --runs $RUNS"}
 EOF
 

@@ -27,6 +27,8 @@ func reportCmd(args []string) error {
 		PWMCP     string `json:"playwright_mcp"`
 		Runs      int    `json:"runs"`
 		Command   string `json:"command"`
+		Commit    string `json:"commit"`
+		Uptime    string `json:"uptime_start"`
 	}
 	if err := readJSON(*dir, "machine.json", &machine); err != nil {
 		return err
@@ -71,6 +73,8 @@ func reportCmd(args []string) error {
 	p("| Chromium | %s |", machine.Chromium)
 	p("| Go / Node / Playwright MCP | %s / %s / %s |", machine.Go, machine.Node, machine.PWMCP)
 	p("| load average (1/5/15 min) at start → end | %s → %s |", machine.LoadStart, loadAvg())
+	p("| `uptime` at start | %s |", machine.Uptime)
+	p("| commit | %s |", machine.Commit)
 	p("| command | `%s` |", machine.Command)
 	p("")
 
