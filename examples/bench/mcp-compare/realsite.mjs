@@ -1,0 +1,297 @@
+// Side-by-side benchmark on the realistic shop (testdata/real/site): each
+// business action of examples/realsite as ONE toolwright call against the
+// same action scripted through Playwright MCP's primitive tools (one call
+// per step, element refs read from its snapshots, as an agent would).
+//
+// Actions: read 25 new arrivals (an infinite list), read a product that
+// opens in a new tab, place an order (cookie banner, checkbox, radios, a file
+// upload, a confirm()), export the orders (a CSV download), clear the order
+// history (a confirm()). Both sides are checked to get the same answer.
+// Reported per action: tool calls, bytes of tool-result content handed to the
+// agent, wall time; medians over --runs runs that alternate the two sides,
+// after one untimed warm-up run each.
+//
+//   node realsite.mjs --toolwright BIN [--runs 5] [--chromium PATH] [--out FILE]
+//
+// The shop is served by this script on a loopback port; toolwright runs with
+// examples/realsite's workflows and selector map on a temporary config.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import http from "node:http";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname, extname, resolve, normalize } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+import { textOf, round, median, recorder, ref } from "./lib.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..", "..", "..");
+const siteDir = join(repo, "testdata", "real", "site");
+const example = join(repo, "examples", "realsite");
+
+function parseArgs(argv) {
+  const o = { toolwright: "", runs: 5, chromium: "", out: "" };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i].replace(/^--/, "");
+    if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`);
+    o[k] = argv[++i];
+  }
+  o.runs = Number(o.runs);
+  if (!o.toolwright) throw new Error("need --toolwright BIN");
+  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  return o;
+}
+const opt = parseArgs(process.argv.slice(2));
+
+// ---- the shop --------------------------------------------------------------
+
+const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".csv": "text/csv; charset=utf-8", ".txt": "text/plain" };
+
+/** Serves the shop's static files; each call of orders.html starts a fresh history (no server state). */
+function serveShop() {
+  const srv = http.createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    const file = join(siteDir, path === "/" ? "index.html" : path);
+    if (!file.startsWith(siteDir)) { res.writeHead(403); res.end(); return; }
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("not found");
+    }
+  });
+  return new Promise((ok) => srv.listen(0, "127.0.0.1", () => ok({ srv, base: `http://127.0.0.1:${srv.address().port}` })));
+}
+
+// ---- toolwright ------------------------------------------------------------
+
+async function startToolwright(base, dir) {
+  const cfg = join(dir, "toolwright.yaml");
+  writeFileSync(cfg, [
+    `workflows: ${JSON.stringify(join(example, "workflows"))}`,
+    `selectors: ${JSON.stringify(join(example, "selectors.yaml"))}`,
+    `uploads_dir: ${JSON.stringify(join(example, "uploads"))}`,
+    `state_dir: ${JSON.stringify(join(dir, "state"))}`,
+    `vars: {shop_base: ${JSON.stringify(base)}}`,
+    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "localhost"]}`,
+    "",
+  ].join("\n"));
+  const transport = new StdioClientTransport({
+    command: opt.toolwright, args: ["--config", cfg, "--log-level", "warn", "serve"], stderr: "inherit",
+  });
+  const client = new Client({ name: "toolwright-realsite-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+let taskN = 0;
+/** One toolwright call of tool; the answer is its envelope's data. */
+async function toolwright(client, tool, args, write) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const res = await rec.call(tool, write ? { ...args, task_id: `bench-${process.pid}-${++taskN}` } : args);
+  rec.run.ms = performance.now() - t0;
+  const env = res.structuredContent ?? JSON.parse(textOf(res));
+  if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
+  rec.run.code = env.code;
+  rec.run.data = env.data;
+  return rec.run;
+}
+
+// ---- Playwright MCP --------------------------------------------------------
+
+async function startPlaywright() {
+  const outDir = mkdtempSync(join(tmpdir(), "pw-mcp-realsite-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
+      "--executable-path", opt.chromium, "--headless", "--isolated", "--no-sandbox", "--output-dir", outDir],
+    cwd: outDir, stderr: "inherit",
+  });
+  const client = new Client({ name: "toolwright-realsite-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport, outDir };
+}
+
+/** Runs script(rec, snap) on Playwright MCP; its return value is the answer. */
+async function playwright(client, script) {
+  const rec = recorder(client);
+  const snap = async () => textOf(await rec.call("browser_snapshot", {}));
+  const t0 = performance.now();
+  rec.run.data = await script(rec, snap);
+  rec.run.ms = performance.now() - t0;
+  return rec.run;
+}
+
+/** The text after `- ROLE [ref=..]: ` lines, like the feed's articles. */
+function texts(snapshot, role) {
+  const out = [];
+  for (const line of snapshot.split("\n")) {
+    const m = new RegExp(`^\\s*- ${role} \\[ref=[^\\]]+\\]: (.*)$`).exec(line);
+    if (m) out.push(m[1].replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+
+/** The value after a label in a snapshot: `- generic [ref=..]: Price $179.00`, or the line after `- text: Shipping:`. */
+function after(snapshot, label) {
+  const lines = snapshot.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const same = new RegExp(`\\]: "?${label.replace(/[.*+?^${}()|[\]\\$]/g, "\\$&")} (.+?)"?$`).exec(lines[i]);
+    if (same) return same[1];
+    if (lines[i].trim() === `- text: ${label}`) {
+      for (let j = i + 1; j < Math.min(i + 3, lines.length); j++) {
+        const m = /: "?(.+?)"?$/.exec(lines[j]);
+        if (m) return m[1];
+      }
+    }
+  }
+  throw new Error(`nothing after ${label} in:\n${snapshot}`);
+}
+
+const arrival = (t) => { const m = /^(Arrival \d+) (NW-\d+)$/.exec(t); return m && { title: m[1], sku: m[2] }; };
+
+// ---- the actions -------------------------------------------------------------
+
+const actions = (base, pwFiles) => [
+  {
+    name: "read 25 new arrivals (infinite list)",
+    tw: (c) => toolwright(c, "read_new_arrivals", { max_items: 25 }),
+    twAnswer: (d) => d.items.items.map((i) => i.sku).join(","),
+    pw: (c) => playwright(c, async (rec, snap) => {
+      await rec.call("browser_navigate", { url: `${base}/feed.html` });
+      let items = texts(await snap(), "article").map(arrival).filter(Boolean);
+      while (items.length < 25) {
+        await rec.call("browser_press_key", { key: "End" });
+        await rec.call("browser_wait_for", { text: `Arrival ${items.length + 1}` });
+        items = texts(await snap(), "article").map(arrival).filter(Boolean);
+      }
+      return items.slice(0, 25).map((i) => i.sku).join(",");
+    }),
+  },
+  {
+    name: "read a product (opens in a new tab)",
+    tw: (c) => toolwright(c, "product_details", { product: "nw.products.open_tab.summit" }),
+    twAnswer: (d) => `${d.name}|${d.price}|${d.stock}`,
+    pw: (c) => playwright(c, async (rec, snap) => {
+      await rec.call("browser_navigate", { url: `${base}/products.html` });
+      const s = await snap();
+      await rec.call("browser_click", { element: "Open Summit 45L Pack link", target: ref(s, "link", "Open Summit 45L Pack") });
+      await rec.call("browser_tabs", { action: "select", index: 1 });
+      await rec.call("browser_wait_for", { text: "$179.00" });
+      const p = await snap();
+      const name = /heading "([^"]+)" \[level=1\]/.exec(p)[1];
+      const answer = `${name}|${after(p, "Price")}|${after(p, "In stock")}`;
+      await rec.call("browser_tabs", { action: "close", index: 1 });
+      return answer;
+    }),
+  },
+  {
+    name: "place an order (banner, checkbox, radios, upload, confirm)",
+    tw: (c) => toolwright(c, "place_order", { shipping: "nw.order.shipping.express", gift_wrap: true, exemption: "exemption.txt" }, true),
+    twAnswer: (d) => `${d.shipping}|${d.extras}|${d.exemption}|${/^NW-\d+$/.test(d.number)}`,
+    pw: (c) => playwright(c, async (rec, snap) => {
+      await rec.call("browser_navigate", { url: `${base}/order.html` });
+      await rec.call("browser_wait_for", { text: "Accept all cookies" });
+      let s = await snap();
+      await rec.call("browser_click", { element: "Accept all cookies", target: ref(s, "button", "Accept all cookies") });
+      await rec.call("browser_click", { element: "Gift wrap checkbox", target: ref(s, "checkbox", "Gift wrap") });
+      await rec.call("browser_click", { element: "Newsletter checkbox", target: ref(s, "checkbox", "☑ Send me the newsletter") });
+      await rec.call("browser_click", { element: "Express radio", target: ref(s, "radio", "Express (next day)") });
+      await rec.call("browser_click", { element: "Invoice radio", target: ref(s, "radio", "Invoice (business accounts)") });
+      await rec.call("browser_click", { element: "Exemption certificate file input", target: ref(s, "button", "Exemption certificate") });
+      await rec.call("browser_file_upload", { paths: [join(pwFiles, "exemption.txt")] });
+      s = await snap();
+      const placed = textOf(await rec.call("browser_click", { element: "Place order button", target: ref(s, "button", "Place order") }));
+      if (process.env.DEBUG_RS) console.error((await snap()).split("\n").filter(l => /radio|checkbox|status|error|Attached|paragraph/.test(l)).join("\n"));
+      await rec.call("browser_handle_dialog", { accept: true });
+      await rec.call("browser_wait_for", { text: "placed" });
+      s = await snap();
+      const number = /heading "Order (NW-\d+) placed"/.exec(s)?.[1] ?? "";
+      return `${after(s, "Shipping:")}|${after(s, "Extras:")}|${after(s, "Exemption:")}|${/^NW-\d+$/.test(number)}`;
+    }),
+  },
+  {
+    name: "export the orders (CSV download)",
+    tw: (c) => toolwright(c, "export_orders", {}),
+    twAnswer: (d) => `${d.csv.name}|${d.csv.bytes}`,
+    pw: (c) => playwright(c, async (rec, snap) => {
+      await rec.call("browser_navigate", { url: `${base}/orders.html` });
+      const s = await snap();
+      const res = textOf(await rec.call("browser_click", { element: "Export as CSV link", target: ref(s, "link", "Export as CSV") }));
+      let m = /Downloaded file (\S+) to "?([^"\n]+?)"?$/m.exec(res);
+      if (!m) {
+        const w = textOf(await rec.call("browser_wait_for", { time: 1 }));
+        m = /Downloaded file (\S+) to "?([^"\n]+?)"?$/m.exec(w);
+      }
+      if (!m) throw new Error(`no download reported:\n${res}`);
+      return `${m[1]}|${statSync(m[2]).size}`;
+    }),
+  },
+  {
+    name: "clear the order history (confirm)",
+    tw: (c) => toolwright(c, "clear_order_history", {}, true),
+    twAnswer: (d) => `${d.cleared}|${d.asked}`,
+    pw: (c) => playwright(c, async (rec, snap) => {
+      await rec.call("browser_navigate", { url: `${base}/orders.html` });
+      let s = await snap();
+      await rec.call("browser_click", { element: "Clear history button", target: ref(s, "button", "Clear history") });
+      const d = textOf(await rec.call("browser_handle_dialog", { accept: true }));
+      s = await snap();
+      const asked = /"Clear your order history\?"/.test(d) || /Clear your order history\?/.test(d) ? "Clear your order history?" : "";
+      return `${!s.includes('table')}|${asked}`;
+    }),
+  },
+];
+
+// ---- main ------------------------------------------------------------------
+
+const { srv, base } = await serveShop();
+const dir = mkdtempSync(join(tmpdir(), "tw-realsite-bench-"));
+const tw = await startToolwright(base, dir);
+const pw = await startPlaywright();
+const report = { runs: opt.runs, base, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
+try {
+  // Playwright MCP uploads only from its own folder: the same file is put there.
+  copyFileSync(join(example, "uploads", "exemption.txt"), join(pw.outDir, "exemption.txt"));
+  for (const a of actions(base, pw.outDir)) {
+    // One untimed warm-up run each, then alternate.
+    const w1 = await a.tw(tw.client), w2 = await a.pw(pw.client);
+    if (a.twAnswer(w1.data) !== w2.data) throw new Error(`${a.name}: toolwright answered ${a.twAnswer(w1.data)}, Playwright MCP ${w2.data}`);
+    const runs = { toolwright: [], playwright_mcp: [] };
+    for (let i = 0; i < opt.runs; i++) {
+      const order = i % 2 ? ["playwright_mcp", "toolwright"] : ["toolwright", "playwright_mcp"];
+      for (const side of order) {
+        const r = side === "toolwright" ? await a.tw(tw.client) : await a.pw(pw.client);
+        runs[side].push(r);
+      }
+    }
+    const sum = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
+    const t = sum(runs.toolwright), p = sum(runs.playwright_mcp);
+    const row = { action: a.name, answer: w2.data, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p,
+      bytes_ratio: round(t.bytes / p.bytes * 1000) / 1000, time_ratio: round(t.ms / p.ms * 100) / 100,
+      pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool) };
+    report.actions.push(row);
+    console.error(`${a.name}: toolwright ${t.calls} call, ${t.bytes} B, ${t.ms} ms | Playwright MCP ${p.calls} calls, ${p.bytes} B, ${p.ms} ms | bytes ×${row.bytes_ratio}, time ×${row.time_ratio}`);
+  }
+} finally {
+  await tw.client.close().catch(() => {});
+  await pw.client.close().catch(() => {});
+  srv.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(pw.outDir, { recursive: true, force: true });
+}
+
+const lines = [
+  `Realistic shop (testdata/real/site), ${opt.runs} runs per side, medians; Playwright MCP ${report.playwright_mcp}.`,
+  "",
+  "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | bytes ratio | time ratio |",
+  "|---|---|---|---|---|---|---|---|---|",
+  ...report.actions.map((r) => `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.bytes_ratio} | ${r.time_ratio} |`),
+];
+console.log(lines.join("\n"));
+if (opt.out) writeFileSync(opt.out, JSON.stringify(report, null, 2) + "\n");
