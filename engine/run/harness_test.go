@@ -64,11 +64,13 @@ type fixture struct {
 	start     func(testing.TB) *testsite.Site
 	selectors string // the selector map, relative to the repository
 	workflows string // the folder of its workflows, relative to the repository
+	secrets   map[string]string
 }
 
 var (
 	demoSite = fixture{start: testsite.Start, selectors: "examples/demo/selectors.yaml", workflows: "examples/demo/workflows"}
-	realSite = fixture{start: testsite.StartReal, selectors: "examples/realsite/selectors.yaml", workflows: "examples/realsite/workflows"}
+	realSite = fixture{start: testsite.StartReal, selectors: "examples/realsite/selectors.yaml", workflows: "examples/realsite/workflows",
+		secrets: map[string]string{"nw_user": "hiker@example.com", "nw_password": testPassword}}
 	// the default tools (workflows/, selectors/selectors.yaml) on the shop
 	defaultTools = fixture{start: testsite.StartReal, selectors: "selectors/selectors.yaml", workflows: "workflows"}
 )
@@ -123,6 +125,9 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	}
 	cfg.SetSecretValue("acme_user", testUser)
 	cfg.SetSecretValue("acme_password", testPassword)
+	for k, v := range fx.secrets {
+		cfg.SetSecretValue(k, v)
+	}
 	cfg.Policy.WriteTools = "enabled"
 	if tweak != nil {
 		tweak(cfg)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -571,7 +572,7 @@ output:
 
 // TestDefaultToolsOnOrdinaryPages: list_links and read_page_text read any
 // page: links wherever they are (also ones a script added), text in divs
-// and sections.
+// and sections, and an empty page gives empty lists, not an error.
 func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 	h := newRealHarness(t, nil, nil, defaultTools)
 	env := h.ok(h.call("prepare_environment", `{}`))
@@ -602,5 +603,29 @@ func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 	if strings.Contains(blocks, "customElements") || strings.Contains(blocks, "function") {
 		t.Errorf("read_page_text read a script: %s", blocks)
 	}
+	open("/empty.html")
+	for _, tool := range []string{"list_links", "read_page_text"} {
+		env = h.ok(h.call(tool, `{"env_id": "`+id+`"}`))
+		for name, v := range env.Data {
+			if l, ok := v.(result.List); ok && (l.Count != 0 || l.Truncated) {
+				t.Errorf("%s on an empty page: %s = %+v", tool, name, l)
+			}
+		}
+	}
 	h.ok(h.call("close_environment", `{"env_id": "`+id+`"}`))
+}
+
+// TestRealsiteFrameAndShadow: the example workflows that need shadow DOM
+// piercing and frame: targets run on the shop (its card frame comes from
+// another site, so Chromium runs it out of process).
+func TestRealsiteFrameAndShadow(t *testing.T) {
+	h := newRealHarness(t, nil, nil)
+	env := h.ok(h.call("pay_by_card", `{"task_id": "card-1", "card_number": "4242424242424242", "expiry": "12/29", "cvc": "123"}`))
+	if env.Data["payment"] != "card ending 4242" {
+		t.Errorf("pay by card: %s", env.JSON())
+	}
+	env = h.ok(h.call("sign_in", `{}`))
+	if env.Data["signed_in"] != true {
+		t.Errorf("sign in: %s", env.JSON())
+	}
 }

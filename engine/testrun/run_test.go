@@ -91,7 +91,7 @@ func TestRealsiteExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, out := runFiles(t, base, "../../examples/realsite/tests")
-	if !rep.OK() || rep.Passed < 12 {
+	if !rep.OK() || rep.Passed < 17 {
 		t.Fatalf("want every case to pass:\n%s", out)
 	}
 }

@@ -57,7 +57,7 @@ func TestShippedWorkflows(t *testing.T) {
 	if cfg := configs[realsite]; cfg == nil {
 		t.Error("examples/realsite/toolwright.yaml is not shipped")
 	} else if set, ps := workflow.Load(cfg); len(ps) == 0 {
-		for _, name := range []string{"read_new_arrivals", "product_details", "place_order", "export_orders", "clear_order_history", "start_shopping"} {
+		for _, name := range []string{"read_new_arrivals", "product_details", "place_order", "export_orders", "clear_order_history", "start_shopping", "sign_in", "search_products", "pay_by_card"} {
 			if _, ok := set.Tool(name); !ok {
 				t.Errorf("examples/realsite: tool %s is missing", name)
 			}

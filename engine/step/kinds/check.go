@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -64,7 +64,7 @@ func init() {
 					clickEl = lbl.Context(ctx)
 				}
 			}
-			if err := clickEl.Click(proto.InputMouseButtonLeft, 1); err != nil {
+			if err := selector.Click(ctx, clickEl, selector.ActOptions{Name: name}); err != nil {
 				return err
 			}
 			if st, err = checkState(el); err != nil {

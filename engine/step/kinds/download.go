@@ -14,6 +14,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -91,7 +92,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 		defer cancel()
 		_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDeny, BrowserContextID: ctxID}.Call(b.Context(rctx))
 	}()
-	if err := el.Click(proto.InputMouseButtonLeft, 1); err != nil {
+	if err := selector.Click(ctx, el, selector.ActOptions{Name: s.Str("click")}); err != nil {
 		return err
 	}
 	var begin *proto.BrowserDownloadWillBegin

@@ -7,6 +7,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -56,7 +57,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		return false
 	})
 	go wait()
-	if err := el.Context(openCtx).Click(proto.InputMouseButtonLeft, 1); err != nil {
+	if err := selector.Click(openCtx, el, selector.ActOptions{Name: name}); err != nil {
 		if ctx.Err() == nil && openCtx.Err() != nil {
 			return errs.Wrap(errs.TargetNotFound, err, "target %s could not be clicked within %s (hidden or covered?)", name, popupOpenWait)
 		}
