@@ -16,8 +16,8 @@
 #       the rod baseline filling like toolwright (and idiomatically, labelled),
 #       chrome-devtools-mcp beside Playwright MCP, model vs wire bytes, and the
 #       cost of reading a whole page of 5/50/200 rows × 8 fields (wide/);
-# plus the Go benchmarks of engine/run/bench_test.go (and any Benchmark*Extract*
-# of engine/). It prints a Markdown report (also written to OUT/RESULTS.md; raw
+# plus the Go benchmarks of engine/run/bench_test.go and engine/selector (resolve
+# and extract cost, CDP requests per action). It prints a Markdown report (also written to OUT/RESULTS.md; raw
 # JSON under OUT/results/), the targets of issue 14 first.
 #
 # Hook for more side-by-side scripts: every executable
@@ -182,12 +182,16 @@ node "$BENCH/mcp-compare/compare.mjs" --toolwright "$BIN/toolwright" --config "$
 if [ "$GOBENCH" = 1 ]; then
   log "Go benchmarks: engine/run (per-step overhead, whole action in process)"
   go test ./engine/run -run '^$' -bench . -benchtime "${RUNS}x" -count 1 | tee "$RES/gobench.txt" >&2
-  # The extract-cost benchmarks (rows × fields), wherever engine/ keeps them.
-  for pkg in $(grep -rl --include='*_test.go' -E '^func Benchmark[A-Za-z0-9_]*Extract' engine | xargs -r -n1 dirname | sort -u); do
-    [ "$pkg" = engine/run ] && continue
-    log "Go benchmarks: ./$pkg (extract)"
-    go test "./$pkg" -run '^$' -bench Extract -benchtime "${RUNS}x" -count 1 | tee -a "$RES/gobench.txt" >&2
-  done
+  # The selector engine's own: resolution (light DOM, shadow DOM, out-of-process
+  # frames) and the extract cost at 5/50/200 rows × 8 fields against one
+  # evaluate; and the CDP requests per action its test counts.
+  if grep -q '^func BenchmarkExtractCost' engine/selector/*_test.go 2>/dev/null; then
+    log "Go benchmarks: engine/selector (resolve cost, extract cost)"
+    go test ./engine/selector -run '^$' -bench 'ResolveCost|ExtractCost' -benchtime "${RUNS}x" -count 1 | tee "$RES/gobench-selector.txt" >&2
+  fi
+  if grep -q '^func TestRequestsPerAction' engine/selector/*_test.go 2>/dev/null; then
+    go test ./engine/selector -run '^TestRequestsPerAction$' -v -count 1 | tee "$RES/requests-per-action.txt" >&2
+  fi
 fi
 
 log "load at end: $(uptime)"

@@ -246,12 +246,31 @@ func reportCmd(args []string) error {
 		}
 	}
 
-	if data, err := os.ReadFile(filepath.Join(*dir, "gobench.txt")); err == nil {
-		p("## Go benchmarks (engine/run/bench_test.go)")
+	for _, gb := range []struct{ file, title string }{
+		{"gobench.txt", "Go benchmarks (engine/run/bench_test.go)"},
+		{"gobench-selector.txt", "Go benchmarks of the selector engine (engine/selector/bench_test.go: resolve cost; extract cost at 5/50/200 rows × 8 fields against one evaluate)"},
+	} {
+		data, err := os.ReadFile(filepath.Join(*dir, gb.file))
+		if err != nil {
+			continue
+		}
+		p("## %s", gb.title)
 		p("")
 		p("```")
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			if strings.HasPrefix(line, "Benchmark") || strings.HasPrefix(line, "cpu:") || strings.HasPrefix(line, "ok") || strings.HasPrefix(line, "PASS") {
+				p("%s", line)
+			}
+		}
+		p("```")
+		p("")
+	}
+	if data, err := os.ReadFile(filepath.Join(*dir, "requests-per-action.txt")); err == nil {
+		p("## CDP requests per action (engine/selector TestRequestsPerAction)")
+		p("")
+		p("```")
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "=== RUN") {
 				p("%s", line)
 			}
 		}
