@@ -6,7 +6,6 @@ package policy
 import (
 	"encoding/json"
 	"errors"
-	"net/url"
 	"reflect"
 	"sort"
 	"strings"
@@ -24,9 +23,11 @@ type Redactor struct {
 
 // NewRedactor builds a Redactor for secrets (name → value). Empty values are
 // ignored. Besides each raw value it catches the forms a value takes on its
-// way out: URL-encoded (query and path escaping), HTML-escaped (as browsers
-// serialize attributes and text) and JSON-escaped (with and without Go's HTML
-// escaping, and with "\/"). Where values overlap, the longest match wins;
+// way out (redact_forms.go): percent-encoded by each of encodeURIComponent,
+// encodeURI, form encoding (+ for space), the URL parser's component sets
+// and escape(); HTML-escaped (named, decimal and hex references); escaped in
+// JSON and JavaScript string literals; and base64 (standard and URL-safe,
+// padded or not). Where values overlap, the longest match wins;
 // where two secrets share a value, the name that sorts first is used.
 func NewRedactor(secrets map[string]string) *Redactor {
 	names := make([]string, 0, len(secrets))
@@ -84,23 +85,6 @@ var htmlEscapers = []*strings.Replacer{
 	strings.NewReplacer("&", "&amp;", `"`, "&quot;", "\u00a0", "&nbsp;"),
 	strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\u00a0", "&nbsp;"),
 	strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", `"`, "&#34;"),
-}
-
-// forms are the encodings of v that are caught.
-func forms(v string) []string {
-	out := []string{v, url.QueryEscape(v), url.PathEscape(v), strings.ReplaceAll(url.QueryEscape(v), "+", "%20")}
-	for _, e := range htmlEscapers {
-		out = append(out, e.Replace(v))
-	}
-	j, _ := json.Marshal(v) // Go's form: <, >, & as \u003c...
-	jg := string(j[1 : len(j)-1])
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	jp := strings.TrimSuffix(b.String(), "\n")
-	jp = jp[1 : len(jp)-1]
-	return append(out, jg, jp, strings.ReplaceAll(jp, "/", `\/`))
 }
 
 // Names are the names of the secrets with a value, sorted.

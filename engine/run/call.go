@@ -58,6 +58,9 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	} else {
 		c.taskID = taskIDOf(c.req.Args)
 	}
+	// A task_id is the agent's text like any other: a secret in it never
+	// reaches the envelope, the trace, the audit log or the idempotency key.
+	c.taskID = c.e.redactor.Redact(c.taskID)
 	if err == nil {
 		err = c.admit(ctx, bound)
 	}

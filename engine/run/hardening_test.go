@@ -1,0 +1,161 @@
+package run_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolwright/toolwright/engine/config"
+)
+
+// Selector targets of testdata/site/echo.html, added to the demo map.
+const echoSelectors = `
+echo.input:
+  css: "#echo-in"
+echo.go:
+  css: "#echo-go"
+echo.text:
+  css: "#echo-text"
+echo.component:
+  css: "#enc-component"
+echo.uri:
+  css: "#enc-uri"
+echo.form:
+  css: "#enc-form"
+echo.json:
+  css: "#enc-json"
+echo.base64:
+  css: "#enc-base64"
+echo.entities:
+  css: "#enc-entities"
+echo.link:
+  css: "#enc-link"
+echo.missing:
+  css: "#not-on-this-page"
+`
+
+// withEchoSelectors points the config at the demo map plus echoSelectors.
+func withEchoSelectors(t *testing.T, c *config.Config) {
+	demo, err := os.ReadFile(c.Selectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "selectors.yaml")
+	writeFile(t, p, string(demo)+echoSelectors)
+	c.Selectors = p
+}
+
+// A secret with a space and each of !'()*~@&/+, and a second one that is
+// a valid task_id. Each has a core of letters that percent-encoding keeps.
+const (
+	encSecret     = "Qz7Core p!a'(s)*~w@r&d/+x"
+	encSecretCore = "Qz7Core"
+	taskSecret    = "tok.Zq81TaskCore:42"
+	taskCore      = "Zq81TaskCore"
+)
+
+const echoWorkflow = `
+name: echo_encoded
+description: Type a secret into the echo page and read back how the page encodes it.
+risk: read
+params:
+  fail: {type: boolean, description: End on a missing target, default: false}
+steps:
+  - goto: ${{ config.acme_base }}/echo.html
+  - fill: {target: echo.input, value: "${{ secrets.enc }}"}
+  - click: echo.go
+  - wait: {visible: echo.text}
+  - extract: {from: echo.component, into: component}
+  - extract: {from: echo.uri, into: uri}
+  - extract: {from: echo.form, into: form}
+  - extract: {from: echo.json, into: json}
+  - extract: {from: echo.base64, into: b64}
+  - extract: {from: echo.entities, into: entities}
+  - extract: {from: echo.link, attr: href, into: href}
+  - click: echo.missing
+    if: params.fail
+    timeout: 300ms
+output:
+  component: ${{ vars.component }}
+  uri: ${{ vars.uri }}
+  form: ${{ vars.form }}
+  json: ${{ vars.json }}
+  b64: ${{ vars.b64 }}
+  entities: ${{ vars.entities }}
+  href: ${{ vars.href }}
+  url: ${{ page.url }}
+`
+
+// encodedLeaks lists where a core of the secrets (which survives percent
+// encoding), or their base64, appears in b.
+func encodedLeaks(b []byte) []string {
+	var out []string
+	for _, f := range []string{encSecretCore, taskCore, base64.StdEncoding.EncodeToString([]byte(encSecret)), base64.RawStdEncoding.EncodeToString([]byte(encSecret))} {
+		if i := bytes.Index(b, []byte(f)); i >= 0 {
+			lo, hi := max(0, i-60), min(len(b), i+len(f)+60)
+			out = append(out, string(b[lo:hi]))
+		}
+	}
+	return out
+}
+
+// TestSecretEncodingsRedacted: a page encodes a typed secret with
+// encodeURIComponent, encodeURI, form encoding, JSON, base64 and hex
+// entities and puts it in its URL and a link; a task_id equals a secret.
+// Nothing of either reaches the envelope, the trace, the audit log, the
+// artifacts or the logs. Before: the encoded forms and the task_id survived.
+func TestSecretEncodingsRedacted(t *testing.T) {
+	h := newHarness(t, map[string]string{"echo_encoded": echoWorkflow}, func(c *config.Config) {
+		withEchoSelectors(t, c)
+		c.SetSecretValue("enc", encSecret)
+		c.SetSecretValue("task", taskSecret)
+	})
+	env := h.ok(h.call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
+	for k, v := range env.Data {
+		if s, _ := v.(string); !strings.Contains(s, "[redacted:enc]") {
+			t.Errorf("data.%s = %q, want it redacted", k, v)
+		}
+	}
+	if env.TaskID != "[redacted:task]" {
+		t.Errorf("task_id in the envelope: %q", env.TaskID)
+	}
+	for _, hit := range encodedLeaks(env.JSON()) {
+		t.Errorf("secret in the envelope: …%s…", hit)
+	}
+	failed := h.code(h.call("echo_encoded", `{"fail":true}`), "target_not_found")
+	for _, hit := range encodedLeaks(failed.JSON()) {
+		t.Errorf("secret in the failure envelope: …%s…", hit)
+	}
+	// a repeat answers from the stored envelope
+	again := h.ok(h.call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
+	for _, hit := range encodedLeaks(again.JSON()) {
+		t.Errorf("secret in the stored envelope: …%s…", hit)
+	}
+	page, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("[redacted:enc]")) {
+		t.Errorf("page.html does not show the redacted values")
+	}
+	for _, hit := range encodedLeaks(page) {
+		t.Errorf("secret in page.html: …%s…", hit)
+	}
+	h.restart() // checkpoint the WAL, end the browser
+	err = filepath.WalkDir(filepath.Dir(h.cfg.StateDir), func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		b, _ := os.ReadFile(path)
+		for _, hit := range encodedLeaks(b) {
+			t.Errorf("secret in %s: …%q…", path, hit)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
