@@ -547,3 +547,81 @@ output:
 		t.Errorf("serve exited with %v; stderr:\n%s", err, p.stderr.String())
 	}
 }
+
+// chromiumUsing lists the pids of processes whose command line mentions dir.
+func chromiumUsing(dir string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(dir)) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+				continue // a zombie is not running
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// TestServeKilledLeavesNoChromium SIGKILLs a real `toolwright serve` with a
+// browser open: no Chromium process survives it, and the next start removes
+// the profile it left. Before: Chromium was reparented to PID 1 and ran on,
+// its profile left in the state dir.
+func TestServeKilledLeavesNoChromium(t *testing.T) {
+	testsite.NeedChromium(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	bin := serveBinary(t)
+	site := testsite.Start(t)
+	dir := t.TempDir()
+	cfg := serveSet(t, dir, site.URL(""), serveWorkflows)
+	state := filepath.Join(dir, "state")
+	p := startStdio(t, bin, "serve", "--config", cfg)
+	p.send(t, stdioInit)
+	p.await(t, 1, 20*time.Second)
+	p.send(t, stdioInitialized)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_title","arguments":{}}}`)
+	p.await(t, 2, 60*time.Second)
+	before := chromiumUsing(state)
+	if len(before) == 0 {
+		t.Fatal("no Chromium process uses the state dir while serving")
+	}
+	profiles, _ := filepath.Glob(filepath.Join(state, "tmp", "toolwright-chromium-*"))
+	if len(profiles) != 1 {
+		t.Fatalf("profiles while serving: %v", profiles)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(chromiumUsing(state)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := chromiumUsing(state); len(left) > 0 {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Fatalf("%d of %d Chromium processes outlived the SIGKILLed server by 15s", len(left), len(before))
+	}
+	t.Logf("%d Chromium processes ended with the server", len(before))
+
+	// The next start removes the profile the killed server left.
+	q := startStdio(t, bin, "serve", "--config", cfg)
+	q.send(t, stdioInit)
+	q.await(t, 1, 20*time.Second)
+	if _, err := os.Stat(profiles[0]); !os.IsNotExist(err) {
+		t.Errorf("the stale profile %s is still there after a restart (%v)", profiles[0], err)
+	}
+	q.stdin.Close()
+	_ = q.cmd.Wait()
+}

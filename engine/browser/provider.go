@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -67,7 +68,50 @@ func newProvider(o Options, d dialer) Provider {
 	if o.StateDir != "" {
 		tmp = filepath.Join(o.StateDir, "tmp")
 	}
+	removeStaleProfiles(tmp, o.Logger)
 	return &localProvider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, d: d}
+}
+
+// Browser profiles are folders profilePrefix* under the state dir's tmp/,
+// each with the pid of the server that made it in ownerFile.
+const (
+	profilePrefix = "toolwright-chromium-"
+	ownerFile     = "toolwright.owner"
+)
+
+// removeStaleProfiles deletes the profiles left by servers that are gone (a
+// SIGKILL, a power cut): those whose owner is not a running process.
+func removeStaleProfiles(root string, log *slog.Logger) {
+	if root == "" {
+		return
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, profilePrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil && perr == nil && pid > 0 && (pid == os.Getpid() || processAlive(pid)) {
+			continue // a running server's browser
+		}
+		if rerr := os.RemoveAll(d); rerr == nil && log != nil {
+			log.Info("removed a stale browser profile", "dir", d)
+		}
+	}
+}
+
+// processAlive says whether pid is a running process (not a zombie).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: the signal test is all we have
+	}
+	// pid (comm) STATE ...: the state follows the last ')'.
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
 }
 
 var errClosed = errs.New(errs.EnvUnavailable, "the browser manager is shut down")
@@ -137,19 +181,23 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 			return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
 		}
 	}
-	dir, err := os.MkdirTemp(p.tmpRoot, "toolwright-chromium-")
+	dir, err := os.MkdirTemp(p.tmpRoot, profilePrefix)
 	if err != nil {
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
 	}
+	// The owner's pid: the next start removes profiles whose owner is gone.
+	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
 	headless := p.headless
 	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		p.log.Warn("browser.headless is false but there is no display; running headless")
 		headless = true
 	}
-	// Bin is always set, so rod never downloads a browser.
+	// Bin is always set, so rod never downloads a browser. Leakless runs
+	// Chromium under rod's small guard process, which kills its whole
+	// process group when this process dies, even by SIGKILL.
 	l := launcher.New().Context(ctx).
 		Bin(bin).
-		Leakless(false).
+		Leakless(true).
 		Headless(headless).
 		UserDataDir(dir).
 		Set("disable-gpu").

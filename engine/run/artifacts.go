@@ -64,10 +64,14 @@ func (c *call) saveFailure(ctx context.Context) {
 		html := c.e.redactor.Redact(res.Value.Str())
 		_ = os.WriteFile(filepath.Join(dir, "page.html"), []byte(html), 0o600)
 	}
-	if _, err := page.Eval(blankPasswordsForShotJS); err == nil {
-		if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err == nil {
-			_ = os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600)
+	// No screenshot unless every field and text showing a secret is hidden.
+	if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err == nil {
+		if _, err := page.Eval(blankPasswordsForShotJS); err == nil {
+			if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err == nil {
+				_ = os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600)
+			}
 		}
+		restore()
 	}
 }
 

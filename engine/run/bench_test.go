@@ -30,7 +30,6 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
@@ -269,9 +268,7 @@ func BenchmarkSearchAction(b *testing.B) {
 // (and its own viewport, like the engine's pages), closed when b ends.
 func launchLikeEngine(b *testing.B) *rod.Browser {
 	b.Helper()
-	if _, ok := launcher.LookPath(); !ok {
-		b.Skip("no Chromium installed")
-	}
+	testsite.NeedChromium(b)
 	u, stop, err := rodref.Launch("")
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,7 @@ package run_test
 import (
 	"bytes"
 	"encoding/base64"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,104 @@ func TestSecretEncodingsRedacted(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// redPixels counts the pure red pixels of a PNG file.
+func redPixels(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 == 0xff && g>>8 == 0 && bl>>8 == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+const echoShot = `
+name: echo_shot
+description: Type a secret into a visible field, echo it, take a screenshot, then fail if asked.
+risk: read
+params:
+  fail: {type: boolean, description: End on a missing target, default: false}
+  secret: {type: boolean, description: Type the secret (else a plain word), default: true}
+steps:
+  - goto: ${{ config.acme_base }}/echo.html
+  - fill: {target: echo.input, value: "${{ secrets.enc }}"}
+    if: params.secret
+  - fill: {target: echo.input, value: "plain words"}
+    if: "!params.secret"
+  - click: echo.go
+  - wait: {visible: echo.text}
+  - screenshot: {into: shot}
+  - wait: {visible: echo.text}
+    timeout: 2s
+  - click: echo.missing
+    if: params.fail
+    timeout: 300ms
+output:
+  shot: ${{ vars.shot }}
+`
+
+// TestScreenshotsMaskSecrets: the screenshot step and the failure
+// screenshot hide a field holding a secret and text echoing it (pure red on
+// echo.html), and the page is shown again afterwards. Before: both were in
+// the picture; only password inputs were blanked.
+func TestScreenshotsMaskSecrets(t *testing.T) {
+	h := newHarness(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
+		withEchoSelectors(t, c)
+		c.SetSecretValue("enc", encSecret)
+	})
+	// Without a secret the red field and text are in the picture: the
+	// check below can see them.
+	plain := h.ok(h.call("echo_shot", `{"secret":false}`))
+	file := plain.Data["shot"].(map[string]any)["file"].(string)
+	if n := redPixels(t, file); n < 500 {
+		t.Fatalf("the plain screenshot shows only %d red pixels: the test proves nothing", n)
+	}
+	env := h.ok(h.call("echo_shot", `{}`)) // the wait after the screenshot proves the page was restored
+	if n := redPixels(t, env.Data["shot"].(map[string]any)["file"].(string)); n != 0 {
+		t.Errorf("the screenshot step shows %d red pixels of the secret's field and text", n)
+	}
+	failed := h.code(h.call("echo_shot", `{"fail":true}`), "target_not_found")
+	shot := filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID, "failure.png")
+	if n := redPixels(t, shot); n != 0 {
+		t.Errorf("the failure screenshot shows %d red pixels of the secret's field and text", n)
+	}
+}
+
+const tallShot = `
+name: tall_shot
+description: A full-page screenshot of a very tall page.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/tall.html
+  - screenshot: {full_page: true, into: shot}
+output:
+  shot: ${{ vars.shot }}
+`
+
+// TestTallScreenshotClipped: a full-page screenshot of a 60000 px page is
+// clipped to 16384 px and says so. Before: the call failed with internal.
+func TestTallScreenshotClipped(t *testing.T) {
+	h := newHarness(t, map[string]string{"tall_shot": tallShot}, nil)
+	env := h.ok(h.call("tall_shot", `{}`))
+	shot := env.Data["shot"].(map[string]any)
+	if shot["clipped"] != true || shot["height"] != 16384 || shot["page_height"].(int) < 60000 {
+		t.Errorf("shot = %v, want height 16384, clipped, page_height ≥ 60000", shot)
 	}
 }

@@ -811,6 +811,15 @@ func (r *runner) Artifact(ext string) (string, string, error) {
 	return path, "file://" + filepath.ToSlash(path), nil
 }
 
+// MaskSecrets hides the secrets shown on the current page (mask.go).
+func (r *runner) MaskSecrets(ctx context.Context) (func(), error) {
+	page, err := r.Page(ctx)
+	if err != nil {
+		return func() {}, err
+	}
+	return maskSecrets(ctx, page, r.c.e.secretValues())
+}
+
 // MaxListItems is limits.max_list_items.
 func (r *runner) MaxListItems() int { return r.c.e.cfg.Limits.MaxListItems }
 

@@ -162,6 +162,10 @@ type Exec interface {
 	CheckEgress(ctx context.Context) error
 	// Artifact reserves a file under the state dir: its path and a URI for results.
 	Artifact(ext string) (path, uri string, err error)
+	// MaskSecrets hides every element of the page whose value or text holds
+	// a secret, for a screenshot; restore shows them again. On an error,
+	// nothing may be captured.
+	MaskSecrets(ctx context.Context) (restore func(), err error)
 	// MaxListItems is limits.max_list_items.
 	MaxListItems() int
 	// UploadsDir is config uploads_dir, the only folder upload takes files from.

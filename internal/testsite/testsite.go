@@ -174,7 +174,7 @@ func LaunchBrowser(t testing.TB) *rod.Browser {
 	t.Helper()
 	b, stop, err := Launch(t.TempDir())
 	if errors.Is(err, ErrNoChromium) {
-		t.Skip(err)
+		skipNoChromium(t)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func Browser(t testing.TB) *rod.Browser {
 		}
 	})
 	if errors.Is(shared.err, ErrNoChromium) {
-		t.Skip(shared.err)
+		skipNoChromium(t)
 	}
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -277,12 +277,25 @@ func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
 	Goto(t, p, s.URL("/setcookie?name=acme_user&value="+url.QueryEscape(email)))
 }
 
-// NeedChromium skips tb when this machine has no Chromium, and returns its path.
+// RequireChromiumEnv, set to 1 (as CI does), turns every "no Chromium"
+// skip into a failure, so a browser test can never pass by not running.
+const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
+
+// NeedChromium skips tb when this machine has no Chromium (fails it when
+// TOOLWRIGHT_REQUIRE_CHROMIUM=1), and returns its path.
 func NeedChromium(tb testing.TB) string {
 	tb.Helper()
 	bin, ok := launcher.LookPath()
 	if !ok {
-		tb.Skip(ErrNoChromium)
+		skipNoChromium(tb)
 	}
 	return bin
+}
+
+func skipNoChromium(tb testing.TB) {
+	tb.Helper()
+	if os.Getenv(RequireChromiumEnv) == "1" {
+		tb.Fatalf("%v, and %s=1 forbids skipping", ErrNoChromium, RequireChromiumEnv)
+	}
+	tb.Skip(ErrNoChromium)
 }

@@ -209,3 +209,38 @@ func TestLaunchBrowser(t *testing.T) {
 		t.Errorf("a fresh context has cookies: %q", got)
 	}
 }
+
+// recordTB notes whether a test was skipped or failed, stopping like testing does.
+type recordTB struct {
+	testing.TB
+	skipped, failed bool
+}
+
+type stopped struct{}
+
+func (r *recordTB) Helper()               {}
+func (r *recordTB) Skip(...any)           { r.skipped = true; panic(stopped{}) }
+func (r *recordTB) Fatalf(string, ...any) { r.failed = true; panic(stopped{}) }
+
+// TestRequireChromium: with TOOLWRIGHT_REQUIRE_CHROMIUM=1 a missing Chromium
+// fails the test instead of skipping it. Before: it always skipped.
+func TestRequireChromium(t *testing.T) {
+	for _, tc := range []struct {
+		env           string
+		skip, failure bool
+	}{{"", true, false}, {"1", false, true}} {
+		t.Setenv(RequireChromiumEnv, tc.env)
+		r := &recordTB{TB: t}
+		func() {
+			defer func() {
+				if p := recover(); p != nil && p != (stopped{}) {
+					panic(p)
+				}
+			}()
+			skipNoChromium(r)
+		}()
+		if r.skipped != tc.skip || r.failed != tc.failure {
+			t.Errorf("%s=%q: skipped %v, failed %v", RequireChromiumEnv, tc.env, r.skipped, r.failed)
+		}
+	}
+}

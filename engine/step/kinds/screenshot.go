@@ -3,9 +3,12 @@ package kinds
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
+	"math"
 	"os"
 
+	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/step"
 )
@@ -17,13 +20,19 @@ func init() {
 		Risk: "read",
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Doc: "only this element (default: the viewport)"},
-			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page"},
+			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way: a larger page is clipped and the result says clipped: true)"},
 			{Name: "into", Type: step.VarName, Doc: "store {file, uri, bytes, width, height} in this variable"},
 		},
 		Example: "screenshot: {full_page: true, into: shot}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			// Fields and text holding a secret are hidden while capturing.
+			restore, err := x.MaskSecrets(ctx)
+			if err != nil {
+				return err
+			}
+			defer restore()
 			var data []byte
-			var err error
+			var clipped *clip
 			if s.Str("target") != "" {
 				el, ferr := element(ctx, x, s, "target", 0)
 				if ferr != nil {
@@ -35,7 +44,11 @@ func init() {
 				if perr != nil {
 					return perr
 				}
-				data, err = page.Screenshot(s.Bool("full_page"), &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+				if s.Bool("full_page") {
+					data, clipped, err = fullPage(page)
+				} else {
+					data, err = page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+				}
 			}
 			if err != nil {
 				return err
@@ -51,10 +64,47 @@ func init() {
 			if cfg, err := png.DecodeConfig(bytes.NewReader(data)); err == nil {
 				ref["width"], ref["height"] = cfg.Width, cfg.Height
 			}
+			if clipped != nil {
+				// Say so: the page was larger than a screenshot may be.
+				ref["clipped"], ref["page_width"], ref["page_height"] = true, clipped.width, clipped.height
+			}
 			if into := s.Str("into"); into != "" {
 				x.SetVar(into, ref, false)
 			}
 			return nil
 		},
 	})
+}
+
+// MaxShotSide bounds a full-page screenshot's width and height in CSS
+// pixels (Chromium cannot capture much more in one piece).
+const MaxShotSide = 16384
+
+// clip is the size of a page that was larger than MaxShotSide.
+type clip struct{ width, height int }
+
+// fullPage captures the whole page, clipped to MaxShotSide each way
+// (clipped is nil when nothing was cut).
+func fullPage(page *rod.Page) (data []byte, clipped *clip, err error) {
+	m, err := proto.PageGetLayoutMetrics{}.Call(page)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.CSSContentSize == nil {
+		return nil, nil, errors.New("the page reported no content size")
+	}
+	w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
+	if w > MaxShotSide || h > MaxShotSide {
+		clipped = &clip{width: int(w), height: int(h)}
+	}
+	w, h = max(1, min(w, MaxShotSide)), max(1, min(h, MaxShotSide))
+	shot, err := proto.PageCaptureScreenshot{
+		Format:                proto.PageCaptureScreenshotFormatPng,
+		Clip:                  &proto.PageViewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1},
+		CaptureBeyondViewport: true,
+	}.Call(page)
+	if err != nil {
+		return nil, nil, err
+	}
+	return shot.Data, clipped, nil
 }
