@@ -146,12 +146,15 @@ func schemaCmd(g *globals) *cobra.Command {
 }
 
 func docsCmd(g *globals) *cobra.Command {
-	var steps bool
+	var steps, reference bool
 	cmd := &cobra.Command{
 		Use:   "docs",
-		Short: "Print a Markdown catalogue of the tools (--steps: of the step kinds)",
+		Short: "Print a Markdown catalogue of the tools (--steps: of the step kinds; --reference: of every file an author writes)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if steps {
+			switch {
+			case reference:
+				return project.WriteReference(cmd.OutOrStdout())
+			case steps:
 				return workflow.WriteStepDocs(cmd.OutOrStdout())
 			}
 			set, err := g.loadSet()
@@ -162,6 +165,7 @@ func docsCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&steps, "steps", false, "document the step kinds instead of the tools")
+	cmd.Flags().BoolVar(&reference, "reference", false, "document every key of workflows, parameters, steps, the selector map, the config and test files")
 	return cmd
 }
 

@@ -134,3 +134,17 @@ func TestSchemasRefuseMistakes(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceCoversDeclarations: the reference documents every declared
+// key of every file kind (it is generated from the declarations).
+func TestReferenceCoversDeclarations(t *testing.T) {
+	var b strings.Builder
+	if err := project.WriteReference(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| `max_items` |", "| `fallbacks` |", "| `max_loop` |", "### `limits`", "| `expect` |", "## goto", "| `wait_until` |", "| `deadline` |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("reference lacks %q", want)
+		}
+	}
+}
