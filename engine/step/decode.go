@@ -48,7 +48,14 @@ type Checker struct {
 	Secrets  map[string]bool     // the secrets the steps read (filled by Compile)
 	Targets  []Ref               // every target a step names
 	pending  []pending
-	compiled []*Step // steps whose kind checks them after Compile
+	writes   []varWrite // VarName fields, for the shapes of the variables
+	compiled []*Step    // steps whose kind checks them after Compile
+}
+
+type varWrite struct {
+	name  string
+	step  *Step
+	field Field
 }
 
 type pending struct {
@@ -495,6 +502,7 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			}
 			s.Args[f.Name] = v
 			c.Vars[v] = c.Pos(n)
+			c.writes = append(c.writes, varWrite{name: v, step: s, field: f})
 		}
 	case Tool:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
@@ -662,13 +670,42 @@ func (c *Checker) VarNames() []string {
 	return out
 }
 
+// VarShapes says what the variables hold where every step that writes one
+// agrees (set steps write values of any shape, so a variable they set is
+// not known).
+func (c *Checker) VarShapes() map[string]tmpl.Shape {
+	out := map[string]tmpl.Shape{}
+	unknown := map[string]bool{}
+	for _, w := range c.writes {
+		if w.field.Yields == nil {
+			unknown[w.name] = true
+			continue
+		}
+		sh := w.field.Yields(c, w.step)
+		if prev, ok := out[w.name]; (ok && prev.Kind != sh.Kind) || sh.Kind == "" {
+			unknown[w.name] = true
+		}
+		out[w.name] = sh
+	}
+	for name := range c.Vars {
+		if _, ok := out[name]; !ok {
+			unknown[name] = true
+		}
+	}
+	for name := range unknown {
+		delete(out, name)
+	}
+	return out
+}
+
 // Compile compiles every deferred template and expression. base supplies
 // params, config and secrets; the variables are the ones Decode found.
 func (c *Checker) Compile(base tmpl.Scope) {
 	vars := c.VarNames()
+	shapes := c.VarShapes()
 	for _, p := range c.pending {
 		sc := p.scope
-		sc.Params, sc.Config, sc.Secrets, sc.Vars = base.Params, base.Config, base.Secrets, vars
+		sc.Params, sc.Config, sc.Secrets, sc.Vars, sc.VarShapes = base.Params, base.Config, base.Secrets, vars, shapes
 		site := tmpl.Site{File: c.File, Node: p.node}
 		if p.node.Kind != yaml.ScalarNode {
 			if p.kind != Template {

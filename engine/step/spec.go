@@ -60,6 +60,10 @@ type Field struct {
 	Default  any           // shown in docs and schema
 	Max      time.Duration // for Duration: an upper bound (0: the call's deadline)
 	Secrets  bool          // secrets.* may appear (only fill.value)
+	// Yields, for a VarName field: what the variable holds after the step
+	// (a list, an object with fields, text), so expressions using it are
+	// checked at load. nil: unknown.
+	Yields func(c *Checker, s *Step) tmpl.Shape
 }
 
 // Spec declares a step kind.

@@ -45,6 +45,16 @@ type Scope struct {
 	Loop           bool     // inside repeat, for_each or paginate
 	Paginate       bool     // inside paginate: loop.page exists
 	Items          []string // names bound by enclosing for_each (item or its `as`)
+	// VarShapes says what some variables hold, where the steps that set
+	// them say (an extract list, a screenshot's reference), so a wrong
+	// field access is a load error.
+	VarShapes map[string]Shape
+}
+
+// Shape is what a variable holds, as far as load time knows.
+type Shape struct {
+	Kind   string   // "list", "object" or "text"
+	Fields []string // object: its fields
 }
 
 // With returns a copy of s with changes applied by f.
@@ -413,6 +423,7 @@ func (c *checker) Visit(node *ast.Node) {
 		}
 		c.fail(n, lint.UnknownRef, "unknown name %q%s", name, hint)
 	case *ast.MemberNode:
+		c.checkShape(n)
 		id, ok := n.Node.(*ast.IdentifierNode)
 		if !ok || c.locals[id.Value] {
 			return
@@ -487,4 +498,47 @@ func indexRunes(r []rune, from int, sub string) int {
 		}
 	}
 	return -1
+}
+
+// checkShape reports a field access on a variable whose shape is known and
+// has no such field: vars.rows.items where vars.rows is a list.
+func (c *checker) checkShape(n *ast.MemberNode) {
+	inner, ok := n.Node.(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok := inner.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != Vars || c.locals[Vars] {
+		return
+	}
+	name, ok := inner.Property.(*ast.StringNode)
+	if !ok {
+		return
+	}
+	field, ok := n.Property.(*ast.StringNode)
+	if !ok {
+		return
+	}
+	sh, ok := c.sc.VarShapes[name.Value]
+	if !ok {
+		return
+	}
+	v := "vars." + name.Value
+	switch sh.Kind {
+	case "list":
+		hint := fmt.Sprintf("write %s for the list itself", v)
+		switch field.Value {
+		case "count", "length", "len", "size":
+			hint = fmt.Sprintf("write len(%s)", v)
+		case "items":
+			hint = fmt.Sprintf("write %s: it is the list; {items, count, truncated} is how lists leave the engine, in the result", v)
+		}
+		c.fail(field, lint.BadValue, "%s is a list: it has no field %q (%s; %s[0] is its first item)", v, field.Value, hint, v)
+	case "text":
+		c.fail(field, lint.BadValue, "%s is text: it has no field %q", v, field.Value)
+	case "object":
+		if len(sh.Fields) > 0 && !contains(sh.Fields, field.Value) {
+			c.fail(field, lint.UnknownRef, "%s has no field %q%s", v, field.Value, lint.Suggest(field.Value, sh.Fields)+fmt.Sprintf(" (it has %s)", strings.Join(sh.Fields, ", ")))
+		}
+	}
 }

@@ -198,6 +198,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 		if ok {
 			outScope := scope
 			outScope.Vars = w.Vars
+			outScope.VarShapes = c.VarShapes()
 			for _, o := range okvs {
 				if !nameRE.MatchString(o.Key) {
 					d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)

@@ -6,6 +6,7 @@ import (
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 func init() {
@@ -20,7 +21,7 @@ func init() {
 			{Name: "limit", Type: step.Int, Doc: "read at most this many matches (the list is marked truncated)"},
 			{Name: "fields", Type: step.TargetMap, Doc: "read these targets (each declared within: the from target) from each match, into a map"},
 			{Name: "attr", Type: step.String, Default: "text", Doc: "what to read: text, value, href or an attribute name"},
-			{Name: "into", Type: step.VarName, Required: true, Doc: "the variable to store the result in"},
+			{Name: "into", Type: step.VarName, Required: true, Doc: "the variable to store the result in", Yields: extractShape},
 			{Name: "append", Type: step.Bool, Doc: "append to the list already in the variable (paginate)"},
 		},
 		Example: "extract: {from: acme.catalog.rows, list: true, fields: {sku: acme.catalog.row_sku}, into: rows, append: true}",
@@ -79,4 +80,26 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 		x.MarkTruncated(into)
 	}
 	return nil
+}
+
+// extractShape: a list for list: true, append: true or a many target
+// (unless list: false); otherwise one map of the fields, or text.
+func extractShape(c *step.Checker, s *step.Step) tmpl.Shape {
+	list := s.Bool("append")
+	if s.Has("list") {
+		list = list || s.Bool("list")
+	} else if t, ok := c.Map.Lookup(s.Str("from")); ok && t.Many {
+		list = true
+	}
+	if list {
+		return tmpl.Shape{Kind: "list"}
+	}
+	if fs := s.Targets("fields"); len(fs) > 0 {
+		names := make([]string, len(fs))
+		for i, f := range fs {
+			names[i] = f.Name
+		}
+		return tmpl.Shape{Kind: "object", Fields: names}
+	}
+	return tmpl.Shape{Kind: "text"}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 func init() {
@@ -21,7 +22,10 @@ func init() {
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Doc: "only this element (default: the viewport)"},
 			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way: a larger page is clipped and the result says clipped: true)"},
-			{Name: "into", Type: step.VarName, Doc: "store {file, uri, bytes, width, height} in this variable"},
+			{Name: "into", Type: step.VarName, Doc: "store {file, uri, bytes, width, height} in this variable",
+				Yields: func(*step.Checker, *step.Step) tmpl.Shape {
+					return tmpl.Shape{Kind: "object", Fields: []string{"file", "uri", "bytes", "width", "height", "clipped"}}
+				}},
 		},
 		Example: "screenshot: {full_page: true, into: shot}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
