@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-rod/rod"
 	"github.com/spf13/cobra"
@@ -21,6 +23,7 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selcheck"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/selsuggest"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -212,8 +215,73 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 	check.Flags().StringVar(&reportDir, "report", "", "write an HTML report (index.html and screenshots) into this folder")
 	_ = check.RegisterFlagCompletionFunc("setup", g.completeTools(false))
 	formatFlag(check, &format)
-	sel.AddCommand(check)
+	sel.AddCommand(check, suggestCmd(g))
 	return sel
+}
+
+func suggestCmd(g *globals) *cobra.Command {
+	var page, prefix, setup, format string
+	var setupArgs []string
+	cmd := &cobra.Command{
+		Use:   "suggest --page URL|FILE [--setup TOOL [--arg k=v]] [--prefix NAME]",
+		Short: "Propose selector-map entries for a page's fields, buttons and links",
+		Long: `Open a page and propose selector-map YAML for its fields, buttons and links
+(inside open shadow roots too): a stable primary locator (id, data-testid,
+name, label) and fallbacks (role + name, text). Every locator proposed was
+resolved on the page and matched exactly one element, the one it names;
+elements with no such locator are left out. With --setup TOOL (an env: new
+workflow, such as one that signs in) the page is read in the environment it
+made. Review the names, then paste the entries into selectors/selectors.yaml.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if page == "" {
+				return usagef("give --page URL or FILE")
+			}
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if len(setupArgs) > 0 && setup == "" {
+				return usagef("--arg goes with --setup TOOL")
+			}
+			cfg, stopDemo, err := g.loadRunnable(cmd)
+			if err != nil {
+				return err
+			}
+			defer stopDemo()
+			log, err := g.logger(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			tab, done, err := checkEnv(cmd.Context(), cfg, log, setup, setupArgs)
+			if err != nil {
+				return err
+			}
+			defer done()
+			url := selcheck.URLOf(page)
+			entries, err := selsuggest.Suggest(cmd.Context(), tab, url, prefix)
+			if err != nil {
+				return err
+			}
+			red := policy.NewRedactor(cfg.SecretValues())
+			var b strings.Builder
+			if format == "json" {
+				if err := printJSON(&b, entries); err != nil {
+					return err
+				}
+			} else if err := selsuggest.WriteYAML(&b, url, entries); err != nil {
+				return err
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), red.Redact(b.String()))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&page, "page", "", "the page URL or a local HTML file")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "name the entries PREFIX.NAME (default: page.<file name>)")
+	cmd.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the page is read in its environment")
+	cmd.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
+	formatFlag(cmd, &format)
+	return cmd
 }
 
 // checkEnv is the browser tab selectors check works in: a fresh
