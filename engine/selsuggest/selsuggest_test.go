@@ -41,7 +41,7 @@ func TestSuggest(t *testing.T) {
 		return e.Locators[0].Describe()
 	}
 	for name, want := range map[string]string{
-		"shop.signup.email_address":  `css "#email"`,          // a stable id first
+		"shop.signup.email_address":  `css "#email"`, // a stable id first
 		"shop.signup.password":       `css "input[name=\"password\"]"`,
 		"shop.signup.nickname":       `css "input[name=\"nickname\"]"`, // react-4821 is not stable
 		"shop.signup.country":        `css "select[name=\"country\"]"`,
