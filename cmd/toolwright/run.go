@@ -142,31 +142,19 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 			if len(pages) == 0 {
 				return usagef("give at least one --page URL or FILE")
 			}
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if len(setupArgs) > 0 && setup == "" {
-				return usagef("--arg goes with --setup TOOL")
-			}
-			cfg, stopDemo, err := g.loadRunnable(cmd)
-			if err != nil {
-				return err
-			}
-			defer stopDemo()
-			m, ps := selector.Load(cfg.Selectors)
-			if len(ps) > 0 {
-				return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
-			}
-			log, err := g.logger(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			tab, done, err := checkEnv(ctx, cfg, log, setup, setupArgs)
+			var m *selector.Map
+			cfg, tab, done, err := pageEnv(cmd, g, format, setup, setupArgs, func(cfg *config.Config) error {
+				var ps lint.Problems
+				if m, ps = selector.Load(cfg.Selectors); len(ps) > 0 {
+					return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
 			defer done()
+			ctx := cmd.Context()
 			var secrets []string
 			for _, v := range cfg.SecretValues() {
 				secrets = append(secrets, v)
@@ -237,22 +225,7 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 			if page == "" {
 				return usagef("give --page URL or FILE")
 			}
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if len(setupArgs) > 0 && setup == "" {
-				return usagef("--arg goes with --setup TOOL")
-			}
-			cfg, stopDemo, err := g.loadRunnable(cmd)
-			if err != nil {
-				return err
-			}
-			defer stopDemo()
-			log, err := g.logger(cmd, cfg)
-			if err != nil {
-				return err
-			}
-			tab, done, err := checkEnv(cmd.Context(), cfg, log, setup, setupArgs)
+			cfg, tab, done, err := pageEnv(cmd, g, format, setup, setupArgs, nil)
 			if err != nil {
 				return err
 			}
@@ -282,6 +255,37 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
 	formatFlag(cmd, &format)
 	return cmd
+}
+
+// pageEnv checks the flags the selectors commands share, loads the config
+// (then runs before, if any) and opens the browser tab they work in: a
+// fresh environment, or the one the setup tool made. done closes it.
+func pageEnv(cmd *cobra.Command, g *globals, format, setup string, setupArgs []string, before func(*config.Config) error) (*config.Config, *rod.Page, func(), error) {
+	if err := checkFormat(format); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(setupArgs) > 0 && setup == "" {
+		return nil, nil, nil, usagef("--arg goes with --setup TOOL")
+	}
+	cfg, stopDemo, err := g.loadRunnable(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*config.Config, *rod.Page, func(), error) { stopDemo(); return nil, nil, nil, err }
+	if before != nil {
+		if err := before(cfg); err != nil {
+			return fail(err)
+		}
+	}
+	log, err := g.logger(cmd, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	tab, done, err := checkEnv(cmd.Context(), cfg, log, setup, setupArgs)
+	if err != nil {
+		return fail(err)
+	}
+	return cfg, tab, func() { done(); stopDemo() }, nil
 }
 
 // checkEnv is the browser tab selectors check works in: a fresh

@@ -171,19 +171,7 @@ func quoteName(q byte) string {
 	return "single quote '"
 }
 
-func closes(rest string, q byte) bool {
-	for i := 0; i < len(rest); i++ {
-		switch {
-		case q == '"' && rest[i] == '\\':
-			i++
-		case q == '\'' && rest[i] == '\'' && i+1 < len(rest) && rest[i+1] == '\'':
-			i++
-		case rest[i] == q:
-			return true
-		}
-	}
-	return false
-}
+func closes(rest string, q byte) bool { return closeIndex(rest, q) >= 0 }
 
 func textAfterQuote(lines []string, _ int, raw string) (int, int, string) {
 	if !strings.Contains(raw, "did not find expected key") && !strings.Contains(raw, "did not find expected ',' or") {
