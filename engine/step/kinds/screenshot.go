@@ -24,7 +24,7 @@ func init() {
 			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way: a larger page is clipped and the result says clipped: true)"},
 			{Name: "into", Type: step.VarName, Doc: "store {file, uri, bytes, width, height} in this variable",
 				Yields: func(*step.Checker, *step.Step) tmpl.Shape {
-					return tmpl.Shape{Kind: "object", Fields: []string{"file", "uri", "bytes", "width", "height", "clipped"}}
+					return tmpl.Shape{Kind: "object", Fields: []string{"file", "uri", "bytes", "width", "height", "clipped", "page_width", "page_height"}}
 				}},
 		},
 		Example: "screenshot: {full_page: true, into: shot}",
