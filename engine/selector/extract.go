@@ -2,11 +2,11 @@ package selector
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/go-rod/rod"
+	"github.com/ysmood/gson"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -91,18 +91,7 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 		if err != nil {
 			return nil, err
 		}
-		var out struct {
-			Found  bool                      `json:"found"`
-			From   int                       `json:"from"`
-			Count  int                       `json:"count"`
-			Items  []any                     `json:"items"`
-			Fields map[string]map[string]int `json:"fields"`
-		}
-		if res.Value.Nil() {
-			out.Found = false // the scope went away
-		} else if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &out); err != nil {
-			return nil, err
-		}
+		out := readExtract(res.Value)
 		if !out.Found && !spec.List {
 			// A single value waits for its target, as Resolve does, and
 			// fails the way Resolve does.
@@ -132,6 +121,57 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 		}
 		return ex, nil
 	}
+}
+
+// extracted is page.js's extract answer.
+type extracted struct {
+	Found  bool
+	From   int
+	Count  int
+	Items  []any
+	Fields map[string]map[string]int
+}
+
+// readExtract walks the answer as rod decoded it (no second JSON pass).
+func readExtract(v gson.JSON) extracted {
+	out := extracted{Fields: map[string]map[string]int{}}
+	if v.Nil() {
+		return out // the scope went away: nothing found
+	}
+	out.Found, out.From, out.Count = v.Get("found").Bool(), v.Get("from").Int(), v.Get("count").Int()
+	items := v.Get("items").Arr()
+	out.Items = make([]any, len(items))
+	for i, it := range items {
+		out.Items[i] = plain(it)
+	}
+	for name, used := range v.Get("fields").Map() {
+		m := map[string]int{}
+		for k, n := range used.Map() {
+			m[k] = n.Int()
+		}
+		out.Fields[name] = m
+	}
+	return out
+}
+
+// plain is a read value: a string, null, or a map of them.
+func plain(v gson.JSON) any {
+	switch val := v.Val().(type) {
+	case map[string]any:
+		m := make(map[string]any, len(val))
+		for k := range val {
+			f := v.Get(k)
+			if f.Nil() {
+				m[k] = nil
+			} else {
+				m[k] = f.Str()
+			}
+		}
+		return m
+	case nil:
+		return nil
+	}
+	return v.Str()
 }
 
 func (m *Map) extractScope(ctx context.Context, page *rod.Page, spec ExtractSpec, from *Target) (scope, error) {
@@ -211,19 +251,10 @@ func (m *Map) extractSlow(ctx context.Context, page *rod.Page, spec ExtractSpec,
 	return ex, nil
 }
 
-// readOne reads one element with page.js's read (through a one-locator
-// extract scoped to the element itself).
+// readOne reads one element with page.js's read: the same rules (text
+// normalized, password inputs read "") as the one-round-trip extract.
 func readOne(el *rod.Element, attr string) (any, error) {
-	res, err := el.Eval(`function (attr) {
-		if (this.tagName === 'INPUT' && (this.type || '').toLowerCase() === 'password') return '';
-		const norm = s => (s == null ? null : String(s).replace(/\s+/g, ' ').trim());
-		switch (attr) {
-		case 'text': return norm(this.innerText !== undefined ? this.innerText : this.textContent);
-		case 'value': return 'value' in this ? String(this.value) : norm(this.getAttribute('value'));
-		case 'href': return this.href !== undefined ? String(this.href) : this.getAttribute('href');
-		default: return this.getAttribute(attr);
-		}
-	}`, attr)
+	res, err := evalOp(el.Page().Context(el.GetContext()), el.Object, "read", map[string]any{"attr": attr}, true, false)
 	if err != nil {
 		return nil, err
 	}

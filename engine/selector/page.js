@@ -12,18 +12,16 @@ function (op, req, ...nodes) {
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
-  //   op "frame":   the scope iframe's document: "same" (readable here) | "other" (another process) | "none"
+  //   op "read":    the element's text, value, href or attribute (password inputs read "")
   const norm = (s) => String(s == null ? "" : s).replace(/\s+/g, " ").trim();
   const isEl = (n) => n && n.nodeType === 1;
   let root = isEl(this) ? this : null;
   let doc = root ? root.ownerDocument : (this && this.nodeType === 9 ? this : document);
   if (req && req.frame) {
-    if (!root || !root.isConnected) return op === "frame" ? "none" : null;
-    if (!/^(IFRAME|FRAME)$/.test(root.tagName)) throw new Error("the frame target is a <" + root.tagName.toLowerCase() + ">, not an <iframe>");
+    if (!root || !root.isConnected) return null;
     let d = null;
     try { d = root.contentDocument; } catch (e) { d = null; }
-    if (op === "frame") return d ? "same" : "other";
-    if (!d) return null;
+    if (!d) return null; // not a readable frame (the Go side checked it is one)
     doc = d;
     root = null;
   }
@@ -43,10 +41,15 @@ function (op, req, ...nodes) {
     }
   };
   const scopeOf = (r) => r || doc;
-  const hasShadow = (scope) => {
-    if (scope.shadowRoot) return true;
-    for (const e of scope.querySelectorAll("*")) if (e.shadowRoot) return true;
-    return false;
+  // Whether the document has any open shadow root, asked once per call
+  // (most pages have none: plain querySelectorAll then).
+  let shadowed = null;
+  const hasShadow = () => {
+    if (shadowed === null) {
+      shadowed = false;
+      for (const e of doc.querySelectorAll("*")) if (e.shadowRoot) { shadowed = true; break; }
+    }
+    return shadowed;
   };
   const all = (scope) => {
     const out = [];
@@ -54,7 +57,7 @@ function (op, req, ...nodes) {
     return out;
   };
   const css = (scope, sel) => {
-    if (!hasShadow(scope)) return Array.from(scope.querySelectorAll(sel));
+    if (!hasShadow()) return Array.from(scope.querySelectorAll(sel));
     scope.querySelector(sel); // throws on bad css, as querySelectorAll would
     const out = [];
     walk(scope, (e) => { if (e.matches(sel)) out.push(e); });
@@ -104,6 +107,7 @@ function (op, req, ...nodes) {
     switch (loc.kind) {
       case "css":
         cands = css(scopeOf(r), loc.value);
+        if (!hasShadow()) return cands; // descendants of the scope, each once, in order
         break;
       case "xpath": {
         const x = doc.evaluate(loc.value, r || doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
@@ -162,7 +166,10 @@ function (op, req, ...nodes) {
   // pick applies visibility and nesting: the visible matches (or, when none
   // is visible and hidden ones may do, the hidden ones), innermost only
   // where nested matches are one thing on screen.
-  const pick = (loc, cands, many, visibleOnly) => {
+  const pick = (loc, cands, many, visibleOnly, anyOne) => {
+    // anyOne: one match of a one-element target is taken as it is, visible
+    // or not (extract fields: no layout query per cell).
+    if (anyOne && !many && !visibleOnly && cands.length === 1) return { els: cands, hidden: false };
     let els = cands.filter(visible);
     let hidden = false;
     if (els.length === 0) {
@@ -177,14 +184,14 @@ function (op, req, ...nodes) {
     return { els, hidden };
   };
 
-  const find = (loc, r, many, visibleOnly, given) => pick(loc, candidates(loc, r, given), many, visibleOnly);
+  const find = (loc, r, many, visibleOnly, given, anyOne) => pick(loc, candidates(loc, r, given), many, visibleOnly, anyOne);
 
   // first resolves a locator list: the first locator that matches wins.
-  const first = (locs, r, many, visibleOnly) => {
+  const first = (locs, r, many, visibleOnly, anyOne) => {
     for (let i = 0; i < locs.length; i++) {
       let h;
       try {
-        h = find(locs[i], r, many, visibleOnly);
+        h = find(locs[i], r, many, visibleOnly, undefined, anyOne);
       } catch (e) {
         continue; // a broken locator never matches; the Go side reports it
       }
@@ -253,8 +260,8 @@ function (op, req, ...nodes) {
     case "option":
       return optionNamed(root, req.value);
 
-    case "frame":
-      return "same";
+    case "read":
+      return read(root, req.attr);
 
     case "find": {
       const h = find(req.loc, root, req.many, req.visibleOnly, nodes);
@@ -282,7 +289,7 @@ function (op, req, ...nodes) {
         }
         const item = {};
         for (const f of req.fields) {
-          const fm = first(f.locs, el, false, false);
+          const fm = first(f.locs, el, false, false, true);
           if (!fm) { item[f.name] = null; continue; }
           item[f.name] = read(fm.els[0], req.attr);
           const used = res.fields[f.name] || (res.fields[f.name] = {});

@@ -244,3 +244,67 @@ a.loop2:
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }
+
+func TestExtractFramesShadowAndRoles(t *testing.T) {
+	t.Parallel()
+	m := loadMap(t, realMap+`
+real.card.field_box:
+  within: real.card.fields
+  role: textbox
+real.card.field_label:
+  within: real.card.fields
+  css: label.nope
+  fallbacks:
+    - css: label
+real.shadow.item_sku:
+  within: real.shadow.items
+  css: .sku
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, fp := openReal(t, "/frames.html")
+	fp.MustElement("#card-frame") // the card frame is there
+	// A role field: read element by element (the accessibility tree), in the
+	// cross-site frame, with a fallback traced.
+	if _, err := m.Resolve(ctx, fp, "real.card.number", Options{Visible: true}); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := m.Extract(ctx, fp, ExtractSpec{From: "real.card.fields", List: true, Attr: "id",
+		Fields: []FieldSpec{{Name: "box", Target: "real.card.field_box"}, {Name: "label", Target: "real.card.field_label"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{map[string]any{"box": "card-number", "label": nil}, map[string]any{"box": "card-name", "label": nil}}
+	if diff := cmp.Diff(want, ex.Items); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if ex.Match != "css" || len(ex.Fields) != 1 || ex.Fields[0] != "label: fallback 1 (css)" {
+		t.Errorf("strategies: %q %q", ex.Match, ex.Fields)
+	}
+	// One round trip through nested shadow roots.
+	_, sp := openReal(t, "/shadow.html")
+	ex, err = m.Extract(ctx, sp, ExtractSpec{From: "real.shadow.items", List: true, Limit: 2,
+		Fields: []FieldSpec{{Name: "sku", Target: "real.shadow.item_sku"}, {Name: "name", Target: "real.shadow.item_name"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []any{map[string]any{"sku": "D-1", "name": "One"}, map[string]any{"sku": "D-2", "name": "Two"}}
+	if diff := cmp.Diff(want, ex.Items); diff != "" || ex.Count != 3 || !ex.Truncated() {
+		t.Errorf("shadow items (-want +got):\n%s count %d", diff, ex.Count)
+	}
+	// A password input reads as "" whatever attr asks.
+	pe, err := m.Resolve(ctx, sp, "real.shadow.password", Options{Visible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Fill(ctx, pe.Element(), "s3cret", ActOptions{Name: "real.shadow.password"}); err != nil {
+		t.Fatal(err)
+	}
+	if v := pe.Element().MustEval(`() => this.value`).Str(); v != "s3cret" {
+		t.Fatalf("the fill did not type: %q", v)
+	}
+	pw, err := m.Extract(ctx, sp, ExtractSpec{From: "real.shadow.password", Attr: "value"})
+	if err != nil || len(pw.Items) != 1 || pw.Items[0] != "" {
+		t.Errorf("password: %v %v", pw, err)
+	}
+}

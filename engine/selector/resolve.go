@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ type Options struct {
 	// First wraps only the first match of a many target as an element
 	// (Count still counts them all): one request instead of one per match.
 	First bool
+	// objects: the match keeps the remote objects only (Match.objs), no
+	// rod elements (a frame target: one request less).
+	objects bool
 }
 
 // Match is a resolved target.
@@ -53,6 +57,8 @@ type Match struct {
 	Ambiguous bool
 	// Hidden is set when only hidden elements matched (never with Options.Visible).
 	Hidden bool
+
+	objs []*proto.RuntimeRemoteObject // with Options.objects
 }
 
 // Element is the first matched element.
@@ -134,6 +140,9 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 			}
 			if opt.First && len(h.objs) > 1 {
 				h.objs = h.objs[:1]
+			}
+			if opt.objects {
+				return &Match{objs: h.objs, Count: h.count, Hidden: h.hidden, Strategy: loc.Strategy, Locator: i}, nil
 			}
 			m, err := h.match(p, elCtx)
 			if err != nil {
@@ -651,8 +660,12 @@ func (m *Map) frameScope(ctx context.Context, page *rod.Page, frame string, chil
 	fsc, err := m.scopeOf(ctx, page, ft, "", opt)
 	if err == nil {
 		var fm *Match
-		if fm, err = resolveScoped(ctx, fsc, ft, Options{Poll: opt.Poll, Once: opt.Once}, fsc.within); err == nil {
-			return enterFrame(ctx, fm.Element())
+		if fm, err = resolveScoped(ctx, fsc, ft, Options{Poll: opt.Poll, Once: opt.Once, objects: true}, fsc.within); err == nil {
+			elCtx := fsc.elCtx
+			if elCtx == nil {
+				elCtx = fsc.page.GetContext()
+			}
+			return enterFrameObj(ctx, fsc.page, fm.objs[0], elCtx)
 		}
 	}
 	e := errs.As(err)
@@ -665,37 +678,58 @@ func (m *Map) frameScope(ctx context.Context, page *rod.Page, frame string, chil
 
 // enterFrame turns an <iframe> element into the scope of its document.
 func enterFrame(ctx context.Context, el *rod.Element) (scope, error) {
-	p := el.Page().Context(ctx)
-	res, err := evalOp(p, el.Object, "frame", map[string]any{"frame": true}, true, false)
+	return enterFrameObj(ctx, el.Page(), el.Object, el.GetContext())
+}
+
+// frames caches the pages of out-of-process frames by frame id (which is
+// their target id); rod caches the attached page itself.
+var frames sync.Map // proto.PageFrameID → *rod.Page
+
+// enterFrameObj is enterFrame for the remote object of an <iframe> on page.
+// One DOM.describeNode tells a same-process frame (its content document is
+// in this page) from an out-of-process one (a target of its own).
+func enterFrameObj(ctx context.Context, page *rod.Page, obj *proto.RuntimeRemoteObject, elCtx context.Context) (scope, error) {
+	p := page.Context(ctx)
+	node, err := proto.DOMDescribeNode{ObjectID: obj.ObjectID}.Call(p)
 	if err != nil {
-		var ee *rod.EvalError
-		if errors.As(err, &ee) {
-			return scope{}, errs.Wrap(errs.TargetNotFound, err, "the frame target is not an iframe")
-		}
 		return scope{}, err
 	}
-	switch res.Value.Str() {
-	case "same":
-		return scope{page: el.Page(), elCtx: el.GetContext(), this: el.Object, frame: true}, nil
-	case "other":
-		node, err := proto.DOMDescribeNode{ObjectID: el.Object.ObjectID}.Call(p)
-		if err != nil {
-			return scope{}, err
+	n := node.Node
+	if n == nil || (n.NodeName != "IFRAME" && n.NodeName != "FRAME") {
+		name := "nothing"
+		if n != nil {
+			name = "a <" + strings.ToLower(n.NodeName) + ">"
 		}
-		if node.Node == nil || node.Node.FrameID == "" {
-			return scope{}, errs.New(errs.TargetNotFound, "the frame has no document yet")
-		}
-		fp, err := el.Page().Browser().PageFromTarget(proto.TargetTargetID(node.Node.FrameID))
-		if err != nil {
-			// Not a target of its own: a cross-origin frame in the same
-			// process (site isolation off). rod evaluates in its context.
-			fr, ferr := el.Context(ctx).Frame()
-			if ferr != nil {
-				return scope{}, ferr
-			}
-			return scope{page: fr, elCtx: el.GetContext()}, nil
-		}
-		return scope{page: fp, elCtx: fp.GetContext()}, nil
+		return scope{}, errs.New(errs.TargetNotFound, "the frame target is %s, not an <iframe>", name)
 	}
-	return scope{}, errs.New(errs.TargetNotFound, "the frame is gone")
+	if n.ContentDocument != nil {
+		return scope{page: page, elCtx: elCtx, this: obj, frame: true}, nil
+	}
+	if n.FrameID == "" {
+		return scope{}, errs.New(errs.TargetNotFound, "the frame has no document yet")
+	}
+	if fp, ok := frames.Load(n.FrameID); ok {
+		fpage := fp.(*rod.Page)
+		if fpage.GetContext().Err() == nil {
+			return scope{page: fpage, elCtx: fpage.GetContext()}, nil
+		}
+		frames.Delete(n.FrameID) // its session ended: attach anew
+	}
+	fp, err := page.Browser().PageFromTarget(proto.TargetTargetID(n.FrameID))
+	if err != nil {
+		// Not a target of its own: a cross-origin frame in the same
+		// process (a browser without site isolation). rod evaluates in its
+		// context.
+		el, eerr := p.ElementFromObject(obj)
+		if eerr != nil {
+			return scope{}, eerr
+		}
+		fr, ferr := el.Frame()
+		if ferr != nil {
+			return scope{}, ferr
+		}
+		return scope{page: fr, elCtx: elCtx}, nil
+	}
+	frames.Store(n.FrameID, fp)
+	return scope{page: fp, elCtx: fp.GetContext()}, nil
 }

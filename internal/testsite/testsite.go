@@ -21,10 +21,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/internal/site"
@@ -129,6 +131,49 @@ var ErrNoChromium = errors.New("no Chromium found (install the chromium package)
 // project's test flags and profile dir, and connects to it. stop closes the
 // browser and waits for it to exit.
 func Launch(userDataDir string) (b *rod.Browser, stop func(), err error) {
+	return launch(userDataDir, nil)
+}
+
+// Counter counts the CDP requests a browser's client sends.
+type Counter struct {
+	rod.CDPClient
+	n atomic.Int64
+}
+
+// Call implements rod.CDPClient, counting.
+func (c *Counter) Call(ctx context.Context, sessionID, method string, params any) ([]byte, error) {
+	c.n.Add(1)
+	return c.CDPClient.Call(ctx, sessionID, method, params)
+}
+
+// Requests is how many requests were sent so far.
+func (c *Counter) Requests() int64 { return c.n.Load() }
+
+// LaunchCounting starts a browser of its own for t (closed when t ends)
+// whose every CDP request is counted: the request cost of an operation is
+// the difference of Requests around it.
+func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
+	t.Helper()
+	var c *Counter
+	b, stop, err := launch(t.TempDir(), func(u string) (rod.CDPClient, error) {
+		ws := &cdp.WebSocket{}
+		if err := ws.Connect(context.Background(), u, nil); err != nil {
+			return nil, err
+		}
+		c = &Counter{CDPClient: cdp.New().Start(ws)}
+		return c, nil
+	})
+	if errors.Is(err, ErrNoChromium) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return b, c
+}
+
+func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, stop func(), err error) {
 	bin, found := launcher.LookPath()
 	if !found {
 		return nil, nil, ErrNoChromium
@@ -150,6 +195,14 @@ func Launch(userDataDir string) (b *rod.Browser, stop func(), err error) {
 		return nil, nil, fmt.Errorf("launch %s: %w", bin, err)
 	}
 	b = rod.New().ControlURL(u).NoDefaultDevice() // as the engine: Chromium's own viewport and user agent
+	if client != nil {
+		c, err := client(u)
+		if err != nil {
+			l.Kill()
+			return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)
+		}
+		b = rod.New().Client(c).NoDefaultDevice()
+	}
 	if err := b.Connect(); err != nil {
 		l.Kill()
 		return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)

@@ -1,0 +1,234 @@
+package selector
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/input"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// countingPage opens path of testdata/real/resolve in a browser whose CDP
+// requests are counted.
+func countingPage(t testing.TB, path string) (*rod.Page, *testsite.Counter) {
+	t.Helper()
+	site := testsite.StartDir(t, "real/resolve")
+	b, c := testsite.LaunchCounting(t)
+	return testsite.NewPage(t, b, site.URL(path)), c
+}
+
+// TestRequestsPerAction counts the CDP requests of each action with its
+// resolve (visible wait included), on an element already there: click,
+// fill and press stay within 6, and reading a page of rows in an extract is
+// one request whatever the rows and fields.
+func TestRequestsPerAction(t *testing.T) {
+	p, c := countingPage(t, "/banner.html")
+	m := loadMap(t, `
+b.name:
+  label: Your name
+b.free:
+  css: "#free"
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cost := func(what string, f func() error) int64 {
+		t.Helper()
+		for range 2 { // the first call of a page also fetches its window object
+			if err := f(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		}
+		before := c.Requests()
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return c.Requests() - before
+	}
+	el := func(name string) *rod.Element {
+		mt, err := m.Resolve(ctx, p, name, Options{Visible: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mt.Element()
+	}
+	got := map[string]int64{
+		"click": cost("click", func() error { return Click(ctx, el("b.free"), ActOptions{Name: "b.free"}) }),
+		"fill":  cost("fill", func() error { return Fill(ctx, el("b.name"), "Ann", ActOptions{Name: "b.name"}) }),
+		"press": cost("press", func() error { return Press(ctx, el("b.name"), input.Tab, ActOptions{Name: "b.name"}) }),
+	}
+	for what, n := range got {
+		t.Logf("%s: %d CDP requests (resolve 2 + action)", what, n)
+		if n > 6 {
+			t.Errorf("%s took %d CDP requests, want at most 6", what, n)
+		}
+	}
+
+	lp, lc := countingPage(t, "/list.html?n=200&fields=8")
+	lm := loadMap(t, listMap(8))
+	for _, fields := range []int{1, 8} {
+		spec := extractSpec(fields)
+		if _, err := lm.Extract(ctx, lp, spec); err != nil {
+			t.Fatal(err)
+		}
+		before := lc.Requests()
+		ex, err := lm.Extract(ctx, lp, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := lc.Requests() - before; n != 1 || len(ex.Items) != 200 {
+			t.Errorf("extract of 200 rows × %d fields: %d requests, %d items; want 1 request", fields, n, len(ex.Items))
+		}
+	}
+}
+
+// listMap declares list.html's rows and up to n fields.
+func listMap(n int) string {
+	s := "l.rows:\n  css: \"#results tr.row\"\n  many: true\nl.f0:\n  within: l.rows\n  css: td.sku\n"
+	for f := 1; f < n; f++ {
+		s += fmt.Sprintf("l.f%d:\n  within: l.rows\n  css: td.f%d\n", f, f)
+	}
+	return s
+}
+
+func extractSpec(fields int) ExtractSpec {
+	spec := ExtractSpec{From: "l.rows", List: true}
+	for f := range fields {
+		spec.Fields = append(spec.Fields, FieldSpec{Name: fmt.Sprintf("f%d", f), Target: fmt.Sprintf("l.f%d", f)})
+	}
+	return spec
+}
+
+// handRead is the baseline of the extract benchmark: one hand-written
+// Runtime.evaluate reading the same cells (text of each field's cell, by
+// the same css) into the same shape.
+func handRead(p *rod.Page, fields int) (int, error) {
+	res, err := proto.RuntimeEvaluate{ReturnByValue: true, Expression: fmt.Sprintf(`(() => {
+		const sel = ["td.sku"]; for (let f = 1; f < %d; f++) sel.push("td.f" + f);
+		return Array.from(document.querySelectorAll("#results tr.row")).map((r) => {
+			const o = {};
+			sel.forEach((s, i) => { const c = r.querySelector(s); o["f" + i] = c ? c.innerText.replace(/\s+/g, " ").trim() : null; });
+			return o;
+		});
+	})()`, fields)}.Call(p)
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Result.Value.Arr()), nil
+}
+
+// samples runs each named operation n times, interleaved (so a busy moment
+// of the shared machine hits all alike), and returns each one's median.
+func samples(b *testing.B, n int, ops map[string]func() error) map[string]time.Duration {
+	b.Helper()
+	names := make([]string, 0, len(ops))
+	for k := range ops {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	durs := map[string][]time.Duration{}
+	for range n {
+		for _, k := range names {
+			start := time.Now()
+			if err := ops[k](); err != nil {
+				b.Fatalf("%s: %v", k, err)
+			}
+			durs[k] = append(durs[k], time.Since(start))
+		}
+	}
+	out := map[string]time.Duration{}
+	for k, ds := range durs {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		out[k] = ds[len(ds)/2]
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkResolveCost: the median cost of one Resolve of a light-DOM css
+// target, of a target inside two nested shadow roots and of a target inside
+// a cross-site (out-of-process) frame, measured interleaved; the ratios to
+// light DOM are the figures to quote (target ≤ 2).
+//
+//	go test ./engine/selector -run '^$' -bench 'ResolveCost|ExtractCost' -benchtime 1x
+func BenchmarkResolveCost(b *testing.B) {
+	_, sp := openReal(b, "/shadow.html")
+	_, fp := openReal(b, "/frames.html")
+	m := loadMap(b, realMap)
+	ctx := context.Background()
+	light := target(b, "css: \"#light-button\"")
+	resolve := func(p *rod.Page, name string, t *Target) func() error {
+		return func() error {
+			var err error
+			if t != nil {
+				_, err = Resolve(ctx, p, nil, t, Options{Visible: true})
+			} else {
+				_, err = m.Resolve(ctx, p, name, Options{Visible: true})
+			}
+			return err
+		}
+	}
+	ops := map[string]func() error{
+		"light":  resolve(sp, "", light),
+		"shadow": resolve(sp, "real.shadow.deep", nil),
+		"frame":  resolve(fp, "real.card.number", nil),
+	}
+	samples(b, 20, ops) // warm up
+	var med map[string]time.Duration
+	for b.Loop() {
+		med = samples(b, 100, ops)
+	}
+	b.ReportMetric(ms(med["light"]), "light-ms")
+	b.ReportMetric(ms(med["shadow"]), "shadow2-ms")
+	b.ReportMetric(ms(med["frame"]), "oopif-ms")
+	b.ReportMetric(float64(med["shadow"])/float64(med["light"]), "shadow/light")
+	b.ReportMetric(float64(med["frame"])/float64(med["light"]), "oopif/light")
+}
+
+// BenchmarkExtractCost: the median cost of an extract of 5, 50 and 200 rows
+// × 8 fields (Map.Extract: locators, fallbacks, password rule and all)
+// against one hand-written Runtime.evaluate reading the same cells (target
+// ≤ 3), and how each grows from 1 field to 8 (extract-8f/1f beside
+// evaluate-8f/1f: the extract should grow like the page's own reading).
+func BenchmarkExtractCost(b *testing.B) {
+	ctx := context.Background()
+	m := loadMap(b, listMap(8))
+	for _, rows := range []int{5, 50, 200} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			_, p := openReal(b, fmt.Sprintf("/list.html?n=%d&fields=8", rows))
+			ops := map[string]func() error{
+				"extract8": func() error {
+					ex, err := m.Extract(ctx, p, extractSpec(8))
+					if err == nil && len(ex.Items) != rows {
+						err = fmt.Errorf("%d items", len(ex.Items))
+					}
+					return err
+				},
+				"extract1":  func() error { _, err := m.Extract(ctx, p, extractSpec(1)); return err },
+				"evaluate1": func() error { _, err := handRead(p, 1); return err },
+				"evaluate8": func() error {
+					n, err := handRead(p, 8)
+					if err == nil && n != rows {
+						err = fmt.Errorf("%d rows", n)
+					}
+					return err
+				},
+			}
+			samples(b, 10, ops)
+			var med map[string]time.Duration
+			for b.Loop() {
+				med = samples(b, 50, ops)
+			}
+			b.ReportMetric(ms(med["extract8"]), "extract-ms")
+			b.ReportMetric(ms(med["evaluate8"]), "evaluate-ms")
+			b.ReportMetric(float64(med["extract8"])/float64(med["evaluate8"]), "extract/evaluate")
+			b.ReportMetric(float64(med["extract8"])/float64(med["extract1"]), "extract-8f/1f")
+			b.ReportMetric(float64(med["evaluate8"])/float64(med["evaluate1"]), "evaluate-8f/1f")
+		})
+	}
+}
