@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/go-rod/rod"
-	"github.com/ysmood/gson"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/ysmood/gson"
 )
 
 // ExtractSpec is one extract: a target, its fields (targets declared
