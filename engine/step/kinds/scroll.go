@@ -150,14 +150,15 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 		return err
 	}
 	scrollJS := `() => { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
-		return {moved: scrollY !== before, height: document.documentElement.scrollHeight} }`
+		const h = document.documentElement.scrollHeight;
+		return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }`
 	var target func() (map[string]any, error)
 	target = func() (map[string]any, error) {
 		res, err := page.Eval(scrollJS)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int()}, nil
+		return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int(), "end": res.Value.Get("end").Bool()}, nil
 	}
 	if s.Has("target") {
 		m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
@@ -169,13 +170,14 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 			res, err := el.Eval(`function () {
 				const scrollable = this.scrollHeight > this.clientHeight + 1 && getComputedStyle(this).overflowY !== 'visible';
 				if (!scrollable) { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
-					return {moved: scrollY !== before, height: document.documentElement.scrollHeight} }
+					const h = document.documentElement.scrollHeight;
+					return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }
 				const before = this.scrollTop; this.scrollBy(0, Math.max(this.clientHeight * 0.9, 50));
-				return {moved: this.scrollTop !== before, height: this.scrollHeight} }`)
+				return {moved: this.scrollTop !== before, height: this.scrollHeight, end: this.scrollTop + this.clientHeight >= this.scrollHeight - 2} }`)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int()}, nil
+			return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int(), "end": res.Value.Get("end").Bool()}, nil
 		}
 	}
 	stuck := 0
@@ -191,8 +193,14 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 		if err != nil {
 			return err
 		}
-		// Give lazy content a moment to arrive: until the condition holds
-		// or the page grows, at most scrollSettle.
+		// Mid-page the next screen follows at once (content a scroll loads
+		// is checked on the next round). At the end, give lazy content a
+		// moment to arrive: until the condition holds or the page grows, at
+		// most scrollSettle.
+		if st["moved"].(bool) && !st["end"].(bool) {
+			stuck = 0
+			continue
+		}
 		grew := false
 		sctx, cancel := context.WithTimeout(ctx, scrollSettle)
 		_ = poll(sctx, func() (bool, error) {
