@@ -108,6 +108,8 @@ type HTTP struct {
 	MaxSessions int
 	// SessionIdleTimeout closes a session after this long without requests.
 	SessionIdleTimeout time.Duration
+	// Stateless serves without MCP sessions (replicas behind round-robin).
+	Stateless bool
 }
 
 // Default returns the built-in configuration, with paths relative to dir.
@@ -303,6 +305,7 @@ var HTTPDecl = &decl.Object{Name: "http", Doc: "serve --http.", Fields: []decl.F
 	secretField("token", "the bearer token clients must send; required when addr is not loopback (default {env: TOOLWRIGHT_TOKEN})"),
 	{Name: "max_sessions", Type: decl.Int, Min: decl.F(1), Default: 256, Doc: "MCP sessions open at once (more get 503)"},
 	{Name: "session_idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "a session unused this long is closed"},
+	{Name: "stateless", Type: decl.Bool, Default: false, Doc: "true: no MCP session state on the server, so replicas work behind plain round-robin (no list_changed push); false: a balancer keeps each Mcp-Session-Id on its replica"},
 }}
 
 // Parse decodes a config file's bytes; file must be absolute so relative
@@ -404,6 +407,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		c.HTTP.Addr = h.Str("addr", c.HTTP.Addr)
 		c.HTTP.MaxSessions = h.Int("max_sessions", c.HTTP.MaxSessions)
 		c.HTTP.SessionIdleTimeout = h.Dur("session_idle_timeout", c.HTTP.SessionIdleTimeout)
+		c.HTTP.Stateless = h.Bool("stateless", c.HTTP.Stateless)
 		if kv, ok := h.KV("token"); ok {
 			if sec, ok := decodeSecret(file, kv.Value, "http.token", dir, &ps); ok {
 				c.HTTP.Token = sec

@@ -114,6 +114,10 @@ func (s *Server) Handler(boundHost, token string) http.Handler {
 		Logger:              slog.New(debugOnly{s.log.Handler()}),
 		MaxRequestBodyBytes: s.o.MaxBodyBytes,
 		SessionTimeout:      s.o.SessionIdleTimeout,
+		// Stateless: no session lives here; every request stands alone, so
+		// any replica behind a round-robin balancer answers any request.
+		// Progress notifications still reach the client inside a request.
+		Stateless: s.o.Stateless,
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Path, mh)
@@ -204,7 +208,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.posts.Add(1)
 		defer g.posts.Add(-1)
 	}
-	if r.Method == http.MethodPost && sid == "" && g.srv != nil {
+	if r.Method == http.MethodPost && sid == "" && g.srv != nil && !g.srv.o.Stateless {
 		// A POST without a session opens one (initialize): count first.
 		g.opening.Lock()
 		defer g.opening.Unlock()

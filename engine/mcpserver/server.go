@@ -66,6 +66,10 @@ type Options struct {
 	// session, or one address before it has a session): 429 above it.
 	MaxSessions        int
 	SessionIdleTimeout time.Duration
+	// Stateless serves Streamable HTTP in the SDK's stateless mode
+	// (http.stateless): no Mcp-Session-Id, no session state on the server,
+	// no list_changed push; replicas sit behind plain round-robin.
+	Stateless bool
 	ReadHeaderTimeout  time.Duration
 	ReadTimeout        time.Duration
 	IdleTimeout        time.Duration
