@@ -85,7 +85,7 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 				Name: "toolwright", Version: buildVersion(), Logger: log, Metrics: metrics,
 				ShutdownGrace: cfg.ShutdownGrace,
 				MaxSessions:   cfg.HTTP.MaxSessions, SessionIdleTimeout: cfg.HTTP.SessionIdleTimeout,
-				Stateless:     cfg.HTTP.Stateless,
+				Stateless: cfg.HTTP.Stateless,
 			})
 			if err := srv.Watch(ctx, cfg); err != nil {
 				log.Warn("hot reload is off", "err", err)

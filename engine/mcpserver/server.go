@@ -69,11 +69,11 @@ type Options struct {
 	// Stateless serves Streamable HTTP in the SDK's stateless mode
 	// (http.stateless): no Mcp-Session-Id, no session state on the server,
 	// no list_changed push; replicas sit behind plain round-robin.
-	Stateless bool
-	ReadHeaderTimeout  time.Duration
-	ReadTimeout        time.Duration
-	IdleTimeout        time.Duration
-	MaxClientRequests  int
+	Stateless         bool
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+	MaxClientRequests int
 
 	// Metrics, when set, are the metrics /metrics serves (make them first
 	// to wrap the engine's store with Metrics.Store); nil makes new ones.
