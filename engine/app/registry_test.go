@@ -83,6 +83,19 @@ func eval(t *testing.T, e *browser.Env, js string) string {
 	return v.Value.String()
 }
 
+func navigate(t *testing.T, e *browser.Env, u string) {
+	t.Helper()
+	ctx, cancel := e.Bind(ctxT(t, 10*time.Second))
+	defer cancel()
+	p := e.Page().Context(ctx)
+	if err := p.Navigate(u); err != nil {
+		t.Fatalf("navigate %s: %v", u, e.Check(err))
+	}
+	if err := p.WaitLoad(); err != nil {
+		t.Fatalf("load %s: %v", u, e.Check(err))
+	}
+}
+
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
 	if errs.CodeOf(err) != code {
@@ -108,11 +121,7 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	pctx, cancel := env.Bind(ctxT(t, 10*time.Second))
-	if err := env.Page().Context(pctx).Navigate(site.URL("/links.html")); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
+	navigate(t, env, site.URL("/links.html"))
 	eval(t, env, `() => { document.cookie = "who=replica-a; path=/"; return "" }`)
 	id := env.ID
 	a.Release(env)
@@ -137,6 +146,10 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	ea, err := a.Acquire(ctxT(t, 10*time.Second), id)
 	if err != nil {
 		t.Fatalf("A after B released: %v", err)
+	}
+	navigate(t, ea, site.URL("/links.html?again"))
+	if got := eval(t, ea, `() => location.search + " " + document.cookie`); got != "?again who=replica-a" {
+		t.Fatalf("A after B sees %q", got)
 	}
 
 	// The limits count both replicas: 3 in all, 2 kept per purpose.
@@ -290,7 +303,6 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
-	defer mu.Unlock()
 	for p, n := range seen {
 		if strings.HasPrefix(p, "/popped") {
 			t.Errorf("the popup's request %s reached the server %d times", p, n)
@@ -298,5 +310,32 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	}
 	if seen["/opener"] != 5 {
 		t.Errorf("opener loaded %d times", seen["/opener"])
+	}
+	mu.Unlock()
+	// B takes A's environment over, opens a popup there, and gives it back:
+	// A goes on in it.
+	a.Release(env)
+	eb, err := b.Acquire(ctxT(t, 20*time.Second), env.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, eb, srv.URL+"/opener-b")
+	ctx, cancel := eb.Bind(ctxT(t, 10*time.Second))
+	if _, err := eb.Page().Context(ctx).Eval(`u => { window.open(u) }`, other+"/popped-b"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	eventually(t, 5*time.Second, "a blocked popup through B", func() bool { _, ok := eb.TakeBlocked(); return ok })
+	b.Release(eb)
+	env, err = a.Acquire(ctxT(t, 20*time.Second), env.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, env, srv.URL+"/after")
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["/popped-b"] != 0 || seen["/after"] != 1 {
+		t.Errorf("seen %v", seen)
 	}
 }

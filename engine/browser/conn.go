@@ -48,7 +48,8 @@ type Conn struct {
 
 // dial connects to a DevTools WebSocket URL. onClose runs once, when the
 // connection is closed or the browser is gone.
-func dial(ctx context.Context, endpoint string, pid int, log *slog.Logger, allow func(string) bool, known func(context.Context, string) (*Record, error), onClose func()) (*Conn, error) {
+func dial(ctx context.Context, endpoint string, pid int, d dialer, onClose func()) (*Conn, error) {
+	log := d.log
 	ws := &cdp.WebSocket{}
 	if err := ws.Connect(ctx, endpoint, nil); err != nil {
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot reach the browser's DevTools endpoint")
@@ -64,7 +65,7 @@ func dial(ctx context.Context, endpoint string, pid int, log *slog.Logger, allow
 		die:      die,
 		onClose:  onClose,
 	}
-	c.guard = newGuard(c, allow, known)
+	c.guard = newGuard(c, d.allow, d.known, d.replica)
 	c.client = cdp.New().Start(ws)
 	go c.pump()
 

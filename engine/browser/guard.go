@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +37,8 @@ type guard struct {
 	allow func(string) bool
 	// known finds a browser context registered by another replica (nil:
 	// no registry), so its pages follow the same rules here too.
-	known func(ctx context.Context, contextID string) (*Record, error)
+	known   func(ctx context.Context, contextID string) (*Record, error)
+	replica string // this process's prefix of lease owners
 
 	mu       sync.Mutex
 	contexts map[proto.BrowserBrowserContextID]*Env
@@ -59,11 +61,12 @@ type watched struct {
 	frame  bool // an out-of-process iframe of one of env's pages
 }
 
-func newGuard(c *Conn, allow func(string) bool, known func(context.Context, string) (*Record, error)) *guard {
+func newGuard(c *Conn, allow func(string) bool, known func(context.Context, string) (*Record, error), replica string) *guard {
 	return &guard{
 		c:        c,
 		allow:    allow,
 		known:    known,
+		replica:  replica,
 		contexts: map[proto.BrowserBrowserContextID]*Env{},
 		sessions: map[proto.TargetSessionID]watched{},
 		authSeen: map[proto.FetchRequestID]bool{},
@@ -287,6 +290,20 @@ func (g *guard) judge(ctx context.Context, ev proto.TargetAttachedToTarget) (env
 		exempt: map[proto.TargetTargetID]bool{}}, true
 }
 
+// othersJudge reports whether a call of another replica holds env now, so
+// that replica's guard judges its requests. A request of an environment
+// no call holds, or whose holder cannot be told, is judged here.
+func (g *guard) othersJudge(ctx context.Context, env *Env) bool {
+	if g.known == nil || env.Busy() {
+		return false
+	}
+	rec, err := g.known(ctx, string(env.ctxID))
+	if err != nil || rec == nil {
+		return false
+	}
+	return rec.LeaseOwner != "" && time.Now().Before(rec.LeaseUntil) && !strings.HasPrefix(rec.LeaseOwner, g.replica+"/")
+}
+
 // adopt puts an existing page (one this connection attached to by its
 // target id) under env's rules.
 func (g *guard) adopt(ctx context.Context, sid proto.TargetSessionID, env *Env, target proto.TargetTargetID) error {
@@ -324,6 +341,12 @@ func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 		ev.ResponseStatusCode == nil && ev.ResponseErrorReason == "" &&
 		!w.env.isExempt(w.target) {
 		u := ev.Request.URL + ev.Request.URLFragment
+		if !g.allow(u) && g.othersJudge(s.ctx, w.env) {
+			// Another replica's call holds the environment: its guard
+			// judges the request (and tells its call), so pass it on.
+			_ = proto.FetchContinueRequest{RequestID: ev.RequestID}.Call(s)
+			return
+		}
 		if (w.frame || ev.FrameID != proto.PageFrameID(w.target)) && !g.allow(u) {
 			// A frame's document: refused, and remembered apart, so the
 			// page itself goes on and a step reaching into the frame says why.

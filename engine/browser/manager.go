@@ -59,7 +59,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
-	d := dialer{log: o.Logger, allow: o.AllowURL}
+	d := dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica}
 	if o.Registry != nil {
 		d.known = func(ctx context.Context, id string) (*Record, error) { return o.Registry.ByContext(ctx, id) }
 	}

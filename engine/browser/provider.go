@@ -41,13 +41,14 @@ type Provider interface {
 // dialer is what every provider's connections share: the log and the
 // rules of the guard.
 type dialer struct {
-	log   *slog.Logger
-	allow func(string) bool
-	known func(ctx context.Context, contextID string) (*Record, error)
+	log     *slog.Logger
+	allow   func(string) bool
+	known   func(ctx context.Context, contextID string) (*Record, error)
+	replica string
 }
 
 func (d dialer) dial(ctx context.Context, endpoint string, pid int, onClose func()) (*Conn, error) {
-	return dial(ctx, endpoint, pid, d.log, d.allow, d.known, onClose)
+	return dial(ctx, endpoint, pid, d, onClose)
 }
 
 // attacher is a provider whose browsers outlive this process, so an
