@@ -625,3 +625,60 @@ func TestServeKilledLeavesNoChromium(t *testing.T) {
 	q.stdin.Close()
 	_ = q.cmd.Wait()
 }
+
+// TestKilledWriteIsNotRunAgain SIGKILLs `toolwright run` in the middle of a
+// write tool, then repeats the call with the same task_id: the repeat
+// answers outcome_unknown (needs_human, not retryable) and never runs the
+// write a second time; a read tool may run again. Before: the repeat waited
+// out the lease and ran the write again.
+func TestKilledWriteIsNotRunAgain(t *testing.T) {
+	testsite.NeedChromium(t)
+	bin := serveBinary(t)
+	site := testsite.Start(t)
+	dir := t.TempDir()
+	wfs := map[string]string{
+		"slow_write.yaml": `name: slow_write
+description: A write that takes a while.
+risk: write
+steps:
+  - set: {started: true}
+  - sleep: 10s
+`,
+	}
+	cfg := serveSet(t, dir, site.URL(""), wfs)
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("policy:\n  write_tools: enabled\n")
+	f.Close()
+	first := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash")
+	first.Stderr = &testsite.Buffer{}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // claimed and sleeping
+	_ = first.Process.Kill()
+	_ = first.Wait()
+
+	start := time.Now()
+	out, _ := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash").Output()
+	var env struct {
+		Code       string
+		Retryable  bool
+		NeedsHuman bool   `json:"needs_human"`
+		TraceID    string `json:"trace_id"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil {
+		t.Fatalf("repeat: %v: %s", err, out)
+	}
+	if env.Code != "outcome_unknown" || env.Retryable || !env.NeedsHuman {
+		t.Fatalf("repeat after the crash: %s", out)
+	}
+	t.Logf("the repeat answered outcome_unknown after %s (the dead call's lease running out)", time.Since(start).Round(time.Second))
+	// And it stays that way: the next repeat gets the same envelope.
+	out2, _ := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash").Output()
+	if !bytes.Contains(out2, []byte(env.TraceID)) {
+		t.Errorf("second repeat: %s, want the stored outcome_unknown %s", out2, env.TraceID)
+	}
+}

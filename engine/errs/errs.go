@@ -30,6 +30,7 @@ const (
 	ConfigError        = "config_error"
 	TargetCovered      = "target_covered"
 	Internal           = "internal"
+	OutcomeUnknown     = "outcome_unknown"
 )
 
 // Flags is what a code means to the agent by default.
@@ -59,6 +60,7 @@ var Table = map[string]Flags{
 	ConfigError:        {NeedsHuman: true},
 	TargetCovered:      {Retryable: true},
 	Internal:           {NeedsHuman: true},
+	OutcomeUnknown:     {NeedsHuman: true},
 }
 
 // Error is a failure with a code. Message is shown to the agent; Cause is

@@ -61,12 +61,11 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	// A task_id is the agent's text like any other: a secret in it never
 	// reaches the envelope, the trace, the audit log or the idempotency key.
 	c.taskID = c.e.redactor.Redact(c.taskID)
-	if err == nil {
-		err = c.admit(ctx, bound)
-	}
 	if err != nil {
 		return c.finish(ctx, nil, result.Failure(err), err)
 	}
+	// The idempotency check comes first: a repeat of a finished call gets
+	// its stored envelope even when the grant has expired since.
 	var claim store.Claim
 	if c.taskID != "" && c.e.store != nil {
 		hash, herr := store.ArgsHashJSON(canonicalArgs(bound))
@@ -80,6 +79,19 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 			c.audit(ctx, stored, "")
 			return stored
 		}
+	}
+	if err := c.admit(ctx, bound); err != nil {
+		// Refused before any step ran: nothing to remember for a repeat.
+		if claim != nil {
+			_ = claim.Release(ctx)
+		}
+		return c.finish(ctx, nil, result.Failure(err), err)
+	}
+	if claim != nil && claim.Interrupted() && c.w.Writes() {
+		// A write that was running when its server died: it may have taken
+		// effect. Never run it a second time; a person checks.
+		err := errs.New(errs.OutcomeUnknown, "an earlier call of %s with task_id %q was interrupted before it finished (the server stopped); whether it took effect is unknown, so it is not run again: a person must check", c.w.Name, c.taskID)
+		return c.finish(ctx, claim, result.Failure(err), err)
 	}
 	env, runErr := c.execute(ctx, bound)
 	return c.finish(ctx, claim, env, runErr)

@@ -2,14 +2,17 @@ package run_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/result"
 )
 
 // Selector targets of testdata/site/echo.html, added to the demo map.
@@ -258,4 +261,33 @@ func TestTallScreenshotClipped(t *testing.T) {
 	if shot["clipped"] != true || shot["height"] != 16384 || shot["page_height"].(int) < 60000 {
 		t.Errorf("shot = %v, want height 16384, clipped, page_height ≥ 60000", shot)
 	}
+}
+
+// TestRepeatAnsweredBeforeGrantCheck: a finished write repeated after its
+// grant was revoked gets its stored envelope, not not_granted; a refused
+// call is still not stored. Before: the repeat got not_granted.
+func TestRepeatAnsweredBeforeGrantCheck(t *testing.T) {
+	orders := newCounter(t, nil)
+	h := newHarness(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
+		c.Vars["orders"] = orders.URL
+		c.Policy.WriteTools = "grant"
+	})
+	ctx := context.Background()
+	call := func(task string) *result.Envelope {
+		return h.call("place_order", `{"task_id":"`+task+`","item":"bolt"}`)
+	}
+	h.code(call("T-g"), "not_granted") // refused, not stored
+	g, err := h.st.AddGrant(ctx, "place_order", "T-g", time.Hour, "ticket 7", "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := h.ok(call("T-g"))
+	if err := h.st.Revoke(ctx, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	again := h.ok(call("T-g"))
+	if again.TraceID != first.TraceID || orders.count("/order?item=bolt") != 1 {
+		t.Errorf("repeat after the grant ended: trace %s (want %s), %d orders", again.TraceID, first.TraceID, orders.count("/order?item=bolt"))
+	}
+	h.code(call("T-other"), "not_granted") // no grant, nothing stored: still refused
 }

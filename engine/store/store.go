@@ -96,6 +96,11 @@ type Claim interface {
 	// Finish is Complete for an envelope a repeat must get unchanged (ok,
 	// or a failure that is not retryable) and Release otherwise.
 	Finish(ctx context.Context, env *result.Envelope) error
+	// Interrupted reports, for a leased claim, that the lease was taken
+	// over from an earlier caller with the same arguments that stopped
+	// mid-call (its process died: the lease ran out unrenewed) instead of
+	// finishing or releasing: whatever that call did may have happened.
+	Interrupted() bool
 }
 
 // Traces keeps one Trace per call.

@@ -30,9 +30,11 @@ type claim struct {
 	gate                  chan struct{} // closed when finished: wakes in-process waiters
 	gateKey               string
 	onceStop, onceRelease sync.Once
+	interrupted           bool // took over a dead caller's pending lease
 }
 
 func (c *claim) Stored() *result.Envelope { return c.stored }
+func (c *claim) Interrupted() bool        { return c != nil && c.interrupted }
 func (c *claim) Leased() bool             { return c != nil && c.stored == nil && c.s != nil }
 
 // Claim implements store.Idempotency. Waiters with the same arguments in
@@ -198,7 +200,8 @@ func (s *DB) claimOnce(ctx context.Context, tool, taskID, argsHash string, ttl t
 		if n, err := res.RowsAffected(); err != nil {
 			return nil, false, fmt.Errorf("store: claim task_id %q: %w", taskID, err)
 		} else if n == 1 {
-			return &claim{s: s, tool: tool, taskID: taskID, owner: owner, ttl: ttl, stop: make(chan struct{})}, false, nil
+			interrupted := r != nil && r.status == "pending" && r.argsHash == argsHash && r.expires > now
+			return &claim{s: s, tool: tool, taskID: taskID, owner: owner, ttl: ttl, stop: make(chan struct{}), interrupted: interrupted}, false, nil
 		}
 		// another caller took the key between the read and the write
 	}

@@ -265,8 +265,24 @@ func testClaimStaleLeaseTakenOver(t *testing.T, b Backend) {
 	if waited := time.Since(start); waited > 5*time.Second {
 		t.Fatalf("took %s to take over a stale lease", waited)
 	}
+	// The taker learns the first call was interrupted (the engine answers
+	// outcome_unknown for a write instead of running it again).
+	if !c2.Interrupted() || c.Interrupted() {
+		t.Errorf("Interrupted(): taker %v, first %v; want true, false", c2.Interrupted(), c.Interrupted())
+	}
 	if err := c2.Complete(ctx, okEnv("T-1", 2)); err != nil {
 		t.Fatal(err)
+	}
+	// A released claim is no interruption: the next caller runs afresh.
+	r, err := o.Claim(ctx, "place_order", "T-2", "h", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Release(ctx)
+	if r2, err := o.Claim(ctx, "place_order", "T-2", "h", 0); err != nil || r2.Interrupted() {
+		t.Errorf("after a release: interrupted %v, %v", r2 != nil && r2.Interrupted(), err)
+	} else {
+		_ = r2.Release(ctx)
 	}
 }
 
