@@ -219,18 +219,8 @@ func TestServeStdio(t *testing.T) {
 	cfg := serveSet(t, t.TempDir(), site.URL(""), serveWorkflows)
 	p := startStdio(t, bin, "serve", "--config", cfg, "--log-level", "debug")
 
-	p.send(t, stdioInit)
-	if r := p.await(t, 1, 20*time.Second); r.Error != nil {
-		t.Fatalf("initialize: %v", r.Error)
-	}
-	p.send(t, stdioInitialized)
-	p.send(t, stdioList)
-	var list struct{ Tools []mcp.Tool }
-	if err := json.Unmarshal(p.await(t, 2, 10*time.Second).Result, &list); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Tools) != 2 {
-		t.Fatalf("%d tools, want 2", len(list.Tools))
+	if tools := p.listTools(t); len(tools) != 2 {
+		t.Fatalf("%d tools, want 2", len(tools))
 	}
 	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_title","arguments":{"page":"login.html"},"_meta":{"progressToken":7}}}`)
 	var res struct {

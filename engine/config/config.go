@@ -182,7 +182,7 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	if explicit {
-		c.GrantCommand = "toolwright --config " + shellWord(abs) + " grant"
+		c.GrantCommand = "toolwright --config " + ShellWord(abs) + " grant"
 	}
 	c.secretErr = c.resolveSecrets()
 	return c, nil
@@ -200,17 +200,21 @@ func (c *Config) SecretsErr() error { return c.secretErr }
 func (c *Config) MissingSecret(name string) string { return c.missing[name] }
 
 // MissingSecrets returns the names of the secrets that could not be read, sorted.
-func (c *Config) MissingSecrets() []string {
-	names := make([]string, 0, len(c.missing))
-	for n := range c.missing {
+func (c *Config) MissingSecrets() []string { return sortedKeys(c.missing) }
+
+// sortedKeys returns m's keys, sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
 }
 
-// shellWord quotes s for a POSIX shell unless it only has safe characters.
-func shellWord(s string) string {
+// ShellWord quotes s for a POSIX shell unless it only has safe characters
+// (for commands printed to operators).
+func ShellWord(s string) string {
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+=:,@", r)) {
 			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -481,14 +485,7 @@ func (s Secret) Read() (string, error) {
 }
 
 // SecretNames returns the declared secret names, sorted.
-func (c *Config) SecretNames() []string {
-	names := make([]string, 0, len(c.Secrets))
-	for n := range c.Secrets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c *Config) SecretNames() []string { return sortedKeys(c.Secrets) }
 
 // SecretValues returns name → value for the executor and the redactor.
 func (c *Config) SecretValues() map[string]string { return c.secretVals }
@@ -506,14 +503,7 @@ func (c *Config) SetSecretValue(name, value string) {
 }
 
 // RegionNames returns the configured region names, sorted.
-func (c *Config) RegionNames() []string {
-	names := make([]string, 0, len(c.Regions))
-	for n := range c.Regions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c *Config) RegionNames() []string { return sortedKeys(c.Regions) }
 
 // IsLoopback reports whether an HTTP listen address is on loopback only.
 func IsLoopback(addr string) bool {

@@ -3,9 +3,9 @@ package policy
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -107,18 +107,8 @@ func DecideWith(ctx context.Context, mode WriteMode, risk, tool, taskID string, 
 	if id == "" {
 		return "", errs.New(errs.NotGranted,
 			"tool %q is a %s tool and has no live grant for task_id %q; an operator can allow it with: %s --tool %s --task %s --ttl 15m --reason \"...\"",
-			tool, risk, taskID, grantCmd, shellWord(tool), shellWord(taskID))
+			tool, risk, taskID, grantCmd, config.ShellWord(tool), config.ShellWord(taskID))
 	}
 	return id, nil
 }
 
-// shellWord quotes s for a POSIX shell unless it only has safe characters
-// (tool names and valid task_ids always do).
-func shellWord(s string) string {
-	for _, c := range []byte(s) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-/", c) >= 0) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
-}
