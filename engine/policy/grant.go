@@ -111,4 +111,3 @@ func DecideWith(ctx context.Context, mode WriteMode, risk, tool, taskID string, 
 	}
 	return id, nil
 }
-
