@@ -202,7 +202,12 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		nav = r.watchNavigation(ctx, r.label(s))
 		r.c.keepNav(nav)
 	}
-	err := s.Spec.Run(sctx, r, s)
+	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
+	if err != nil {
+		err = errs.Wrap(errs.Internal, err, "step %s: %v", r.label(s), err)
+	} else {
+		err = s.Spec.Run(sctx, r, bound)
+	}
 	r.current = prev
 	nav.stepDone()
 	if err == nil {

@@ -16,6 +16,7 @@ import (
 
 // ParamInfo is what step decoding needs to know of a workflow parameter.
 type ParamInfo struct {
+	Min    *float64 // declared min (integer, number)
 	Type   string   // string, integer, number, boolean, array, target
 	Max    *float64 // declared max (integer, number)
 	Prefix string   // target: the selector-map prefix its values start with
@@ -398,6 +399,9 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			s.Args[f.Name] = d
 		}
 	case Int:
+		if c.typedParam(s, f, n, sc, where, TInteger) {
+			return
+		}
 		if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
 			if v < 0 {
 				c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative, found %d", where, v)
@@ -408,6 +412,9 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 	case Bound:
 		c.decodeBound(s, f, n, where)
 	case Bool:
+		if c.typedParam(s, f, n, sc, where, TBoolean) {
+			return
+		}
 		if v, ok := yamlx.Bool(c.File, n, where, c.Problems); ok {
 			s.Args[f.Name] = v
 		}
@@ -601,6 +608,43 @@ func (c *Checker) decodeInts(s *Step, f Field, n *yaml.Node, where string) {
 		out = append(out, v)
 	}
 	s.Args[f.Name] = out
+}
+
+// Parameter types a typed field may take.
+const (
+	TInteger = "integer"
+	TBoolean = "boolean"
+)
+
+// typedParam accepts a whole template of a parameter as the value of an
+// Int or Bool field when the parameter has that type (the value then
+// keeps its type), and reports a parameter of another type. It reports
+// whether it handled the value.
+func (c *Checker) typedParam(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where, want string) bool {
+	rn := yamlx.Resolve(n)
+	if rn == nil || rn.Kind != yaml.ScalarNode {
+		return false
+	}
+	m := paramRef.FindStringSubmatch(rn.Value)
+	if m == nil {
+		return false
+	}
+	p, ok := c.Params[m[1]]
+	switch {
+	case !ok:
+		c.Addf(c.Pos(n), lint.UnknownRef, "%s: unknown parameter %q%s", where, m[1], lint.Suggest(m[1], paramNames(c.Params)))
+	case p.Type != want:
+		c.Addf(c.Pos(n), lint.BadValue, "%s takes %s; parameter %q is %s", where, map[string]string{TInteger: "a whole number", TBoolean: "true or false"}[want], m[1], p.Type)
+	case want == TInteger && p.Min != nil && *p.Min < 0:
+		c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative: give parameter %q a min of 0 or more", where, m[1])
+	default:
+		if s.typed == nil {
+			s.typed = map[string]Type{}
+		}
+		s.typed[f.Name] = f.Type
+		c.defer1(s, f.Name, n, sc, Template, -1)
+	}
+	return true
 }
 
 func (c *Checker) decodeBound(s *Step, f Field, n *yaml.Node, where string) {

@@ -198,6 +198,9 @@ func (f Field) Decl() decl.Field {
 		d.Type, d.MaxDur = decl.Duration, f.Max
 	case Int:
 		d.Type, d.Min = decl.Int, decl.F(0)
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer", "minimum", 0), paramTemplateSchema()})
+		}
 	case Bound:
 		d.Type = decl.Int
 		d.Schema = func() *decl.Obj {
@@ -208,6 +211,9 @@ func (f Field) Decl() decl.Field {
 		}
 	case Bool:
 		d.Type = decl.Bool
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{decl.NewObj("type", "boolean"), paramTemplateSchema()})
+		}
 	case Steps:
 		d.Type = decl.List
 		d.Schema = func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") }
@@ -255,6 +261,11 @@ func commonField(name string) (Field, bool) {
 		}
 	}
 	return Field{}, false
+}
+
+// paramTemplateSchema is a whole template of one parameter: ${{ params.n }}.
+func paramTemplateSchema() *decl.Obj {
+	return decl.NewObj("type", "string", "pattern", `^\$\{\{\s*params\.[a-z][a-z0-9_]*\s*\}\}$`)
 }
 
 // TemplateSchema describes a value that may hold ${{ }} templates: text,

@@ -23,6 +23,51 @@ type Step struct {
 	Optional bool
 	Dialog   *Dialog // how a dialog opening during the step is answered (nil: the default)
 	Args     map[string]any
+	// typed lists the Int and Bool fields written as one template of a
+	// parameter of that type (nth: ${{ params.n }}); Bind evaluates them
+	// for a call, so Run reads them as literals.
+	typed map[string]Type
+}
+
+// Bind returns the step with its typed template fields evaluated in env
+// (the step itself when it has none).
+func (s *Step) Bind(env tmpl.Env) (*Step, error) {
+	if len(s.typed) == 0 {
+		return s, nil
+	}
+	c := *s
+	c.Args = make(map[string]any, len(s.Args))
+	for k, v := range s.Args {
+		c.Args[k] = v
+	}
+	for name, typ := range s.typed {
+		t := s.Tmpl(name)
+		if t == nil {
+			continue
+		}
+		v, err := t.Eval(env)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		switch typ {
+		case Int:
+			switch x := v.(type) {
+			case int:
+				c.Args[name] = x
+			case float64:
+				c.Args[name] = int(x)
+			default:
+				return nil, fmt.Errorf("%s: %v is not a whole number", name, v)
+			}
+		case Bool:
+			b, ok := v.(bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: %v is not true or false", name, v)
+			}
+			c.Args[name] = b
+		}
+	}
+	return &c, nil
 }
 
 // Dialog is a step's `dialog` key.

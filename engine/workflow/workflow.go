@@ -140,7 +140,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 				}
 				if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
 					w.Params = append(w.Params, p)
-					params[p.Name] = step.ParamInfo{Type: p.Type, Max: p.Max, Prefix: p.Prefix}
+					params[p.Name] = step.ParamInfo{Type: p.Type, Min: p.Min, Max: p.Max, Prefix: p.Prefix}
 				}
 			}
 		}
