@@ -22,6 +22,7 @@ description: Every step kind on the fixture site.
 risk: read
 params:
   query: {type: string, description: Search words, max_length: 50, default: ""}
+  limit: {type: integer, description: Rows to keep, min: 1, max: 5, default: 2}
 steps:
   - goto: ${{ config.acme_base }}/login.html
   - assert: {url: "*/login.html"}
@@ -46,7 +47,7 @@ steps:
   - extract:
       from: acme.catalog.rows
       list: true
-      limit: 2
+      limit: ${{ params.limit }}
       fields: {sku: acme.catalog.row_sku, price: acme.catalog.row_price}
       into: top
   - extract: {from: acme.catalog.detail_link, attr: href, into: first_link}
@@ -62,6 +63,11 @@ steps:
       until: vars.n >= 3
       steps:
         - set: {n: "${{ (vars.n ?? 0) + 1 }}"}
+  - repeat:
+      max: 5
+      while: loop.index < 2
+      steps:
+        - set: {rounds: "${{ loop.index + 1 }}"}
   - for_each:
       items: vars.top
       as: row
@@ -80,6 +86,7 @@ output:
   greeting: ${{ vars.greeting }}
   branch: ${{ vars.branch }}
   n: ${{ vars.n }}
+  rounds: ${{ vars.rounds }}
   last_sku: ${{ vars.last_sku }}
   last_index: ${{ vars.last_index }}
   shot: ${{ vars.shot }}
@@ -123,6 +130,10 @@ func TestEveryStepKind(t *testing.T) {
 	}
 	if d["count"] != 2 || d["branch"] != "taken" || d["n"] != 3 || d["last_index"] != 1 {
 		t.Errorf("count=%v branch=%v n=%v last_index=%v", d["count"], d["branch"], d["n"], d["last_index"])
+	}
+	// limit: ${{ params.limit }} kept its type; while: saw its own round's loop.index.
+	if d["rounds"] != 2 {
+		t.Errorf("rounds = %v, want 2 (while: loop.index < 2)", d["rounds"])
 	}
 	if d["last_sku"] != first["sku"] && d["last_sku"] != top.Items[1].(map[string]any)["sku"] {
 		t.Errorf("last_sku = %v", d["last_sku"])

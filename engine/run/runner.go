@@ -469,6 +469,13 @@ func (r *runner) Test(ctx context.Context, e *tmpl.Expr) (bool, error) {
 	return ok, nil
 }
 
+// TestIn checks a condition with f's loop.* in scope.
+func (r *runner) TestIn(ctx context.Context, e *tmpl.Expr, f *step.Frame) (bool, error) {
+	r.push(f)
+	defer r.pop()
+	return r.Test(ctx, e)
+}
+
 // Value evaluates a bare expression.
 func (r *runner) Value(ctx context.Context, e *tmpl.Expr) (any, error) {
 	if e.UsesPage {

@@ -384,6 +384,9 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 		}
 		c.defer1(s, f.Name, n, sc.With(func(x *tmpl.Scope) { x.SecretsAllowed = f.Secrets }), Template, -1)
 	case Expr, Cond:
+		if f.Scoped && s.Spec.Scope != nil {
+			sc = s.Spec.Scope(s, sc)
+		}
 		c.defer1(s, f.Name, n, sc, f.Type, -1)
 	case Target:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {

@@ -60,6 +60,9 @@ type Field struct {
 	Default  any           // shown in docs and schema
 	Max      time.Duration // for Duration: an upper bound (0: the call's deadline)
 	Secrets  bool          // secrets.* may appear (only fill.value)
+	// Scoped: the field is evaluated inside the kind's own scope
+	// (Spec.Scope), as repeat's while and until see loop.index.
+	Scoped bool
 	// Yields, for a VarName field: what the variable holds after the step
 	// (a list, an object with fields, text), so expressions using it are
 	// checked at load. nil: unknown.

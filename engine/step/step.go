@@ -176,6 +176,9 @@ type Exec interface {
 	Text(ctx context.Context, t *tmpl.Template) (string, error)
 	// Test evaluates a condition.
 	Test(ctx context.Context, e *tmpl.Expr) (bool, error)
+	// TestIn checks a condition with f's loop.* in scope: a loop's own
+	// condition (repeat's while and until see the round's loop.index).
+	TestIn(ctx context.Context, e *tmpl.Expr, f *Frame) (bool, error)
 	// Value evaluates a bare expression.
 	Value(ctx context.Context, e *tmpl.Expr) (any, error)
 	// BoundOf evaluates a loop bound.

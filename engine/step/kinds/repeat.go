@@ -18,8 +18,8 @@ func init() {
 		OneOf: []string{"while", "until"},
 		Fields: []step.Field{
 			{Name: "max", Type: step.Bound, Required: true, Doc: "at most this many rounds: a number up to limits.max_loop or ${{ params.X }} with a declared max"},
-			{Name: "while", Type: step.Cond, Doc: "checked before each round; the loop ends when it is false"},
-			{Name: "until", Type: step.Cond, Doc: "checked after each round; the loop ends when it is true"},
+			{Name: "while", Type: step.Cond, Scoped: true, Doc: "checked before each round (loop.index is the round's); the loop ends when it is false"},
+			{Name: "until", Type: step.Cond, Scoped: true, Doc: "checked after each round (loop.index is the round's); the loop ends when it is true"},
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps of one round (loop.index is 0-based)"},
 		},
 		Example: "repeat: {max: 5, until: vars.done, steps: [{click: acme.catalog.next_page}]}",
@@ -31,7 +31,7 @@ func init() {
 			while, until := s.Expr("while"), s.Expr("until")
 			for i := 0; i < max; i++ {
 				if while != nil {
-					ok, err := x.Test(ctx, while)
+					ok, err := x.TestIn(ctx, while, &step.Frame{Index: i})
 					if err != nil || !ok {
 						return err
 					}
@@ -40,14 +40,14 @@ func init() {
 					return err
 				}
 				if until != nil {
-					ok, err := x.Test(ctx, until)
+					ok, err := x.TestIn(ctx, until, &step.Frame{Index: i})
 					if err != nil || ok {
 						return err
 					}
 				}
 			}
 			if while != nil {
-				if ok, err := x.Test(ctx, while); err != nil || !ok {
+				if ok, err := x.TestIn(ctx, while, &step.Frame{Index: max}); err != nil || !ok {
 					return err
 				}
 				return errs.New(errs.LimitExceeded, "repeat ran %d times and `while: %s` still holds", max, while.Source)
