@@ -45,7 +45,7 @@ func (s *shop) count(path string) int {
 	return s.hits[path]
 }
 
-func newShop(t *testing.T) *shop {
+func newShop(t testing.TB) *shop {
 	s := &shop{hits: map[string]int{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -75,7 +75,7 @@ func newShop(t *testing.T) *shop {
 	return s
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func freePort(t *testing.T) int {
 }
 
 // chromium starts a browser endpoint; kill SIGKILLs it.
-func chromium(t *testing.T) (endpoint string, kill func()) {
+func chromium(t testing.TB) (endpoint string, kill func()) {
 	bin := testsite.NeedChromium(t)
 	port := freePort(t)
 	l := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(t.TempDir()).NoSandbox(os.Geteuid() == 0).
@@ -100,7 +100,7 @@ func chromium(t *testing.T) (endpoint string, kill func()) {
 }
 
 // pgSchema is a fresh schema for the run, reached through search_path.
-func pgSchema(t *testing.T) string {
+func pgSchema(t testing.TB) string {
 	base := storetest.PostgresURL(t)
 	db, err := sql.Open("pgx", base)
 	if err != nil {
@@ -119,7 +119,7 @@ func pgSchema(t *testing.T) string {
 }
 
 // build compiles toolwright once for the test.
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	bin := filepath.Join(t.TempDir(), "toolwright")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/toolwright")
 	cmd.Dir = filepath.Join("..", "..")
@@ -134,7 +134,7 @@ type replica struct {
 	cmd *exec.Cmd
 }
 
-func startReplica(t *testing.T, bin, cfg, name string) *replica {
+func startReplica(t testing.TB, bin, cfg, name string) *replica {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "--config", cfg, "--log-level", "debug", "serve", "--http", addr)
@@ -172,7 +172,7 @@ func tail(s string, n int) string {
 	return s
 }
 
-func waitHTTP(t *testing.T, u string) {
+func waitHTTP(t testing.TB, u string) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(u)
@@ -189,7 +189,7 @@ func waitHTTP(t *testing.T, u string) {
 	}
 }
 
-func startHAProxy(t *testing.T, backends ...string) string {
+func startHAProxy(t testing.TB, backends ...string) string {
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -219,11 +219,11 @@ func startHAProxy(t *testing.T, backends ...string) string {
 
 // client is one MCP client over Streamable HTTP.
 type client struct {
-	t  *testing.T
+	t  testing.TB
 	cs *mcp.ClientSession
 }
 
-func connect(t *testing.T, u string) *client {
+func connect(t testing.TB, u string) *client {
 	c := mcp.NewClient(&mcp.Implementation{Name: "scale-e2e", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: u, DisableStandaloneSSE: true}, nil)
 	if err != nil {
@@ -448,4 +448,66 @@ http: {stateless: true}
 		t.Fatalf("audit verify at the end: %s", out)
 	}
 	t.Logf("audit verify: %s", strings.TrimSpace(out))
+}
+
+// BenchmarkReplicas is calls per minute of a read tool (a fresh environment
+// per call, on two Chromium endpoints) through haproxy, with one replica and
+// with two on the same pool, 4 clients calling at once. Run it side by side:
+//
+//	go test ./examples/scale -run '^$' -bench Replicas -benchtime 40x
+func BenchmarkReplicas(b *testing.B) {
+	pg := pgSchema(b)
+	testsite.NeedChromium(b)
+	s := newShop(b)
+	ep1, _ := chromium(b)
+	ep2, _ := chromium(b)
+	bin := build(b)
+	here, _ := filepath.Abs(".")
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
+			cfg := filepath.Join(b.TempDir(), "toolwright.yaml")
+			os.WriteFile(cfg, []byte(fmt.Sprintf(`workflows: %s/workflows
+selectors: %s/selectors.yaml
+state_dir: %s
+store: {url: %q}
+browser: {provider: cdp, endpoints: [%q, %q], max_environments: 16, spare: 0}
+vars: {shop_base: %q}
+policy: {allowed_hosts: ["127.0.0.1"]}
+http: {stateless: true}
+`, here, here, b.TempDir(), pg, ep1, ep2, s.URL)), 0o644)
+			var urls []string
+			for i := range n {
+				urls = append(urls, startReplica(b, bin, cfg, fmt.Sprintf("bench-%d-%d", n, i)).url)
+			}
+			lb := startHAProxy(b, urls...)
+			clients := make([]*client, 4)
+			for i := range clients {
+				clients[i] = connect(b, lb)
+				clients[i].call("shop_title", map[string]any{}) // warm
+			}
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			work := make(chan struct{}, b.N)
+			for range b.N {
+				work <- struct{}{}
+			}
+			close(work)
+			for _, c := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range work {
+						env, err := c.call("shop_title", map[string]any{})
+						if err != nil || env["code"] != "ok" {
+							b.Errorf("shop_title: %v %v", env, err)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Minutes(), "calls/min")
+		})
+	}
 }
