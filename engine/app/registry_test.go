@@ -7,15 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/go-rod/rod/lib/launcher"
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
@@ -25,29 +21,6 @@ import (
 	"github.com/toolwright/toolwright/engine/store/storetest"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
-
-// remoteChromium starts Chromium with --remote-debugging-port on loopback,
-// as an operator runs a browser endpoint, and returns http://127.0.0.1:PORT
-// and a function that SIGKILLs it.
-func remoteChromium(t *testing.T) (endpoint string, kill func()) {
-	t.Helper()
-	bin := testsite.NeedChromium(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	lc := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(t.TempDir()).NoSandbox(os.Geteuid() == 0).
-		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").Set("no-first-run").
-		RemoteDebuggingPort(port)
-	if _, err := lc.Launch(); err != nil {
-		t.Fatalf("launch the remote browser: %v", err)
-	}
-	kill = func() { _ = syscall.Kill(-lc.PID(), syscall.SIGKILL) }
-	t.Cleanup(func() { kill(); lc.Cleanup() })
-	return fmt.Sprintf("http://127.0.0.1:%d", port), kill
-}
 
 // replica is one toolwright process's browser manager on the shared
 // registry.
@@ -111,7 +84,7 @@ func wantCode(t *testing.T, err error, code string) {
 // leaves env_not_found on every replica.
 func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.Store)) {
 	site := testsite.Start(t)
-	ep, kill := remoteChromium(t)
+	ep, kill := testsite.RemoteChromium(t)
 	sa, sb := open(t)
 	const lease = time.Second
 	a := replica(t, sa, []string{ep}, lease)
@@ -266,7 +239,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 		u, err := url.Parse(raw)
 		return err == nil && (u.Hostname() == "127.0.0.1" || u.Scheme == "about")
 	}
-	ep, _ := remoteChromium(t)
+	ep, _ := testsite.RemoteChromium(t)
 	path := filepath.Join(t.TempDir(), store.FileName)
 	mk := func() *browser.Manager {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })

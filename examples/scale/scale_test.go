@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -82,21 +81,6 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// chromium starts a browser endpoint; kill SIGKILLs it.
-func chromium(t testing.TB) (endpoint string, kill func()) {
-	bin := testsite.NeedChromium(t)
-	port := freePort(t)
-	l := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(t.TempDir()).NoSandbox(os.Geteuid() == 0).
-		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").Set("no-first-run").
-		RemoteDebuggingPort(port)
-	if _, err := l.Launch(); err != nil {
-		t.Fatal(err)
-	}
-	kill = func() { _ = syscall.Kill(-l.PID(), syscall.SIGKILL) }
-	t.Cleanup(func() { kill(); l.Cleanup() })
-	return fmt.Sprintf("http://127.0.0.1:%d", port), kill
 }
 
 // pgSchema is a fresh schema for the run, reached through search_path.
@@ -289,8 +273,8 @@ func TestScaleEndToEnd(t *testing.T) {
 		t.Skip("haproxy is not installed")
 	}
 	s := newShop(t)
-	ep1, kill1 := chromium(t)
-	ep2, kill2 := chromium(t)
+	ep1, kill1 := testsite.RemoteChromium(t)
+	ep2, kill2 := testsite.RemoteChromium(t)
 	bin := build(t)
 	here, _ := filepath.Abs(".")
 	cfg := filepath.Join(t.TempDir(), "toolwright.yaml")
@@ -459,8 +443,8 @@ func BenchmarkReplicas(b *testing.B) {
 	pg := pgSchema(b)
 	testsite.NeedChromium(b)
 	s := newShop(b)
-	ep1, _ := chromium(b)
-	ep2, _ := chromium(b)
+	ep1, _ := testsite.RemoteChromium(b)
+	ep2, _ := testsite.RemoteChromium(b)
 	bin := build(b)
 	here, _ := filepath.Abs(".")
 	for _, n := range []int{1, 2} {

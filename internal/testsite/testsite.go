@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -351,4 +353,28 @@ func skipNoChromium(tb testing.TB) {
 		tb.Fatalf("%v, and %s=1 forbids skipping", ErrNoChromium, RequireChromiumEnv)
 	}
 	tb.Skip(ErrNoChromium)
+}
+
+// RemoteChromium starts the system Chromium with --remote-debugging-port on
+// loopback, as an operator runs a browser endpoint for browser.provider cdp,
+// and returns http://127.0.0.1:PORT and a function that SIGKILLs it (also
+// called when tb ends). It skips tb when no Chromium is installed.
+func RemoteChromium(tb testing.TB) (endpoint string, kill func()) {
+	tb.Helper()
+	bin := NeedChromium(tb)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	lc := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(tb.TempDir()).NoSandbox(os.Geteuid() == 0).
+		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").Set("no-first-run").
+		RemoteDebuggingPort(port)
+	if _, err := lc.Launch(); err != nil {
+		tb.Fatalf("launch a Chromium endpoint: %v", err)
+	}
+	kill = func() { _ = syscall.Kill(-lc.PID(), syscall.SIGKILL) }
+	tb.Cleanup(func() { kill(); lc.Cleanup() })
+	return fmt.Sprintf("http://127.0.0.1:%d", port), kill
 }
