@@ -213,6 +213,20 @@ func Connect(u string, n *Counter) (*rod.Browser, error) {
 	return b, nil
 }
 
+// Start launches the system Chromium (Launch) and connects to it (Connect,
+// counting in n when n is not nil); stop closes both.
+func Start(bin string, n *Counter) (b *rod.Browser, stop func(), err error) {
+	u, kill, err := Launch(bin)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b, err = Connect(u, n); err != nil {
+		kill()
+		return nil, nil, err
+	}
+	return b, func() { _ = b.Close(); kill() }, nil
+}
+
 // Options of one Search.
 type Options struct {
 	Base, User, Password, Query string

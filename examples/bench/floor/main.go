@@ -225,17 +225,12 @@ func (s *session) action(ctx context.Context, base, user, password, query string
 }
 
 func runAction(bin, base, user, password, query string, pages, runs int, fresh bool) error {
-	u, stop, err := rodref.Launch(bin)
+	var n rodref.Counter
+	b, stop, err := rodref.Start(bin, &n)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	var n rodref.Counter
-	b, err := rodref.Connect(u, &n)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	ctx := context.Background()
 	var kept *session
 	if !fresh {
@@ -289,16 +284,11 @@ func runAction(bin, base, user, password, query string, pages, runs int, fresh b
 }
 
 func runWide(bin, base, counts string, runs int) error {
-	u, stop, err := rodref.Launch(bin)
+	b, stop, err := rodref.Start(bin, nil)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	b, err := rodref.Connect(u, nil)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	s, dispose, err := open(b)
 	if err != nil {
 		return err

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/internal/rodref"
 )
 
 // cdpProxy sits between a DevTools client and Chromium and notes the time
@@ -45,6 +48,22 @@ func newCDPProxy(wsURL string) (*cdpProxy, error) {
 	p := &cdpProxy{ln: ln, target: u.Host, path: u.Path}
 	go p.serve()
 	return p, nil
+}
+
+// countThrough points cfg at a Chromium of its own behind a counting proxy
+// (browser.provider: cdp); stop ends both.
+func countThrough(cfg *config.Config) (*cdpProxy, func(), error) {
+	u, kill, err := rodref.Launch(cfg.Browser.Bin)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := newCDPProxy(u)
+	if err != nil {
+		kill()
+		return nil, nil, err
+	}
+	cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{p.URL()}
+	return p, func() { p.Close(); kill() }, nil
 }
 
 // URL is the proxy's DevTools WebSocket URL.

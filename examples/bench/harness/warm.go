@@ -18,7 +18,6 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/internal/rodref"
 )
 
 // warmCmd times engine.Call of one tool on a warm engine (browser already
@@ -44,16 +43,12 @@ func warmCmd(args []string) error {
 	}
 	var proxy *cdpProxy
 	if *countCDP {
-		u, stop, err := rodref.Launch(cfg.Browser.Bin)
+		p, stop, err := countThrough(cfg)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		if proxy, err = newCDPProxy(u); err != nil {
-			return err
-		}
-		defer proxy.Close()
-		cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{proxy.URL()}
+		proxy = p
 	}
 	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {

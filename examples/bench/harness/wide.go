@@ -13,7 +13,6 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/internal/rodref"
 )
 
 // wideCmd measures the cost of reading a whole page with extract, in
@@ -41,16 +40,12 @@ func wideCmd(args []string) error {
 	}
 	var proxy *cdpProxy
 	if *countCDP {
-		u, stop, err := rodref.Launch(cfg.Browser.Bin)
+		p, stop, err := countThrough(cfg)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		if proxy, err = newCDPProxy(u); err != nil {
-			return err
-		}
-		defer proxy.Close()
-		cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{proxy.URL()}
+		proxy = p
 	}
 	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {

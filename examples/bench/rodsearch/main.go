@@ -81,17 +81,12 @@ func main() {
 }
 
 func run(bin string, o rodref.Options, warm int, kept bool, sleeper string) error {
-	u, stop, err := rodref.Launch(bin)
+	var n rodref.Counter
+	b, stop, err := rodref.Start(bin, &n)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	var n rodref.Counter
-	b, err := rodref.Connect(u, &n)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	ctx := context.Background()
 	if warm <= 0 {
 		rows, err := rodref.Search(ctx, b, o)
