@@ -176,6 +176,14 @@ func TestResolveFrames(t *testing.T) {
 	if e == nil || e.Code != errs.TargetNotFound || !strings.Contains(e.Message, "target real.card.lost not found: its frame real.frame.missing not found on /frames.html after 300ms") {
 		t.Errorf("missing frame: got %v", err)
 	}
+	// The same page gone to a document without the card frame: the frame
+	// page found before is not used again.
+	testsite.Goto(t, p, site.URL("/frames.html?nocard=1"))
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel3()
+	if _, err := m.Resolve(ctx3, p, "real.card.number", Options{}); errs.CodeOf(err) != errs.TargetNotFound {
+		t.Errorf("after leaving the page with the frame: got %v, want target_not_found", err)
+	}
 	// A page without the card frame: the target inside it is not found, and
 	// the message names the frame.
 	_, p2 := openReal(t, "/frames.html?nocard=1")

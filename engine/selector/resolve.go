@@ -231,24 +231,7 @@ const maxWaitSlice = 2 * time.Second
 // waitConds runs page.js's wait: a promise that settles with the index of the
 // first condition that holds, or -1 after at most slice (and never past ctx).
 func waitConds(ctx context.Context, sc scope, conds []map[string]any, slice time.Duration) (int, error) {
-	d := slice
-	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl); left < d {
-			d = left
-		}
-	}
-	if d < 0 {
-		d = 0
-	}
-	req := map[string]any{"conds": conds, "timeout": d.Milliseconds(), "frame": sc.frame}
-	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
-	if err != nil {
-		return -1, err
-	}
-	if res.Value.Nil() {
-		return -1, nil
-	}
-	return res.Value.Int(), nil
+	return waitCondsPoll(ctx, sc, conds, slice, 0) // page.js polls every 50ms by default
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
@@ -279,11 +262,69 @@ func (m *Map) ResolveIn(ctx context.Context, page *rod.Page, parent *rod.Element
 	if parent != nil {
 		return Resolve(ctx, page, parent, t, opt)
 	}
+	// A target in an out-of-process frame found there before is looked for
+	// in that frame's page first (its request cost is then a light-DOM
+	// target's); a miss takes the full way through the iframe element.
+	key := frameKey{page.TargetID, t.Frame}
+	if t.Frame != "" && t.Within == "" {
+		if fp, ok := lastFrame.Load(key); ok && fp.GetContext().Err() == nil {
+			once := opt
+			once.Once = true
+			if mt, err := resolveScoped(ctx, scope{page: fp, elCtx: fp.GetContext()}, t, once, false); err == nil {
+				return mt, nil
+			}
+			lastFrame.Delete(key)
+		}
+	}
 	sc, err := m.scopeOf(ctx, page, t, "", opt)
 	if err != nil {
 		return nil, err
 	}
-	return resolveScoped(ctx, sc, t, opt, sc.within)
+	mt, err := resolveScoped(ctx, sc, t, opt, sc.within)
+	if err == nil && t.Frame != "" && t.Within == "" && sc.this == nil && sc.page.TargetID != page.TargetID {
+		lastFrame.Store(key, sc.page)
+	}
+	return mt, err
+}
+
+// frameKey names the frame target of a page.
+type frameKey struct {
+	page  proto.TargetTargetID
+	frame string
+}
+
+// lastFrame remembers the out-of-process frame page a frame target led to.
+var lastFrame = &pageCache{}
+
+// pageCache is a small map of pages that forgets everything when it grows
+// past a bound (pages of closed environments are never looked up again).
+type pageCache struct {
+	mu sync.Mutex
+	m  map[any]*rod.Page
+}
+
+const pageCacheMax = 512
+
+func (c *pageCache) Load(k any) (*rod.Page, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[k]
+	return p, ok
+}
+
+func (c *pageCache) Store(k any, p *rod.Page) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= pageCacheMax {
+		c.m = map[any]*rod.Page{}
+	}
+	c.m[k] = p
+}
+
+func (c *pageCache) Delete(k any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, k)
 }
 
 // scopeOf is where t is searched: inside the first match of its within
@@ -683,7 +724,7 @@ func enterFrame(ctx context.Context, el *rod.Element) (scope, error) {
 
 // frames caches the pages of out-of-process frames by frame id (which is
 // their target id); rod caches the attached page itself.
-var frames sync.Map // proto.PageFrameID → *rod.Page
+var frames = &pageCache{}
 
 // enterFrameObj is enterFrame for the remote object of an <iframe> on page.
 // One DOM.describeNode tells a same-process frame (its content document is
@@ -708,8 +749,7 @@ func enterFrameObj(ctx context.Context, page *rod.Page, obj *proto.RuntimeRemote
 	if n.FrameID == "" {
 		return scope{}, errs.New(errs.TargetNotFound, "the frame has no document yet")
 	}
-	if fp, ok := frames.Load(n.FrameID); ok {
-		fpage := fp.(*rod.Page)
+	if fpage, ok := frames.Load(n.FrameID); ok {
 		if fpage.GetContext().Err() == nil {
 			return scope{page: fpage, elCtx: fpage.GetContext()}, nil
 		}
