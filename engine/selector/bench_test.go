@@ -34,7 +34,7 @@ b.name:
 b.free:
   css: "#free"
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cost := func(what string, f func() error) int64 {
 		t.Helper()
@@ -70,6 +70,8 @@ b.free:
 
 	lp, lc := countingPage(t, "/list.html?n=200&fields=8")
 	lm := loadMap(t, listMap(8))
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second) // after the second browser started
+	defer cancel()
 	for _, fields := range []int{1, 8} {
 		spec := extractSpec(fields)
 		if _, err := lm.Extract(ctx, lp, spec); err != nil {

@@ -268,10 +268,11 @@ real.shadow.item_sku:
   within: real.shadow.items
   css: .sku
 `)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	_, fp := openReal(t, "/frames.html")
+	_, sp := openReal(t, "/shadow.html")
 	fp.MustElement("#card-frame") // the card frame is there
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	// A role field: read element by element (the accessibility tree), in the
 	// cross-site frame, with a fallback traced.
 	if _, err := m.Resolve(ctx, fp, "real.card.number", Options{Visible: true}); err != nil {
@@ -290,7 +291,6 @@ real.shadow.item_sku:
 		t.Errorf("strategies: %q %q", ex.Match, ex.Fields)
 	}
 	// One round trip through nested shadow roots.
-	_, sp := openReal(t, "/shadow.html")
 	ex, err = m.Extract(ctx, sp, ExtractSpec{From: "real.shadow.items", List: true, Limit: 2,
 		Fields: []FieldSpec{{Name: "sku", Target: "real.shadow.item_sku"}, {Name: "name", Target: "real.shadow.item_name"}}})
 	if err != nil {
