@@ -446,6 +446,9 @@ function (op, req, ...nodes) {
         return false;
       };
       const check = () => {
+        // A document still being parsed is not what a person sees yet: its
+        // own scripts have not run (a span filled by the script below it).
+        if (doc.readyState === "loading") return -1;
         for (let i = 0; i < req.conds.length; i++) {
           try { if (holds(req.conds[i])) return i; } catch (e) { /* broken locator: never holds */ }
         }
@@ -479,6 +482,7 @@ function (op, req, ...nodes) {
         for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
         addEventListener("popstate", again);
         addEventListener("hashchange", again);
+        doc.addEventListener("DOMContentLoaded", again);
         const tick = setInterval(() => { const i = check(); if (i >= 0) finish(i); }, req.poll || 50);
         const timer = setTimeout(() => finish(-1), req.timeout);
       });
