@@ -210,7 +210,13 @@ func TestCLIGrants(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^` + id + `\s.*\brevoked\b`).MatchString(out) {
 		t.Errorf("grants --all does not show %s revoked:\n%s", id, out)
 	}
-	out, _ = c.mustCLI(t, 1, "run", "add_to_cart", "--arg", "sku=ACM-1002", "--task-id", "T-1")
+	// After the revoke a repeat of the finished call gets its stored
+	// envelope (idempotency comes before the grant check); new work is refused.
+	out, _ = c.mustCLI(t, 0, "run", "add_to_cart", "--arg", "sku=ACM-1002", "--task-id", "T-1")
+	if env := envelope(t, out); env.Code != "ok" {
+		t.Errorf("repeat after revoke: %s", out)
+	}
+	out, _ = c.mustCLI(t, 1, "run", "add_to_cart", "--arg", "sku=ACM-1002", "--task-id", "T-3")
 	if env := envelope(t, out); env.Code != "not_granted" {
 		t.Errorf("after revoke: %s", out)
 	}

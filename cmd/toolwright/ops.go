@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -181,6 +182,13 @@ func auditCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(verifyFormat); err != nil {
 				return err
+			}
+			// Verifying never creates a database: a missing one is an error.
+			if cfg, err := g.load(); err == nil && cfg.Store.URL == "" {
+				db := filepath.Join(cfg.StateDir, store.FileName)
+				if _, err := os.Stat(db); err != nil {
+					return usageError{fmt.Errorf("no audit database at %s (state_dir %s): nothing to verify", db, cfg.StateDir)}
+				}
 			}
 			return g.withStore(func(st store.Store) error {
 				out := cmd.OutOrStdout()

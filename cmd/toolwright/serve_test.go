@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -670,5 +671,22 @@ steps:
 	out2, _ := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash").Output()
 	if !bytes.Contains(out2, []byte(env.TraceID)) {
 		t.Errorf("second repeat: %s, want the stored outcome_unknown %s", out2, env.TraceID)
+	}
+}
+
+// TestAuditVerifyNeverCreatesDB: `audit verify` with no database exits 2
+// and leaves none behind. Before: it created an empty one and printed ok.
+func TestAuditVerifyNeverCreatesDB(t *testing.T) {
+	bin := serveBinary(t)
+	dir := t.TempDir()
+	cfg := serveSet(t, dir, "http://127.0.0.1:1", nil)
+	cmd := exec.Command(bin, "--config", cfg, "audit", "verify")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "no audit database") {
+		t.Errorf("audit verify without a database: %v: %s", err, out)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "state")); len(ents) != 0 {
+		t.Errorf("audit verify left files in the state dir: %v", ents)
 	}
 }
