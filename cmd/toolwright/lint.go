@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app/project"
 	"github.com/toolwright/toolwright/engine/lint"
-	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/workflow"
 )

@@ -93,7 +93,8 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 			if useHTTP {
 				return srv.ServeHTTP(ctx, addr, token)
 			}
-			return srv.ServeStdio(ctx)
+			// stdout is the protocol: nothing else may write to it (logs go to stderr)
+			return srv.ServeIO(ctx, os.Stdin, os.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (--http= uses http.addr)")

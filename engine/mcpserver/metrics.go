@@ -116,15 +116,15 @@ func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 	if s == nil {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(c.sess, prometheus.GaugeValue, float64(s.sessions()))
-	ch <- prometheus.MustNewConstMetric(c.busy, prometheus.GaugeValue, float64(s.inflight.Load()))
+	ch <- gauge(c.sess, float64(s.sessions()))
+	ch <- gauge(c.busy, float64(s.inflight.Load()))
 	if bm := s.eng.Browsers(); bm != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		st := bm.Stats(ctx)
 		cancel()
 		provider := bm.Provider().Name()
 		for purpose, k := range st.ByPurpose {
-			ch <- prometheus.MustNewConstMetric(c.envs, prometheus.GaugeValue, float64(k), purpose, provider)
+			ch <- gauge(c.envs, float64(k), purpose, provider)
 		}
 	}
 }
@@ -210,3 +210,13 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 // publicPath reports whether path is answered without the token: the
 // probes, which say nothing but up or not.
 func publicPath(path string) bool { return path == HealthPath || path == ReadyPath }
+
+// gauge is one gauge sample of d; a label mismatch is reported to the
+// scraper as an invalid metric rather than a panic at scrape time.
+func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
+	m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
+}

@@ -81,7 +81,7 @@ type Options struct {
 }
 
 // Server serves one engine's workflows as MCP tools. It serves once: when
-// the context of Serve, ServeStdio or ServeHTTP ends, the calls still
+// the context of Serve, ServeIO or ServeHTTP ends, the calls still
 // running are cancelled after ShutdownGrace, for good.
 type Server struct {
 	eng *run.Engine

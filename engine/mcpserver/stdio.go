@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -19,12 +18,6 @@ import (
 // afterAbort bounds how long a drained session waits for the answers of the
 // calls cancelled when the grace ran out.
 const afterAbort = 5 * time.Second
-
-// ServeStdio serves MCP on stdin and stdout. Nothing else may write to
-// stdout: logs go to stderr.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.ServeIO(ctx, os.Stdin, os.Stdout)
-}
 
 // ServeIO serves one MCP session as newline-delimited JSON-RPC on r and w
 // until r ends or ctx ends. No input ends the session: a line that is not

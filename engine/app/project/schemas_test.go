@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwright/toolwright/engine/project"
+	"github.com/toolwright/toolwright/engine/app/project"
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
 	"github.com/xeipuuv/gojsonschema"
 	"gopkg.in/yaml.v3"
@@ -71,7 +71,7 @@ func validate(t *testing.T, s *gojsonschema.Schema, path string) []string {
 // TestShippedFilesMatchSchemas validates every shipped YAML file
 // (workflows/, selectors/, examples/**) against its published schema.
 func TestShippedFilesMatchSchemas(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := repo
 	schemas := map[string]*gojsonschema.Schema{}
 	for _, n := range project.SchemaNames {
 		schemas[n] = compile(t, n)

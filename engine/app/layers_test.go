@@ -1,0 +1,56 @@
+package app_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers is engine/README.md's one-way flow as ranks: a package may import
+// only packages of a lower rank. A new engine package must be placed here.
+var layers = map[string]int{
+	"engine/lint": 0, "engine/errs": 0,
+	"engine/yamlx": 1, "engine/result": 1,
+	"engine/decl": 2, "engine/tmpl": 2,
+	"engine/config": 3, "engine/selector": 3, "engine/store": 3, "engine/browser": 3,
+	"engine/policy": 4, "engine/store/sqlstore": 4, "engine/store/storetest": 4,
+	"engine/htmlview": 4, "engine/selsuggest": 4, "engine/step": 4,
+	"engine/step/kinds": 5, "engine/selcheck": 5, "engine/workflow": 5,
+	"engine/run":         6,
+	"engine/mcpserver":   7,
+	"engine/app":         8,
+	"engine/testrun":     9,
+	"engine/app/project": 10,
+}
+
+const module = "github.com/toolwright/toolwright/"
+
+// TestLayers reads `go list` and fails on an import that points up the
+// layers, or from engine/ into cmd/.
+func TestLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"engine/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		rank, ok := layers[pkg]
+		if !ok {
+			t.Errorf("%s is not in the layer table of layers_test.go: place it", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			dep, ours := strings.CutPrefix(imp, module)
+			if !ours {
+				continue
+			}
+			if strings.HasPrefix(dep, "cmd/") {
+				t.Errorf("%s imports %s: engine code never imports the CLI", pkg, dep)
+			}
+			if r, ok := layers[dep]; ok && r >= rank {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports point down the layers only", pkg, rank, dep, r)
+			}
+		}
+	}
+}
