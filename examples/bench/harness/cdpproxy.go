@@ -2,16 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/internal/rodref"
 )
@@ -64,6 +67,27 @@ func countThrough(cfg *config.Config) (*cdpProxy, func(), error) {
 	}
 	cfg.Browser.Provider, cfg.Browser.Endpoints = "cdp", []string{p.URL()}
 	return p, func() { p.Close(); kill() }, nil
+}
+
+// openApp loads the config at path and opens the app on it, without logs.
+// With countCDP the app drives a Chromium of its own through a counting
+// proxy, returned for the breakdown (nil otherwise). closeAll ends them all.
+func openApp(path string, countCDP bool) (a *app.App, proxy *cdpProxy, closeAll func(), err error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stop := func() {}
+	if countCDP {
+		if proxy, stop, err = countThrough(cfg); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if a, err = app.Open(cfg, slog.New(slog.DiscardHandler)); err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return a, proxy, func() { a.Close(context.Background()); stop() }, nil
 }
 
 // URL is the proxy's DevTools WebSocket URL.

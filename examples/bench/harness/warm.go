@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"github.com/toolwright/toolwright/examples/bench/internal/procstat"
-	"log/slog"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/toolwright/toolwright/engine/app"
-	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 )
@@ -37,25 +34,12 @@ func warmCmd(args []string) error {
 	countCDP := fs.Bool("count-cdp", false, "run on a Chromium of its own through a counting DevTools proxy (browser.provider: cdp) and report the CDP requests of each step")
 	_ = fs.Parse(args)
 
-	cfg, err := config.Load(*cfgPath)
+	a, proxy, closeAll, err := openApp(*cfgPath, *countCDP)
 	if err != nil {
 		return err
 	}
-	var proxy *cdpProxy
-	if *countCDP {
-		p, stop, err := countThrough(cfg)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		proxy = p
-	}
-	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return err
-	}
+	defer closeAll()
 	ctx := context.Background()
-	defer a.Close(ctx)
 	// Each step's start, from the progress callback, for the breakdown.
 	type event struct {
 		label string

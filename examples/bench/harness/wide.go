@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/toolwright/toolwright/engine/app"
-	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
 )
 
@@ -34,25 +31,12 @@ func wideCmd(args []string) error {
 	countCDP := fs.Bool("count-cdp", false, "run on a Chromium of its own through a counting DevTools proxy and report each read call's CDP requests")
 	_ = fs.Parse(args)
 
-	cfg, err := config.Load(*cfgPath)
+	a, proxy, closeAll, err := openApp(*cfgPath, *countCDP)
 	if err != nil {
 		return err
 	}
-	var proxy *cdpProxy
-	if *countCDP {
-		p, stop, err := countThrough(cfg)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		proxy = p
-	}
-	a, err := app.Open(cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return err
-	}
+	defer closeAll()
 	ctx := context.Background()
-	defer a.Close(ctx)
 	var lastStart time.Time
 	call := func(tool string, args map[string]any) (map[string]any, string, time.Duration, int, error) {
 		raw, _ := json.Marshal(args)
