@@ -124,23 +124,7 @@ func (s *DB) ExportAudit(ctx context.Context, since, until time.Time) ([]store.A
 	if !until.IsZero() {
 		w.add(`time_ms < ?`, until.UnixMilli())
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+auditCols+` FROM audit`+w.String()+` ORDER BY seq`, w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: export audit: %w", err)
-	}
-	defer rows.Close()
-	var out []store.AuditRecord
-	for rows.Next() {
-		a, err := scanAudit(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: export audit: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: export audit: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, s, "export audit", scanAudit, `SELECT `+auditCols+` FROM audit`+w.String()+` ORDER BY seq`, w.args...)
 }
 
 // VerifyAudit implements store.Audit.

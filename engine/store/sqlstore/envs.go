@@ -200,20 +200,7 @@ func (s *DB) IdleEnvs(ctx context.Context, region, purpose string, usedBefore ti
 	if !usedBefore.IsZero() {
 		w.add(`last_used_ms < ?`, store.MS(usedBefore))
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+envCols+` FROM environments`+w.String()+` ORDER BY last_used_ms DESC, id`, w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: idle environments: %w", err)
-	}
-	defer rows.Close()
-	var out []store.EnvRecord
-	for rows.Next() {
-		e, err := scanEnv(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: idle environments: %w", err)
-		}
-		out = append(out, *e)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s, "idle environments", deref(scanEnv), `SELECT `+envCols+` FROM environments`+w.String()+` ORDER BY last_used_ms DESC, id`, w.args...)
 }
 
 // FindEnvByContext implements store.Environments.

@@ -57,23 +57,7 @@ func (s *DB) ListGrants(ctx context.Context, includeInactive bool) ([]store.Gran
 		args = append(args, s.nowMS())
 	}
 	q += ` ORDER BY created_ms DESC, id DESC`
-	rows, err := s.rdb.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list grants: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Grant
-	for rows.Next() {
-		g, err := scanGrant(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list grants: %w", err)
-		}
-		out = append(out, *g)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list grants: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, s, "list grants", deref(scanGrant), q, args...)
 }
 
 // Revoke ends the grant with id at once. Revoking a revoked grant is not an

@@ -58,6 +58,40 @@ const traceCols = `id, task_id, tool, args, start_ms, duration_ms, code, message
 
 type scanner interface{ Scan(dest ...any) error }
 
+// queryAll runs q on the read pool and scans every row with scan; what names
+// the operation in its errors ("store: list traces: ...").
+func queryAll[T any](ctx context.Context, s *DB, what string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := s.rdb.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// deref adapts a scan that returns a pointer to one that returns the value.
+func deref[T any](scan func(scanner) (*T, error)) func(scanner) (T, error) {
+	return func(r scanner) (T, error) {
+		p, err := scan(r)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return *p, nil
+	}
+}
+
 func scanTrace(r scanner) (*store.Trace, error) {
 	var t store.Trace
 	var args, steps, artifacts sql.NullString
@@ -123,22 +157,5 @@ func (s *DB) ListTraces(ctx context.Context, f store.TraceFilter) ([]store.Trace
 	}
 	limit = min(limit, 10000)
 	q := `SELECT ` + traceCols + ` FROM traces` + w.String() + ` ORDER BY start_ms DESC, id DESC LIMIT ` + w.next(limit)
-	args := w.args
-	rows, err := s.rdb.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: list traces: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Trace
-	for rows.Next() {
-		t, err := scanTrace(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list traces: %w", err)
-		}
-		out = append(out, *t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list traces: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, s, "list traces", deref(scanTrace), q, w.args...)
 }
