@@ -167,7 +167,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	sctx := ctx
 	cancel := func() {}
 	if timeout := r.stepTimeout(s); timeout > 0 {
-		sctx, cancel = context.WithTimeout(ctx, timeout)
+		sctx, cancel = selector.WithBudget(ctx, timeout)
 	}
 	defer cancel()
 	if s.Dialog != nil {

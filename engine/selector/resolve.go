@@ -173,15 +173,11 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 	if cause == nil {
 		cause = ctx.Err()
 	}
-	waited := time.Since(start)
-	if dl, ok := ctx.Deadline(); ok && ctx.Err() != nil && dl.After(start) {
-		waited = dl.Sub(start) // the step's timeout, as written
-	}
 	within := ""
 	if inParent {
 		within = " within " + t.Within
 	}
-	after := " after " + roundDuration(waited)
+	after := " after " + Allowed(ctx, start)
 	if opt.Once && ctx.Err() == nil {
 		after = ""
 	}

@@ -92,7 +92,7 @@ func open(t testing.TB, path string, signIn bool) (*testsite.Site, *rod.Page) {
 
 func resolveIn(t testing.TB, p *rod.Page, parent *rod.Element, tg *Target, timeout time.Duration, opt Options) (*Match, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := WithBudget(context.Background(), timeout)
 	defer cancel()
 	return Resolve(ctx, p, parent, tg, opt)
 }

@@ -261,11 +261,7 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 	if cause == nil {
 		cause = ctx.Err()
 	}
-	waited := time.Since(start)
-	if dl, ok := ctx.Deadline(); ok && dl.After(start) {
-		waited = dl.Sub(start)
-	}
-	after := roundDuration(waited)
+	after := Allowed(ctx, start)
 	where := pagePath(ctx, page)
 	if len(conds) > 1 {
 		var ds []string

@@ -83,11 +83,6 @@ func poll(ctx context.Context, check func() (bool, error)) error {
 	}
 }
 
-// waited describes how long ctx allowed, for messages ("after 5s").
-func waited(start time.Time) string {
-	return time.Since(start).Round(100 * time.Millisecond).String()
-}
-
 // pagePath is the path of the page's URL, for messages.
 func pagePath(p *rod.Page) string {
 	info, err := p.Info()

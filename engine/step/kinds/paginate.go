@@ -145,5 +145,5 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 	}
 	start := time.Now()
 	err = selector.WaitChanged(ctx, page, before.el.Context(ctx), before.url, before.text)
-	return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", waited(start))
+	return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", selector.Allowed(ctx, start))
 }
