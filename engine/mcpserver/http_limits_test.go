@@ -103,7 +103,9 @@ func TestHTTPLimits(t *testing.T) {
 	}
 	left := int64(maxSessions - open)
 	goroutines := runtime.NumGoroutine()
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: 30 * time.Second}
+	// No keep-alive: with a 1s IdleTimeout the server may close a pooled
+	// connection just as a stalled worker reuses it (an EOF, not a limit).
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	var ok, full, other atomic.Int64
 	var firstOther atomic.Value
 	var wg sync.WaitGroup

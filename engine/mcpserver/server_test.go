@@ -204,7 +204,7 @@ func TestProgress(t *testing.T) {
 
 // promptCancel bounds how long a cancelled call may take to answer: the
 // browser work stops, the failure artifacts are taken, the envelope is sent.
-const promptCancel = 2 * time.Second
+const promptCancel = 8 * time.Second
 
 func TestCancel(t *testing.T) {
 	testsite.NeedChromium(t)

@@ -302,15 +302,17 @@ func testClaimStaleLeaseRace(t *testing.T, b Backend) {
 }
 
 func testClaimHeartbeatKeepsLease(t *testing.T, b Backend) {
-	hs := handles(t, b, 2, Options{LeaseDuration: 150 * time.Millisecond})
+	hs := handles(t, b, 2, Options{LeaseDuration: time.Second})
 	a, o := hs[0], hs[1]
 	ctx := context.Background()
 	c, err := a.Claim(ctx, "place_order", "T-1", "h", 0)
 	if err != nil || !c.Leased() {
 		t.Fatal(err)
 	}
-	// a long call: the other process must keep waiting, not take over
-	wctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond)
+	// a long call (three leases): the other process must keep waiting, not
+	// take over; the lease is long enough for a heartbeat to land on a busy
+	// machine
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_, err = o.Claim(wctx, "place_order", "T-1", "h", 0)
 	if errs.CodeOf(err) != errs.DeadlineExceeded {
