@@ -58,7 +58,7 @@ TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
 				return err
 			}
 			host, _, _ := net.SplitHostPort(addr)
-			ui := &htmlview.UI{Store: st, Token: token, Hosts: []string{host}}
+			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}}
 			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 				ui.Hosts = []string{"*"} // every interface: the token guards
 			}

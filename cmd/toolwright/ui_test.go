@@ -28,7 +28,7 @@ func TestUI(t *testing.T) {
 	st, err := app.OpenStore(cfg)
 	cliMust(t, err)
 	defer st.Close()
-	srv := httptest.NewServer(&htmlview.UI{Store: st})
+	srv := httptest.NewServer(&htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts()})
 	defer srv.Close()
 	tr, err := st.GetTrace(t.Context(), failed.TraceID)
 	cliMust(t, err)

@@ -37,6 +37,11 @@ type Config struct {
 	Policy     Policy
 	Limits     Limits
 	HTTP       HTTP
+
+	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
+	// state_dir/artifacts; read it through Artifacts.
+	ArtifactsDir string
+
 	// GrantCommand is how an operator runs `toolwright grant` for this
 	// config ("toolwright grant", "toolwright --config FILE grant",
 	// "toolwright grant --demo"); not_granted messages print it.
@@ -188,6 +193,17 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
+// Artifacts is the folder failure screenshots, page HTML and screenshot
+// steps' files go to: artifacts_dir, or state_dir/artifacts when it is
+// empty. Replicas share it by naming one folder; traces record artifact
+// paths relative to it (store.ArtifactPath resolves them).
+func (c *Config) Artifacts() string {
+	if c.ArtifactsDir != "" {
+		return c.ArtifactsDir
+	}
+	return filepath.Join(c.StateDir, "artifacts")
+}
+
 // SecretsErr says which secrets could not be read when the config was
 // loaded. Commands that only check files (validate, tools, docs) ignore it;
 // `run` refuses to start with it; `serve` starts and answers the tools
@@ -247,6 +263,7 @@ var Decl = &decl.Object{
 		{Name: "state_dir", Type: decl.String, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
 		{Name: "uploads_dir", Type: decl.String, Default: "./uploads", Doc: "the only folder the upload step takes files from"},
 		{Name: "store", Type: decl.Nested, Obj: StoreDecl, Doc: "where state lives: SQLite in state_dir, or PostgreSQL for several replicas"},
+		{Name: "artifacts_dir", Type: decl.String, Default: "", Doc: "where failure screenshots, page HTML and screenshot files go; empty: state_dir/artifacts; replicas share one folder (traces record paths relative to it)"},
 		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
 		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: SecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}"},
 		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
@@ -341,6 +358,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	c.Selectors = path("selectors", c.Selectors)
 	c.StateDir = path("state_dir", c.StateDir)
 	c.UploadsDir = path("uploads_dir", c.UploadsDir)
+	c.ArtifactsDir = path("artifacts_dir", "")
 	c.WarmupURL = v.Str("warmup_url", c.WarmupURL)
 	if st := v.Sub("store"); st != nil {
 		// never repeat the value: it may hold a password

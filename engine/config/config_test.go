@@ -218,3 +218,26 @@ func TestStoreURL(t *testing.T) {
 		t.Fatalf("problems: %s", got)
 	}
 }
+
+// artifacts_dir: empty is state_dir/artifacts (also when state_dir is
+// changed later, as the demo does); a relative path is relative to the file.
+func TestArtifactsDir(t *testing.T) {
+	c, ps := config.Parse("/srv/tw/toolwright.yaml", []byte("state_dir: /var/tw\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if got := c.Artifacts(); got != "/var/tw/artifacts" {
+		t.Errorf("default artifacts %s", got)
+	}
+	c.StateDir = "/var/demo"
+	if got := c.Artifacts(); got != "/var/demo/artifacts" {
+		t.Errorf("artifacts after state_dir moved: %s", got)
+	}
+	c, ps = config.Parse("/srv/tw/toolwright.yaml", []byte("artifacts_dir: ../shared/art\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if got := c.Artifacts(); got != "/srv/shared/art" {
+		t.Errorf("artifacts_dir %s", got)
+	}
+}

@@ -22,6 +22,9 @@ import (
 // store and the artifact files it names.
 type UI struct {
 	Store store.Store
+	// ArtifactsDir is artifacts_dir, which the paths traces record are
+	// relative to.
+	ArtifactsDir string
 	// Token, when set, is required: as "Authorization: Bearer TOKEN", or once
 	// as ?token=TOKEN, which sets a cookie for the rest of the visit.
 	Token string
@@ -215,7 +218,11 @@ func (u *UI) artifact(w http.ResponseWriter, r *http.Request, rest string) {
 		if filepath.Base(a) != name {
 			continue
 		}
-		b, err := os.ReadFile(a)
+		p := store.ArtifactPath(u.ArtifactsDir, a)
+		if p == "" {
+			break
+		}
+		b, err := os.ReadFile(p)
 		if err != nil {
 			http.Error(w, "artifact cannot be read", http.StatusNotFound)
 			return

@@ -75,16 +75,16 @@ func (c *call) saveFailure(ctx context.Context) {
 	}
 }
 
-// artifacts lists the files kept for this call.
+// artifacts lists the files kept for this call, relative to artifacts_dir
+// ("TRACE_ID/NAME", slash-separated), as traces record them.
 func (c *call) artifacts() []string {
-	dir := filepath.Join(c.e.artifacts, c.traceID)
-	entries, err := os.ReadDir(dir)
+	entries, err := os.ReadDir(filepath.Join(c.e.artifacts, c.traceID))
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, filepath.Join(dir, e.Name()))
+		out = append(out, c.traceID+"/"+e.Name())
 	}
 	sort.Strings(out)
 	return out

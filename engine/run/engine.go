@@ -71,7 +71,7 @@ func New(o Options) (*Engine, error) {
 		redactor:    policy.NewRedactor(o.Config.SecretValues()),
 		hosts:       hosts,
 		stepTimeout: o.StepTimeout,
-		artifacts:   filepath.Join(o.Config.StateDir, "artifacts"),
+		artifacts:   o.Config.Artifacts(),
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)

@@ -610,12 +610,12 @@ func TestFailedCallTrace(t *testing.T) {
 	}
 	var png, page []byte
 	for _, a := range tr.Artifacts {
-		b, err := os.ReadFile(a)
-		if err != nil {
-			t.Fatalf("artifact %s: %v", a, err)
+		if !strings.HasPrefix(a, env.TraceID+"/") {
+			t.Errorf("artifact %s is not recorded as %s/NAME, relative to artifacts_dir", a, env.TraceID)
 		}
-		if !strings.HasPrefix(a, filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID)) {
-			t.Errorf("artifact %s is not in the state dir's artifacts/%s", a, env.TraceID)
+		b, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", a))
+		if err != nil {
+			t.Fatalf("artifact %s is not in the state dir's artifacts/: %v", a, err)
 		}
 		switch filepath.Ext(a) {
 		case ".png":

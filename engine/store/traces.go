@@ -2,6 +2,8 @@ package store
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -20,7 +22,10 @@ type Trace struct {
 	EnvID      string          `json:"env_id,omitempty"`
 	Purpose    string          `json:"purpose,omitempty"`
 	Steps      []StepRecord    `json:"steps"`
-	Artifacts  []string        `json:"artifacts,omitempty"`
+	// Artifacts are the call's files, as paths relative to artifacts_dir
+	// ("TRACE_ID/page.html"), so replicas sharing that folder under other
+	// mount points read them alike; ArtifactPath resolves one.
+	Artifacts []string `json:"artifacts,omitempty"`
 	// Error is the raw cause of a failure, for people reading traces.
 	Error string `json:"error,omitempty"`
 }
@@ -54,4 +59,19 @@ type TraceFilter struct {
 	Tool       string    // only this tool (empty: all)
 	TaskID     string    // only this task_id (empty: all)
 	Limit      int       // at most this many (0: 100; capped at 10000)
+}
+
+// ArtifactPath is where artifact a of a trace is on this machine: a joined
+// to dir (artifacts_dir), or a itself when it is absolute (traces written
+// before artifacts_dir existed). It returns "" for a relative path that
+// would leave dir.
+func ArtifactPath(dir, a string) string {
+	if filepath.IsAbs(a) {
+		return a
+	}
+	rel := filepath.Clean(filepath.FromSlash(a))
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.Join(dir, rel)
 }

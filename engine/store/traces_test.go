@@ -53,3 +53,19 @@ func indexByte(s string, c byte) int {
 	}
 	return -1
 }
+
+// A trace written before artifacts_dir (absolute paths) still resolves;
+// a relative path that would leave the folder does not.
+func TestArtifactPath(t *testing.T) {
+	for _, c := range []struct{ dir, a, want string }{
+		{"/srv/art", "tr_1/page.html", "/srv/art/tr_1/page.html"},
+		{"/srv/art", "/old/state/artifacts/tr_1/page.html", "/old/state/artifacts/tr_1/page.html"},
+		{"/srv/art", "../etc/passwd", ""},
+		{"/srv/art", "tr_1/../../x", ""},
+		{"/srv/art", ".", ""},
+	} {
+		if got := ArtifactPath(c.dir, c.a); got != c.want {
+			t.Errorf("ArtifactPath(%q, %q) = %q, want %q", c.dir, c.a, got, c.want)
+		}
+	}
+}

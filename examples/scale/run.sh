@@ -41,7 +41,7 @@ done
 
 sed -e "s|^  url: .*|  url: \"$url\"|" toolwright.yaml >"$work/toolwright.yaml"
 sed -i -e "s|^workflows: .*|workflows: $PWD/workflows|" -e "s|^selectors: .*|selectors: $PWD/selectors.yaml|" \
-  -e "s|^state_dir: .*|state_dir: $work/state|" "$work/toolwright.yaml"
+  -e "s|^state_dir: .*|state_dir: $work/state|" -e "s|^artifacts_dir: .*|artifacts_dir: $work/artifacts|" "$work/toolwright.yaml"
 python3 - "$work/toolwright.yaml" "${endpoints%, }" <<'PY'
 import re, sys
 p, eps = sys.argv[1], sys.argv[2]

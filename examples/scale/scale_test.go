@@ -277,19 +277,27 @@ func TestScaleEndToEnd(t *testing.T) {
 	ep2, kill2 := testsite.RemoteChromium(t)
 	bin := build(t)
 	here, _ := filepath.Abs(".")
-	cfg := filepath.Join(t.TempDir(), "toolwright.yaml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`workflows: %s/workflows
+	// Each replica has its own state_dir (local scratch) and the same
+	// artifacts_dir, as if each ran on its own machine with a shared mount.
+	shared := t.TempDir()
+	replicaConfig := func() string {
+		cfg := filepath.Join(t.TempDir(), "toolwright.yaml")
+		os.WriteFile(cfg, []byte(fmt.Sprintf(`workflows: %s/workflows
 selectors: %s/selectors.yaml
-state_dir: %s
+state_dir: ./state
+artifacts_dir: %s
 store: {url: %q}
 browser: {provider: cdp, endpoints: [%q, %q], max_environments: 8, max_per_purpose: 4, spare: 0}
 vars: {shop_base: %q}
 policy: {write_tools: grant, allowed_hosts: ["127.0.0.1"]}
 http: {stateless: true}
-`, here, here, t.TempDir(), pg, ep1, ep2, s.URL)), 0o644)
+`, here, here, shared, pg, ep1, ep2, s.URL)), 0o644)
+		return cfg
+	}
+	cfg, cfgB := replicaConfig(), replicaConfig()
 
 	a := startReplica(t, bin, cfg, "replica-a")
-	b := startReplica(t, bin, cfg, "replica-b")
+	b := startReplica(t, bin, cfgB, "replica-b")
 	lb := startHAProxy(t, a.url, b.url)
 	ca, cb := connect(t, a.url), connect(t, b.url)
 
@@ -355,6 +363,29 @@ http: {stateless: true}
 		}
 		if got["code"] != "host_not_allowed" {
 			t.Fatalf("leave_shop: %v, want host_not_allowed", got)
+		}
+		// The failure's screenshot and page HTML are in the shared
+		// artifacts_dir, named relative to it, whichever replica ran it.
+		id, _ = got["trace_id"].(string)
+		var tr struct{ Artifacts []string }
+		if out := cli(t, bin, cfgB, "traces", id); json.Unmarshal([]byte(out), &tr) != nil {
+			t.Fatalf("traces %s: %s", id, out)
+		}
+		if len(tr.Artifacts) != 2 {
+			t.Fatalf("trace %s artifacts %v, want a screenshot and the page HTML", id, tr.Artifacts)
+		}
+		for _, a := range tr.Artifacts {
+			if filepath.IsAbs(a) {
+				t.Errorf("artifact %s is not relative to artifacts_dir", a)
+			}
+			if fi, err := os.Stat(filepath.Join(shared, a)); err != nil || fi.Size() == 0 {
+				t.Errorf("artifact %s is not in the shared artifacts_dir: %v", a, err)
+			}
+		}
+		for _, c := range []string{cfg, cfgB} {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(c), "state", "artifacts")); !os.IsNotExist(err) {
+				t.Errorf("a replica wrote artifacts under its own state_dir: %v", err)
+			}
 		}
 	})
 

@@ -93,7 +93,7 @@ func main() {
 	}
 	defer stop()
 	shoot(b, "file://"+filepath.Join(report, "index.html"), filepath.Join(*out, "selectors-report.png"))
-	ui := httptest.NewServer(&htmlview.UI{Store: a.Store})
+	ui := httptest.NewServer(&htmlview.UI{Store: a.Store, ArtifactsDir: a.Config.Artifacts()})
 	defer ui.Close()
 	shoot(b, ui.URL+"/", filepath.Join(*out, "ui-calls.png"))
 	shoot(b, ui.URL+"/trace/"+failed, filepath.Join(*out, "ui-trace.png"))
