@@ -43,8 +43,9 @@ type point struct {
 // until ctx ends (target_not_found then, as rod's enabled wait did).
 func prepare(ctx context.Context, el *rod.Element, name string, focus, clear bool) (point, error) {
 	p := el.Page().Context(ctx)
+	front := false
 	for {
-		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear}, true, true)
+		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front}, true, true)
 		if err != nil {
 			var nf *rod.ObjectNotFoundError
 			if errors.As(err, &nf) {
@@ -53,6 +54,15 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 			return point{}, err
 		}
 		v := res.Value
+		if v.Get("background").Bool() && !front {
+			// Behind another tab (a popup left open): a person would switch
+			// back to it first.
+			front = true
+			if err := (proto.PageBringToFront{}).Call(topPage(p)); err != nil {
+				return point{}, err
+			}
+			continue
+		}
 		pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), Gone: v.Get("gone").Bool()}
 		if c := v.Get("cover"); !c.Nil() {
 			pt.Cover = c.Str()

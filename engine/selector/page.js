@@ -306,19 +306,31 @@ function (op, req, ...nodes) {
       // to stand still, and report what stops the action. The point is in
       // the coordinates of the page whose session dispatches the input
       // (same-process frames add their iframes' offsets).
-      // req: {focus, clear}. → {x, y, cover, disabled, gone}
+      // req: {focus, clear, front}. → {x, y, cover, disabled, gone} | {background}
       const el = root;
       if (!el || !el.isConnected) return { gone: true };
-      const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeightOf(el) && r.right <= innerWidthOf(el);
-      function innerHeightOf(e) { return e.ownerDocument.defaultView.innerHeight; }
-      function innerWidthOf(e) { return e.ownerDocument.defaultView.innerWidth; }
+      // A page behind another tab (a target=_blank popup left open) runs
+      // no animation frames: the Go side brings it to the front (front set
+      // once it tried) and asks again.
+      const background = el.ownerDocument.visibilityState === "hidden";
+      if (background && !req.front) return { background: true };
+      const win = el.ownerDocument.defaultView;
+      const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
       if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      // In view of its frame is not in view of the page: a frame below the
+      // fold is scrolled into view too ("nearest": nothing moves when it
+      // shows). A cross-site frame out of view gets no animation frames.
+      else if (win !== win.top) el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
       const rectKey = (r) => [r.x, r.y, r.width, r.height].map((v) => Math.round(v)).join(",");
       const settle = (tries) => new Promise((resolve) => {
+        if (background) { resolve(); return; }
+        // Frames the browser does not render (throttled) run no animation
+        // frames: a timer ends the wait (nothing moves there either).
+        const timer = setTimeout(resolve, 250);
         let before = rectKey(el.getBoundingClientRect());
         const step = (n) => requestAnimationFrame(() => {
           const now = rectKey(el.getBoundingClientRect());
-          if (now === before || n <= 0) resolve();
+          if (now === before || n <= 0) { clearTimeout(timer); resolve(); }
           else { before = now; step(n - 1); }
         });
         step(tries);

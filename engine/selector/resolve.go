@@ -747,6 +747,7 @@ func enterFrameObj(ctx context.Context, page *rod.Page, obj *proto.RuntimeRemote
 	}
 	if fpage, ok := frames.Load(n.FrameID); ok {
 		if fpage.GetContext().Err() == nil {
+			parents.Store(fpage.TargetID, page)
 			return scope{page: fpage, elCtx: fpage.GetContext()}, nil
 		}
 		frames.Delete(n.FrameID) // its session ended: attach anew
@@ -767,5 +768,24 @@ func enterFrameObj(ctx context.Context, page *rod.Page, obj *proto.RuntimeRemote
 		return scope{page: fr, elCtx: elCtx}, nil
 	}
 	frames.Store(n.FrameID, fp)
+	parents.Store(fp.TargetID, page)
 	return scope{page: fp, elCtx: fp.GetContext()}, nil
+}
+
+// parents maps the page of an out-of-process frame (by target id) to the
+// page that holds its iframe.
+var parents = &pageCache{}
+
+// topPage is the tab p belongs to: p itself, or for the page of an
+// out-of-process frame the page of its top document (bound to p's context).
+func topPage(p *rod.Page) *rod.Page {
+	ctx := p.GetContext()
+	for i := 0; i < 16; i++ {
+		up, ok := parents.Load(p.TargetID)
+		if !ok {
+			break
+		}
+		p = up
+	}
+	return p.Context(ctx)
 }

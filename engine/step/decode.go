@@ -365,7 +365,17 @@ func (c *Checker) requireFields(s *Step, at *yaml.Node, given map[string]bool) {
 var (
 	varNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 	paramRef  = regexp.MustCompile(`^\$\{\{\s*params\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$`)
+	wholeTmpl = regexp.MustCompile(`^\s*\$\{\{(?:[^}]|\}[^}])*\}\}\s*$`) // exactly one ${{ }}
 )
+
+// setType records that field name of a step is a typed template.
+func setType(m map[string]Type, name string, t Type) map[string]Type {
+	if m == nil {
+		m = map[string]Type{}
+	}
+	m[name] = t
+	return m
+}
 
 func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 	where := fmt.Sprintf("step %s %s", s.Spec.Kind, f.Name)
@@ -403,6 +413,13 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 		}
 	case Int:
 		if c.typedParam(s, f, n, sc, where, TInteger) {
+			return
+		}
+		if rn := yamlx.Resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && wholeTmpl.MatchString(rn.Value) {
+			// Any other one template (a variable, an expression): its value
+			// is checked when the step runs (Bind).
+			s.typed = setType(s.typed, f.Name, Int)
+			c.defer1(s, f.Name, n, sc, Template, -1)
 			return
 		}
 		if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
@@ -641,10 +658,7 @@ func (c *Checker) typedParam(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, wher
 	case want == TInteger && p.Min != nil && *p.Min < 0:
 		c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative: give parameter %q a min of 0 or more", where, m[1])
 	default:
-		if s.typed == nil {
-			s.typed = map[string]Type{}
-		}
-		s.typed[f.Name] = f.Type
+		s.typed = setType(s.typed, f.Name, f.Type)
 		c.defer1(s, f.Name, n, sc, Template, -1)
 	}
 	return true

@@ -26,7 +26,7 @@ const (
 	Cond                     // a bare boolean expression
 	Target                   // a selector-map target name
 	Duration                 // 500ms, 10s, 2m
-	Int                      // a literal whole number
+	Int                      // a whole number, or one ${{ }} template giving one (a parameter's type is checked at load, anything else when the step runs)
 	Bound                    // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
 	Bool                     // true or false
 	Steps                    // a nested list of steps
@@ -202,7 +202,7 @@ func (f Field) Decl() decl.Field {
 	case Int:
 		d.Type, d.Min = decl.Int, decl.F(0)
 		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer", "minimum", 0), paramTemplateSchema()})
+			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer", "minimum", 0), wholeTemplateSchema()})
 		}
 	case Bound:
 		d.Type = decl.Int
@@ -269,6 +269,11 @@ func commonField(name string) (Field, bool) {
 // paramTemplateSchema is a whole template of one parameter: ${{ params.n }}.
 func paramTemplateSchema() *decl.Obj {
 	return decl.NewObj("type", "string", "pattern", `^\$\{\{\s*params\.[a-z][a-z0-9_]*\s*\}\}$`)
+}
+
+// wholeTemplateSchema describes a value that is exactly one ${{ }} template.
+func wholeTemplateSchema() *decl.Obj {
+	return decl.NewObj("type", "string", "pattern", wholeTmpl.String())
 }
 
 // TemplateSchema describes a value that may hold ${{ }} templates: text,

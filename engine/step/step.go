@@ -3,6 +3,8 @@ package step
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -31,14 +33,41 @@ type Step struct {
 
 // Bind returns the step with its typed template fields evaluated in env
 // (the step itself when it has none).
+// A kind's own long forms (wait's any) are bound too.
 func (s *Step) Bind(env tmpl.Env) (*Step, error) {
-	if len(s.typed) == 0 {
+	forms := map[string][]*Step{}
+	for name, v := range s.Args {
+		list, ok := v.([]*Step)
+		if !ok || !s.hasForms(name) {
+			continue
+		}
+		var bound []*Step
+		for i, f := range list {
+			b, err := f.Bind(env)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d] %w", name, i, err)
+			}
+			if b != f && bound == nil {
+				bound = append([]*Step(nil), list...)
+			}
+			if bound != nil {
+				bound[i] = b
+			}
+		}
+		if bound != nil {
+			forms[name] = bound
+		}
+	}
+	if len(s.typed) == 0 && len(forms) == 0 {
 		return s, nil
 	}
 	c := *s
 	c.Args = make(map[string]any, len(s.Args))
 	for k, v := range s.Args {
 		c.Args[k] = v
+	}
+	for name, list := range forms {
+		c.Args[name] = list
 	}
 	for name, typ := range s.typed {
 		t := s.Tmpl(name)
@@ -51,14 +80,11 @@ func (s *Step) Bind(env tmpl.Env) (*Step, error) {
 		}
 		switch typ {
 		case Int:
-			switch x := v.(type) {
-			case int:
-				c.Args[name] = x
-			case float64:
-				c.Args[name] = int(x)
-			default:
-				return nil, fmt.Errorf("%s: %v is not a whole number", name, v)
+			n, ok := wholeNumber(v)
+			if !ok {
+				return nil, fmt.Errorf("%s: %s gave %s, not a whole number of 0 or more", name, t.Source, describeValue(v))
 			}
+			c.Args[name] = n
 		case Bool:
 			b, ok := v.(bool)
 			if !ok {
@@ -244,4 +270,45 @@ type Frame struct {
 	// Touched collects the list variables appended to inside the frame,
 	// so paginate can mark them truncated.
 	Touched map[string]bool
+}
+
+// hasForms reports whether field name of s is a Forms field.
+func (s *Step) hasForms(name string) bool {
+	if s.Spec == nil {
+		return false
+	}
+	for _, f := range s.Spec.Fields {
+		if f.Name == name {
+			return f.Type == Forms
+		}
+	}
+	return false
+}
+
+// wholeNumber reads v as a whole number of 0 or more: an integer, a float
+// without a fraction, or text holding one (a value read from the page).
+func wholeNumber(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, x >= 0
+	case int64:
+		return int(x), x >= 0
+	case float64:
+		return int(x), x >= 0 && x == float64(int(x))
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(x))
+		return n, err == nil && n >= 0
+	}
+	return 0, false
+}
+
+// describeValue names a value for a message: 2.5, "abc", null.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return strconv.Quote(x)
+	}
+	return fmt.Sprint(v)
 }

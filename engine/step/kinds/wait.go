@@ -25,7 +25,7 @@ func init() {
 			{Name: "text", Type: step.Template, Doc: "wait until this text appears anywhere on the page, frames included"},
 			{Name: "url", Type: step.Template, Doc: "wait until the page URL matches this glob (* matches anything), also after history.pushState"},
 			{Name: "count", Type: step.Target, Doc: "wait until this target has at least at_least visible matches"},
-			{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1)"},
+			{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1); a number or a template giving one"},
 			{Name: "network_idle", Type: step.Duration, Doc: "wait until no request has been in flight for this long"},
 			{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
 			{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held"},
