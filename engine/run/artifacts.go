@@ -2,9 +2,11 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -50,6 +52,7 @@ func (c *call) saveFailure(ctx context.Context) {
 		}
 	}
 	if limit <= 0 {
+		c.setCapture("no failure capture: the call was already past its deadline's grace of " + failureCaptureGrace.String())
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
@@ -60,19 +63,38 @@ func (c *call) saveFailure(ctx context.Context) {
 	}
 	page := env.Page().Context(ctx)
 	_ = proto.PageStopLoading{}.Call(page) // a page still loading would hold the capture
+	var missed []string
 	if res, err := page.Eval(blankPasswordsJS); err == nil {
 		html := c.e.redactor.Redact(res.Value.Str())
 		_ = os.WriteFile(filepath.Join(dir, "page.html"), []byte(html), 0o600)
+	} else {
+		missed = append(missed, "page.html")
 	}
 	// No screenshot unless every field and text showing a secret is hidden.
+	shot := false
 	if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err == nil {
 		if _, err := page.Eval(blankPasswordsForShotJS); err == nil {
 			if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err == nil {
 				_ = os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600)
+				shot = true
 			}
 		}
 		restore()
 	}
+	if !shot {
+		missed = append(missed, "failure.png")
+	}
+	if len(missed) > 0 && ctx.Err() != nil {
+		c.setCapture(fmt.Sprintf("the failure capture ran out of its %s before %s", limit.Round(time.Millisecond), strings.Join(missed, " and ")))
+	}
+}
+
+// setCapture notes, in the trace's error, why the failure capture kept less
+// than it should: a person reading a trace without a screenshot learns why.
+func (c *call) setCapture(note string) {
+	c.mu.Lock()
+	c.capture = note
+	c.mu.Unlock()
 }
 
 // artifacts lists the files kept for this call, relative to artifacts_dir

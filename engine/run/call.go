@@ -44,6 +44,7 @@ type call struct {
 	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
 	lastDialog            string                  // page.dialog
 	stopDialogs           func()                  // ends watchDialogs on the environment's page
+	capture               string                  // why the failure capture kept less (artifacts.go)
 }
 
 func (e *Engine) newCall(set *workflow.Set, w *workflow.Workflow, req Request) *call {
@@ -337,6 +338,11 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 		t.Error = red.Redact(causeText(runErr))
 	}
 	t.Artifacts = c.artifacts()
+	c.mu.Lock()
+	if c.capture != "" {
+		t.Error += " (" + c.capture + ")"
+	}
+	c.mu.Unlock()
 	if err := c.e.store.SaveTrace(ctx, t); err != nil {
 		c.e.log.Warn("trace not stored", "trace_id", c.traceID, "err", red.Redact(err.Error()))
 	}

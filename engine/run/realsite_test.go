@@ -207,8 +207,10 @@ output:
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("deadline: took %s: %s", took, env.JSON())
 	}
-	if len(h.trace(env).Artifacts) == 0 {
-		t.Errorf("the failure capture kept nothing")
+	// The capture is bounded by the deadline + 1 s: on a busy machine it
+	// may keep less, and the trace then says why.
+	if tr := h.trace(env); len(tr.Artifacts) == 0 && !strings.Contains(tr.Error, "failure capture") {
+		t.Errorf("the failure capture kept nothing and the trace does not say why: %q", tr.Error)
 	}
 	// wait.timeout beyond the default step timeout of 5s.
 	h.ok(h.call("late_report", `{"ms": 5500}`))
