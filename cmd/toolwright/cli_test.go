@@ -174,6 +174,11 @@ func TestCLIGrants(t *testing.T) {
 		{"--tool no_such_tool --task T-1 --reason r", `unknown tool "no_such_tool"`},
 		{"--tool add_to_cart --task T-1 --ttl 48h --reason r", "at most 24h"},
 		{"--tool add_to_cart --task T-1", `"reason" not set`},
+		// A task_id no call can carry (issue 11 (10)): "*" is not a wildcard.
+		{"--tool add_to_cart --task * --reason r", "task_id must be what a call can carry"},
+		{"--tool add_to_cart --task T/1 --reason r", "task_id must be what a call can carry"},
+		{"--tool add_to_cart --task " + strings.Repeat("T", 129) + " --reason r", "task_id must be what a call can carry"},
+		{"--tool add_to_cart --task T-1 --reason " + strings.Repeat("r", 100<<10), "at most 500 characters, got 102400"},
 	} {
 		_, errOut := c.mustCLI(t, exitUsage, append([]string{"grant"}, strings.Fields(tc.args)...)...)
 		if !strings.Contains(errOut, tc.want) {

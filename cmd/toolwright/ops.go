@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -271,6 +272,11 @@ with --demo: use the command a not_granted message prints.`,
 			case ttl <= 0 || ttl > store.MaxGrantTTL:
 				return usagef("--ttl must be more than 0 and at most %s, got %s", store.MaxGrantTTL, ttl)
 			}
+			// The store checks again; checked here, a bad --task or --reason
+			// is a usage error (exit 2) before any database is opened.
+			if err := store.CheckGrant(tool, strings.TrimSpace(task), ttl, strings.TrimSpace(reason)); err != nil {
+				return usagef("%v", err)
+			}
 			return g.withStore(func(st store.Store) error {
 				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
 				if err != nil {
@@ -287,9 +293,9 @@ with --demo: use the command a not_granted message prints.`,
 	formatFlag(cmd, &format)
 	cmd.Flags().StringVar(&tool, "tool", "", "the tool to allow")
 	_ = cmd.RegisterFlagCompletionFunc("tool", g.completeTools(true))
-	cmd.Flags().StringVar(&task, "task", "", "the task_id the agent will call it with")
+	cmd.Flags().StringVar(&task, "task", "", "the task_id the agent will call it with (1 to 128 of A-Z a-z 0-9 . _ : -)")
 	cmd.Flags().DurationVar(&ttl, "ttl", 15*time.Minute, "how long the grant lives (at most 24h)")
-	cmd.Flags().StringVar(&reason, "reason", "", "why (kept in the audit trail)")
+	cmd.Flags().StringVar(&reason, "reason", "", fmt.Sprintf("why (kept in the audit trail; at most %d characters)", store.MaxGrantReason))
 	for _, f := range []string{"tool", "task", "reason"} {
 		_ = cmd.MarkFlagRequired(f)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/store"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -17,9 +18,10 @@ type Obj = decl.Obj
 // NewObj makes an ordered object from alternating keys and values.
 func NewObj(kv ...any) *Obj { return decl.NewObj(kv...) }
 
-// Task and environment ids: their patterns are part of the contract.
+// Task and environment ids: their patterns are part of the contract. The
+// task_id pattern is the store's, which refuses grants for any other form.
 const (
-	TaskIDPattern = `^[A-Za-z0-9._:-]{1,128}$`
+	TaskIDPattern = store.TaskIDPattern
 	EnvIDPattern  = `^env_[A-Za-z0-9]{1,64}$`
 )
 

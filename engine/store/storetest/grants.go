@@ -16,16 +16,22 @@ func testGrants(t *testing.T, b Backend) {
 	s, other := hs[0], hs[1]
 	ctx := context.Background()
 	for _, c := range []struct {
+		task   string
 		ttl    time.Duration
 		reason string
 		want   string
 	}{
-		{15 * time.Minute, " ", "reason"},
-		{0, "x", "more than 0"},
-		{25 * time.Hour, "x", "at most 24h"},
+		{"T-1", 15 * time.Minute, " ", "reason"},
+		{"T-1", 0, "x", "more than 0"},
+		{"T-1", 25 * time.Hour, "x", "at most 24h"},
+		{"*", 15 * time.Minute, "x", "task_id must be"},
+		{"T 1", 15 * time.Minute, "x", "task_id must be"},
+		{strings.Repeat("T", 129), 15 * time.Minute, "x", "task_id must be"},
+		{"T-1", 15 * time.Minute, strings.Repeat("x", 100<<10), "at most 500 characters"},
+		{"T-1", 15 * time.Minute, "line\nbreak", "control characters"},
 	} {
-		if _, err := s.AddGrant(ctx, "place_order", "T-1", c.ttl, c.reason, "ops"); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("AddGrant(ttl %s, reason %q): %v, want an error with %q", c.ttl, c.reason, err, c.want)
+		if _, err := s.AddGrant(ctx, "place_order", c.task, c.ttl, c.reason, "ops"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AddGrant(task %.20q, ttl %s, reason %.20q): %v, want an error with %q", c.task, c.ttl, c.reason, err, c.want)
 		}
 	}
 
@@ -82,5 +88,9 @@ func testGrants(t *testing.T, b Backend) {
 	}
 	if list, _ := s.ListGrants(ctx, true); len(list) != 1 || !list[0].Revoked {
 		t.Errorf("full list %+v", list)
+	}
+	// the bounds themselves are allowed
+	if _, err := s.AddGrant(ctx, "place_order", strings.Repeat("T", 128), time.Minute, strings.Repeat("é", store.MaxGrantReason), "ops"); err != nil {
+		t.Errorf("a 128-character task_id and a %d-character reason are allowed: %v", store.MaxGrantReason, err)
 	}
 }
