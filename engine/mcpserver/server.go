@@ -278,9 +278,11 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 // progress turns the engine's step reports into notifications/progress.
-// MCP wants progress to grow with every notification, while the engine
-// reports nested steps (a paginate's pages) with the same count of finished
-// top-level steps: those move halfway to the next whole step.
+// MCP wants progress to grow with every notification, and a client shows it
+// against the total: so while steps run, progress stays below the total
+// (the engine reports nested steps, a paginate's pages, with the same count
+// of finished top-level steps: those move halfway to the next whole step),
+// and the end is exactly the total, never above it.
 type progress struct {
 	ctx   context.Context
 	ss    *mcp.ServerSession
@@ -295,28 +297,39 @@ type progress struct {
 func (p *progress) step(done, total int, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if total < 1 {
+		return
+	}
 	p.total = total
+	done = min(max(done, 0), total-1) // a step is starting: at most total-1 are finished
 	v := float64(done)
 	if v <= p.last {
 		v = p.last + (float64(done)+1-p.last)/2
 	}
+	if v >= float64(total) {
+		return // halving ran out of float precision: the end says the total
+	}
 	p.send(v, message)
 }
 
-// finish reports the whole call done.
+// finish reports the whole call done: progress equals the total (1 of 1
+// when no step ran, as for a call refused before its steps).
 func (p *progress) finish(code string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.send(max(float64(p.total), p.last+1), "finished: "+code)
+	if p.total < 1 {
+		p.total = 1
+	}
+	p.send(float64(p.total), "finished: "+code)
 }
 
 func (p *progress) send(v float64, message string) {
-	if v <= p.last || p.ctx.Err() != nil {
+	if v <= p.last || v > float64(p.total) || p.ctx.Err() != nil {
 		return
 	}
 	p.last = v
 	err := p.ss.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{
-		ProgressToken: p.token, Progress: v, Total: float64(max(p.total, int(v))), Message: message,
+		ProgressToken: p.token, Progress: v, Total: float64(p.total), Message: message,
 	})
 	if err != nil {
 		p.log.Debug("progress notification not sent", "err", err)

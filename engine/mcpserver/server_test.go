@@ -202,6 +202,56 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestProgressNeverAboveTotal calls a workflow whose last step is a loop:
+// every step inside it reports the same count of finished steps, and the
+// end must still be exactly the total, never above it (issue 11 (10)).
+func TestProgressNeverAboveTotal(t *testing.T) {
+	testsite.NeedChromium(t)
+	files := map[string]string{"count_up.yaml": `name: count_up
+description: Count in a loop without touching a page.
+risk: read
+steps:
+  - set: {n: 0}
+  - repeat:
+      max: 6
+      until: ${{ vars.n >= 6 }}
+      steps:
+        - set: {n: "${{ vars.n + 1 }}"}
+        - set: {m: "${{ vars.n }}"}
+output:
+  n: ${{ vars.n }}
+`}
+	f := newFixtureWith(t, mcpserver.Options{}, files)
+	p := &mcp.CallToolParams{Name: "count_up", Arguments: map[string]any{}}
+	p.SetProgressToken("tok-loop")
+	res, err := f.session.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkResult(t, res)
+	waitFor(t, 10*time.Second, "the finished notification", func() bool {
+		f.events.mu.Lock()
+		defer f.events.mu.Unlock()
+		n := len(f.events.progress)
+		return n > 0 && strings.HasPrefix(f.events.progress[n-1].Message, "finished")
+	})
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	last := -1.0
+	for i, n := range f.events.progress {
+		if n.Progress <= last || n.Total != 2 || n.Progress > n.Total {
+			t.Errorf("notification %d: progress %v of %v (previous %v), want growing and at most 2 of 2", i, n.Progress, n.Total, last)
+		}
+		last = n.Progress
+	}
+	if len(f.events.progress) < 4 {
+		t.Errorf("%d notifications, want one per step started and the end", len(f.events.progress))
+	}
+	if last != 2 {
+		t.Errorf("last progress %v, want the total 2", last)
+	}
+}
+
 // promptCancel bounds how long a cancelled call may take to answer: the
 // browser work stops, the failure artifacts are taken, the envelope is sent.
 const promptCancel = 8 * time.Second
