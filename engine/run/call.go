@@ -14,6 +14,7 @@ import (
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/tmpl"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -138,6 +139,10 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	r := newRunner(c, c.w, bound.Params)
 	deadline, err := c.w.DeadlineOf(r.scope, c.e.cfg.Limits.MaxDeadline)
 	if err != nil {
+		var ee *tmpl.EvalError
+		if errors.As(err, &ee) {
+			return nil, errs.Wrap(errs.InvalidParams, err, "the deadline of %s is not usable: the expression %q failed: %s", c.w.Name, ee.Source, ee.Reason)
+		}
 		return nil, errs.Wrap(errs.InvalidParams, err, "the deadline of %s is not usable: %v", c.w.Name, err)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, deadline, errs.New(errs.DeadlineExceeded, "the call ran past its deadline of %s", deadline))

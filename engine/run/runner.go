@@ -31,9 +31,10 @@ type runner struct {
 	vars      map[string]any
 	truncated map[string]bool
 	frames    []*step.Frame
-	prefix    string // path prefix of a called workflow's steps in the trace
-	depth     int    // call depth
-	current   int    // the trace record of the step running now; -1 for none
+	prefix    string     // path prefix of a called workflow's steps in the trace
+	depth     int        // call depth
+	current   int        // the trace record of the step running now; -1 for none
+	active    *step.Step // the innermost step running now (nil: the output), for messages
 }
 
 // failure is a step's error with the step that raised it.
@@ -122,6 +123,9 @@ func (r *runner) bindFrame() {
 
 // runStep runs one step with its condition, timeout, retries and optional flag.
 func (r *runner) runStep(ctx context.Context, s *step.Step) error {
+	outer := r.active
+	r.active = s
+	defer func() { r.active = outer }()
 	if s.If != nil {
 		ok, err := r.Test(ctx, s.If)
 		if err != nil {
@@ -204,7 +208,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	}
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
 	if err != nil {
-		err = errs.Wrap(errs.Internal, err, "step %s: %v", r.label(s), err)
+		err = r.exprFailure(err, func() error { return errs.Wrap(errs.Internal, err, "step %s: %v", r.label(s), err) })
 	} else {
 		err = s.Spec.Run(sctx, r, bound)
 	}
@@ -446,7 +450,7 @@ func (r *runner) Eval(ctx context.Context, t *tmpl.Template) (any, error) {
 	}
 	v, err := t.Eval(r.scope)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "template %q failed: %v", t.Source, err)
+		return nil, r.exprFailure(err, nil)
 	}
 	return v, nil
 }
@@ -464,9 +468,28 @@ func (r *runner) Test(ctx context.Context, e *tmpl.Expr) (bool, error) {
 	}
 	ok, err := e.Bool(r.scope)
 	if err != nil {
-		return false, errs.Wrap(errs.Internal, err, "condition %q failed: %v", e.Source, err)
+		return false, r.exprFailure(err, nil)
 	}
 	return ok, nil
+}
+
+// exprFailure is the error of an expression that failed while the call ran
+// (an *tmpl.EvalError in err): its message names the expression and the
+// step, in words, and the trace keeps expr-lang's text. Any other error is
+// other() (nil: an internal error without its raw text).
+func (r *runner) exprFailure(err error, other func() error) error {
+	var ee *tmpl.EvalError
+	if !errors.As(err, &ee) {
+		if other != nil {
+			return other()
+		}
+		return errs.Wrap(errs.Internal, err, "internal error; the trace has the details")
+	}
+	where := "in the output"
+	if r.active != nil {
+		where = "in step " + r.label(r.active)
+	}
+	return errs.Wrap(errs.Internal, err, "the expression %q %s failed: %s; fix the workflow", ee.Source, where, ee.Reason)
 }
 
 // TestIn checks a condition with f's loop.* in scope.
@@ -483,7 +506,7 @@ func (r *runner) Value(ctx context.Context, e *tmpl.Expr) (any, error) {
 	}
 	v, err := e.Run(r.scope)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "expression %q failed: %v", e.Source, err)
+		return nil, r.exprFailure(err, nil)
 	}
 	return v, nil
 }

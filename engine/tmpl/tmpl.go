@@ -73,6 +73,7 @@ type Template struct {
 	Source   string
 	literal  any
 	single   *vm.Program
+	code     string // the expression of single, for messages
 	parts    []part
 	UsesPage bool     // evaluating needs page.url/page.title
 	VarRef   string   // set when the whole template is `${{ vars.NAME }}`
@@ -82,6 +83,7 @@ type Template struct {
 
 type part struct {
 	text string
+	code string
 	prog *vm.Program
 }
 
@@ -98,7 +100,11 @@ func (t *Template) Value() any { return t.literal }
 func (t *Template) Eval(env Env) (any, error) {
 	switch {
 	case t.single != nil:
-		return expr.Run(t.single, map[string]any(env))
+		v, err := expr.Run(t.single, map[string]any(env))
+		if err != nil {
+			return nil, evalFailed(t.code, err)
+		}
+		return v, nil
 	case t.parts != nil:
 		var b strings.Builder
 		for _, p := range t.parts {
@@ -108,7 +114,7 @@ func (t *Template) Eval(env Env) (any, error) {
 			}
 			v, err := expr.Run(p.prog, map[string]any(env))
 			if err != nil {
-				return nil, err
+				return nil, evalFailed(p.code, err)
 			}
 			b.WriteString(Text(v))
 		}
@@ -148,8 +154,14 @@ type Expr struct {
 	UsesPage bool
 }
 
-// Run evaluates the expression.
-func (e *Expr) Run(env Env) (any, error) { return expr.Run(e.prog, map[string]any(env)) }
+// Run evaluates the expression; a failure is an *EvalError.
+func (e *Expr) Run(env Env) (any, error) {
+	v, err := expr.Run(e.prog, map[string]any(env))
+	if err != nil {
+		return nil, evalFailed(e.Source, err)
+	}
+	return v, nil
+}
 
 // Bool evaluates a condition; a non-boolean result is an error.
 func (e *Expr) Bool(env Env) (bool, error) {
@@ -159,7 +171,8 @@ func (e *Expr) Bool(env Env) (bool, error) {
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("condition %q gave %T, not true or false", e.Source, v)
+		return false, &EvalError{Source: e.Source, Reason: fmt.Sprintf("a condition must give true or false, and it gave %s", kindWords(v)),
+			Err: fmt.Errorf("condition %q gave %T, not true or false", e.Source, v)}
 	}
 	return b, nil
 }
@@ -241,7 +254,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 			ps.Addf(site.pos(start), lint.Expression, "empty template ${{ }}")
 			ok = false
 		} else if prog, info, good := compile(code, site, start+3, sc, false, ps); good {
-			parts = append(parts, part{prog: prog})
+			parts = append(parts, part{prog: prog, code: code})
 			t.UsesPage = t.UsesPage || info.usesPage
 			t.Secrets = append(t.Secrets, info.secrets...)
 			if len(runes) == end+2 && start == 0 {
@@ -257,7 +270,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		return t
 	}
 	if len(parts) == 1 && parts[0].prog != nil {
-		t.single = parts[0].prog
+		t.single, t.code = parts[0].prog, parts[0].code
 		return t
 	}
 	t.VarRef, t.ParamRef = "", ""

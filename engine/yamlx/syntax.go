@@ -109,16 +109,67 @@ func flowTemplate(lines []string, line int, raw string) (int, int, string) {
 		return 0, 0, ""
 	}
 	for i, l := range lines {
-		j := strings.Index(l, "${{")
-		if j <= 0 || !strings.Contains(l[:j], "{") && !strings.Contains(l[:j], "[") {
-			continue
+		if j := bareFlowTemplate(l); j >= 0 {
+			return i + 1, j + 1, `inside a {...} or [...] flow collection a bare ${{ reads as a map: quote the template, as in value: "${{ params.query }}"`
 		}
-		if before := strings.TrimRight(l[:j], " "); strings.HasSuffix(before, "\"") || strings.HasSuffix(before, "'") {
-			continue
-		}
-		return i + 1, j + 1, `inside a {...} or [...] flow collection a bare ${{ reads as a map: quote the template, as in value: "${{ params.query }}"`
 	}
 	return 0, 0, ""
+}
+
+// bareFlowTemplate returns the 0-based column of a ${{ on line l that sits
+// inside a {...} or [...] collection and outside any quoted scalar, or -1.
+// A quote opens a scalar only where one may start (after {, [, a comma, a
+// colon or a space that follows one), so "text ${{ x }}" inside a quoted
+// value and an apostrophe inside plain text are both told apart.
+func bareFlowTemplate(l string) int {
+	depth := 0
+	var quote byte
+	start := true // a scalar may start here
+	for j := 0; j < len(l); j++ {
+		c := l[j]
+		switch {
+		case quote != 0:
+			if c == quote {
+				if quote == '\'' && j+1 < len(l) && l[j+1] == '\'' {
+					j++ // '' inside a single-quoted scalar
+					continue
+				}
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				j++
+			}
+			continue
+		case strings.HasPrefix(l[j:], "${{"):
+			if depth > 0 {
+				return j
+			}
+			end := strings.Index(l[j:], "}}")
+			if end < 0 {
+				return -1
+			}
+			j += end + 1
+			start = false
+			continue
+		case c == '#' && (j == 0 || l[j-1] == ' '):
+			return -1
+		case (c == '"' || c == '\'') && start:
+			quote = c
+			continue
+		case c == '{' || c == '[':
+			depth++
+			start = true
+			continue
+		case c == '}' || c == ']':
+			depth--
+		case c == ',' || c == ':':
+			start = true
+			continue
+		case c == ' ' || c == '-':
+			continue // keeps start as it was
+		}
+		start = false
+	}
+	return -1
 }
 
 // unclosedQuote finds a quote that starts a value and is never closed on

@@ -22,6 +22,10 @@ func TestSyntaxExplained(t *testing.T) {
 		{"text: @user\n", "f:1:7: a value cannot start with @ in YAML: quote it, as in '@user'"},
 		{"text: `code`\n", "f:1:7: a value cannot start with ` in YAML: quote it, as in '`code`'"},
 		{"text: Note: this\n", `f:1:11: the value contains ": ", which YAML reads as another key: quote the value, as in 'Note: this'`},
+		// A quoted template with text before it is not bare: the cause is the
+		// colon further down, not the flow map above it.
+		{"steps:\n  - set: {w: \"word ${{ vars.w }}\"}\n  - set: {v: 'it''s ${{ vars.w }}'}\noutput:\n  odd: ${{ 1 == 2 ? 3 : 4 }}\n", `f:5:23: the value contains ": ", which YAML reads as another key: quote the value, as in '${{ 1 == 2 ? 3 : 4 }}'`},
+		{"steps:\n  - set: {a: 1, w: ${{ vars.w }}}\n", `f:2:20: inside a {...} or [...] flow collection a bare ${{ reads as a map: quote the template, as in value: "${{ params.query }}"`},
 		{"a: [1, 2\n", "f:1:4: the [ opened here is not closed on its line: add ] at the end (or check for a missing comma between entries)"},
 		{"a: {b: 1\n", "f:1:4: the { opened here is not closed on its line: add } at the end (or check for a missing comma between entries)"},
 		{"a: - b\n", `f:1:4: a list cannot start on its key's line: put "- b" on the next line, indented, or write [b]`},
