@@ -214,7 +214,8 @@ func suggestCmd(g *globals) *cobra.Command {
 		Use:   "suggest --page URL|FILE [--setup TOOL [--arg k=v]] [--prefix NAME]",
 		Short: "Propose selector-map entries for a page's fields, buttons and links",
 		Long: `Open a page and propose selector-map YAML for its fields, buttons and links
-(inside open shadow roots too): a stable primary locator (id, data-testid,
+(inside open shadow roots and iframes too; an iframe is an entry of its own
+that the entries inside it name in frame:): a stable primary locator (id, data-testid,
 name, label) and fallbacks (role + name, text). Every locator proposed was
 resolved on the page and matched exactly one element, the one it names;
 elements with no such locator are left out. With --setup TOOL (an env: new

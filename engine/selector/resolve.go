@@ -718,6 +718,21 @@ func enterFrame(ctx context.Context, el *rod.Element) (scope, error) {
 	return enterFrameObj(ctx, el.Page(), el.Object, el.GetContext())
 }
 
+// FrameDocument is where the document of the <iframe> el is read: for a
+// same-process frame el itself (a function run on it reads
+// this.contentDocument), for an out-of-process one the frame's own page (a
+// function run there reads document); iframe is nil then.
+func FrameDocument(ctx context.Context, el *rod.Element) (page *rod.Page, iframe *rod.Element, err error) {
+	sc, err := enterFrame(ctx, el)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sc.this != nil {
+		return el.Page(), el, nil
+	}
+	return sc.page, nil, nil
+}
+
 // frames caches the pages of out-of-process frames by frame id (which is
 // their target id); rod caches the attached page itself.
 var frames = &pageCache{}

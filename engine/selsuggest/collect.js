@@ -1,24 +1,28 @@
-() => {
-  // Collects the page's fields, buttons and links, open shadow roots
-  // included, with what a stable locator can be built from. Each element is
-  // marked with data-tw-suggest=N so the resolver's match can be checked to
-  // be the same element.
+function (start) {
+  // Collects a document's fields, buttons, links and iframes, open shadow
+  // roots included, with what a stable locator can be built from. Each
+  // element is marked with data-tw-suggest=N (N counts on from start, so
+  // marks stay unique across frames) and the resolver's match is checked to
+  // be the same element. Run on the page's window, the document is the
+  // page's; run on a same-process <iframe> element, it is the frame's.
+  const doc = this && this.nodeType === 1 ? this.contentDocument : document;
+  if (!doc) return [];
   const out = [];
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const visible = (el) => {
     const r = el.getBoundingClientRect();
-    const st = getComputedStyle(el);
+    const st = el.ownerDocument.defaultView.getComputedStyle(el);
     return r.width > 0 && r.height > 0 && st.visibility !== 'hidden' && st.display !== 'none';
   };
   const labelOf = (el, root) => {
     if (el.getAttribute('aria-label')) return norm(el.getAttribute('aria-label'));
     const by = el.getAttribute('aria-labelledby');
     if (by) {
-      const t = by.split(/\s+/).map((id) => root.getElementById ? root.getElementById(id) : document.getElementById(id)).filter(Boolean).map((n) => norm(n.textContent)).join(' ');
+      const t = by.split(/\s+/).map((id) => root.getElementById ? root.getElementById(id) : doc.getElementById(id)).filter(Boolean).map((n) => norm(n.textContent)).join(' ');
       if (t) return t;
     }
     if (el.id) {
-      const l = (root.querySelector ? root : document).querySelector(`label[for="${CSS.escape(el.id)}"]`);
+      const l = (root.querySelector ? root : doc).querySelector(`label[for="${CSS.escape(el.id)}"]`);
       if (l) return norm(l.textContent);
     }
     const wrap = el.closest('label');
@@ -50,6 +54,7 @@
   };
   const kindOf = (el) => {
     const tag = el.tagName.toLowerCase();
+    if (tag === 'iframe' || tag === 'frame') return 'frame';
     const role = roleOf(el);
     if (role === 'link') return 'link';
     if (role === 'button') return 'button';
@@ -58,17 +63,17 @@
   };
   const seen = new Set();
   const walk = (root, inShadow) => {
-    const els = root.querySelectorAll('input:not([type=hidden]),select,textarea,button,a[href],[role=button],[role=link],[role=textbox],[role=combobox],[role=checkbox],[role=switch]');
+    const els = root.querySelectorAll('input:not([type=hidden]),select,textarea,button,a[href],[role=button],[role=link],[role=textbox],[role=combobox],[role=checkbox],[role=switch],iframe,frame');
     for (const el of els) {
       if (seen.has(el) || !visible(el)) continue;
       seen.add(el);
       const kind = kindOf(el);
       if (!kind) continue;
-      const n = out.length;
+      const n = start + out.length;
       el.setAttribute('data-tw-suggest', String(n));
       const tag = el.tagName.toLowerCase();
-      const label = kind === 'field' ? labelOf(el, root) : norm(el.getAttribute('aria-label'));
-      const text = kind === 'field' ? '' : norm(el.innerText || el.textContent || el.value);
+      const label = kind === 'field' ? labelOf(el, root) : kind === 'frame' ? norm(el.getAttribute('title') || el.getAttribute('aria-label')) : norm(el.getAttribute('aria-label'));
+      const text = kind === 'field' || kind === 'frame' ? '' : norm(el.innerText || el.textContent || el.value);
       out.push({
         n, kind, tag, inShadow,
         type: (el.getAttribute('type') || '').toLowerCase(),
@@ -79,15 +84,16 @@
         testattr: el.hasAttribute('data-testid') ? 'data-testid' : el.hasAttribute('data-test') ? 'data-test' : el.hasAttribute('data-qa') ? 'data-qa' : '',
         label, text,
         placeholder: el.getAttribute('placeholder') || '',
-        role: roleOf(el),
+        role: kind === 'frame' ? '' : roleOf(el),
         accName: label || text || norm(el.getAttribute('title')) || norm(el.getAttribute('placeholder')) || norm(el.value),
         href: tag === 'a' ? el.getAttribute('href') : '',
+        src: kind === 'frame' ? el.getAttribute('src') || '' : '',
       });
     }
     for (const host of root.querySelectorAll('*')) {
       if (host.shadowRoot) walk(host.shadowRoot, true);
     }
   };
-  walk(document, false);
+  walk(doc, false);
   return out;
 }

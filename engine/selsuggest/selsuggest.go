@@ -1,5 +1,6 @@
 // Package selsuggest is `toolwright selectors suggest`: it reads a page's
-// fields, buttons and links (open shadow roots included) and proposes
+// fields, buttons and links (open shadow roots and iframes, same-site or
+// not, included) and proposes
 // selector-map entries for them: a stable primary locator (id, data-testid,
 // name, label) and fallbacks (role + name, text). Every locator it proposes
 // was resolved on the page by the same resolver workflows use and matched
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/selector"
 	"gopkg.in/yaml.v3"
 )
@@ -27,12 +29,16 @@ import (
 //go:embed collect.js
 var collectJS string
 
+//go:embed cleanup.js
+var cleanupJS string
+
 // Entry is one proposed selector-map entry.
 type Entry struct {
 	Name        string             `json:"name"`
-	Kind        string             `json:"kind"` // field, button or link
+	Kind        string             `json:"kind"` // field, button, link or frame
 	Description string             `json:"description"`
-	Locators    []selector.Locator `json:"locators"` // primary first
+	Frame       string             `json:"frame,omitempty"` // the frame entry of the iframe it is in
+	Locators    []selector.Locator `json:"locators"`        // primary first
 }
 
 type element struct {
@@ -52,13 +58,33 @@ type element struct {
 	Role        string `json:"role"`
 	AccName     string `json:"accName"`
 	Href        string `json:"href"`
+	Src         string `json:"src"`
 }
 
 // LoadTimeout bounds loading the page.
 const LoadTimeout = 30 * time.Second
 
+// Frames are followed this deep (a frame in a frame in the page is depth 2)
+// and at most this many are read.
+const (
+	maxFrameDepth = 3
+	maxFrames     = 20
+)
+
+// document is one document entries are read from: the page's, or an
+// iframe's (reached through its frame entry).
+type document struct {
+	frame  string // the name of its frame entry; "" for the page
+	prefix string // its entries are named prefix.NAME
+	depth  int
+	eval   func(js string, args ...any) (*proto.RuntimeRemoteObject, error)
+}
+
 // Suggest opens page in tab (unless it is "", then the tab's current page
-// is read) and proposes entries named prefix.NAME.
+// is read) and proposes entries named prefix.NAME. The documents of the
+// page's iframes (same-site or not, nested too) are read as well: each
+// iframe is an entry of kind "frame", and the entries inside it name it in
+// their frame key and are named after it.
 func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, error) {
 	if page != "" {
 		lctx, cancel := context.WithTimeout(ctx, LoadTimeout)
@@ -74,19 +100,83 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 	if prefix == "" {
 		prefix = prefixOf(page)
 	}
-	res, err := tab.Context(ctx).Eval(collectJS)
+	top := document{prefix: prefix, eval: func(js string, args ...any) (*proto.RuntimeRemoteObject, error) {
+		return tab.Context(ctx).Eval(js, args...)
+	}}
+	var (
+		out    []Entry
+		frames []Entry // frame entries found so far: the throwaway maps need them
+		used   = map[string]int{}
+		marked []document
+		next   int // the next data-tw-suggest mark
+	)
+	defer func() {
+		for _, d := range marked {
+			_, _ = d.eval(cleanupJS)
+		}
+	}()
+	for queue := []document{top}; len(queue) > 0; queue = queue[1:] {
+		d := queue[0]
+		els, err := d.collect(next)
+		if err != nil {
+			if d.frame == "" {
+				return nil, fmt.Errorf("read the page: %w", err)
+			}
+			continue // a frame that cannot be read (it navigated away) is left out
+		}
+		marked = append(marked, d)
+		next += len(els)
+		good, err := verify(ctx, tab, frames, d.frame, els)
+		if err != nil {
+			return nil, err
+		}
+		for i, e := range els {
+			locs := good[i]
+			if len(locs) == 0 {
+				continue
+			}
+			base := d.prefix + "." + slug(e)
+			name := base
+			if e.Kind == "frame" {
+				name = strings.TrimSuffix(base, "_frame") + "_frame"
+			}
+			used[name]++
+			if used[name] > 1 {
+				base = fmt.Sprintf("%s_%d", base, used[name])
+				name = fmt.Sprintf("%s_%d", name, used[name])
+			}
+			en := Entry{Name: name, Kind: e.Kind, Description: describe(e, d.frame), Frame: d.frame, Locators: arrange(locs)}
+			out = append(out, en)
+			if e.Kind != "frame" || d.depth >= maxFrameDepth || len(frames) >= maxFrames {
+				continue
+			}
+			frames = append(frames, en)
+			if eval, err := enter(ctx, tab, frames, name); err == nil {
+				queue = append(queue, document{frame: name, prefix: strings.TrimSuffix(base, "_frame"), depth: d.depth + 1, eval: eval})
+			}
+		}
+	}
+	return out, nil
+}
+
+// collect reads d's elements, marking them from mark n on.
+func (d document) collect(n int) ([]element, error) {
+	res, err := d.eval(collectJS, n)
 	if err != nil {
-		return nil, fmt.Errorf("read the page: %w", err)
+		return nil, err
 	}
 	var els []element
 	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &els); err != nil {
 		return nil, err
 	}
-	defer func() {
-		_, _ = tab.Context(ctx).Eval(`() => document.querySelectorAll('[data-tw-suggest]').forEach((e) => e.removeAttribute('data-tw-suggest'))`)
-	}()
-	// Every candidate locator of every element, as one throwaway map, so
-	// the real resolver checks them all.
+	return els, nil
+}
+
+// verify resolves every candidate locator of els (in the document of the
+// frame entry frame, "" for the page) with the resolver workflows use, as
+// one throwaway map holding the frame entries found so far, and returns by
+// element the locators that matched exactly that element.
+func verify(ctx context.Context, tab *rod.Page, frames []Entry, frame string, els []element) (map[int][]selector.Locator, error) {
 	type cand struct {
 		el  int
 		loc selector.Locator
@@ -97,47 +187,75 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 			cands = append(cands, cand{i, l})
 		}
 	}
+	good := map[int][]selector.Locator{}
+	if len(cands) == 0 {
+		return good, nil
+	}
 	var b strings.Builder
+	writeFrames(&b, frames)
+	names := make([]string, len(cands))
 	for i, c := range cands {
-		fmt.Fprintf(&b, "c.n%d:\n", i)
+		names[i] = fmt.Sprintf("c.n%d", i)
+		fmt.Fprintf(&b, "%s:\n", names[i])
+		if frame != "" {
+			fmt.Fprintf(&b, "  frame: %s\n", frame)
+		}
 		writeLocator(&b, "  ", c.loc)
 	}
 	m, ps := selector.Parse("suggest", []byte(b.String()))
-	good := map[int][]selector.Locator{}
-	if b.Len() > 0 && len(ps) == 0 {
-		hs := selector.Check(ctx, tab, m, nil)
-		byName := map[string]selector.Health{}
-		for _, h := range hs {
-			byName[h.Name] = h
-		}
-		for i, c := range cands {
-			name := fmt.Sprintf("c.n%d", i)
-			if h := byName[name]; h.Status != selector.StatusPrimary || h.Count != 1 {
-				continue
-			}
-			if !sameElement(ctx, tab, m, name, els[c.el].N) {
-				continue
-			}
-			good[c.el] = append(good[c.el], c.loc)
-		}
-	} else if len(ps) > 0 {
+	if len(ps) > 0 {
 		return nil, fmt.Errorf("suggest: %v", ps.Err())
 	}
-	var out []Entry
-	used := map[string]int{}
-	for i, e := range els {
-		locs := good[i]
-		if len(locs) == 0 {
+	for i, h := range selector.Check(ctx, tab, m, names) {
+		if h.Status != selector.StatusPrimary || h.Count != 1 {
 			continue
 		}
-		name := prefix + "." + slug(e)
-		used[name]++
-		if used[name] > 1 {
-			name = fmt.Sprintf("%s_%d", name, used[name])
+		c := cands[i]
+		if sameElement(ctx, tab, m, names[i], els[c.el].N) {
+			good[c.el] = append(good[c.el], c.loc)
 		}
-		out = append(out, Entry{Name: name, Kind: e.Kind, Description: describe(e), Locators: arrange(locs)})
 	}
-	return out, nil
+	return good, nil
+}
+
+// writeFrames writes frame entries (their primary locator) for a throwaway map.
+func writeFrames(b *strings.Builder, frames []Entry) {
+	for _, f := range frames {
+		fmt.Fprintf(b, "%s:\n", f.Name)
+		if f.Frame != "" {
+			fmt.Fprintf(b, "  frame: %s\n", f.Frame)
+		}
+		writeLocator(b, "  ", f.Locators[0])
+	}
+}
+
+// enter finds the iframe of frame entry name on tab and returns how to run
+// a function in its document.
+func enter(ctx context.Context, tab *rod.Page, frames []Entry, name string) (func(string, ...any) (*proto.RuntimeRemoteObject, error), error) {
+	var b strings.Builder
+	writeFrames(&b, frames)
+	m, ps := selector.Parse("suggest", []byte(b.String()))
+	if len(ps) > 0 {
+		return nil, ps.Err()
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	match, err := m.Resolve(rctx, tab, name, selector.Options{Once: true})
+	if err != nil {
+		return nil, err
+	}
+	fpage, iframe, err := selector.FrameDocument(rctx, match.Element())
+	if err != nil {
+		return nil, err
+	}
+	if iframe != nil {
+		return func(js string, args ...any) (*proto.RuntimeRemoteObject, error) {
+			return iframe.Context(ctx).Eval(js, args...)
+		}, nil
+	}
+	return func(js string, args ...any) (*proto.RuntimeRemoteObject, error) {
+		return fpage.Context(ctx).Eval(js, args...)
+	}, nil
 }
 
 // sameElement reports whether the target resolves to the element marked n.
@@ -176,6 +294,17 @@ func candidates(e element) []selector.Locator {
 	if e.Name != "" && e.Kind != "link" {
 		css(fmt.Sprintf(`%s[name=%q]`, e.Tag, e.Name))
 	}
+	if e.Kind == "frame" {
+		// An iframe has no role or text worth a fallback: its title, and a
+		// relative src (an absolute one names a host and port that change).
+		if e.Label != "" {
+			css(fmt.Sprintf(`%s[title=%q]`, e.Tag, e.Label))
+		}
+		if e.Src != "" && !strings.Contains(e.Src, ":") && !strings.HasPrefix(e.Src, "//") && len(e.Src) <= 100 {
+			css(fmt.Sprintf(`%s[src=%q]`, e.Tag, e.Src))
+		}
+		return out
+	}
 	if e.Kind == "field" && e.Label != "" {
 		out = append(out, selector.Locator{Strategy: selector.Label, Value: e.Label})
 	}
@@ -205,15 +334,22 @@ func slug(e element) string {
 	return fmt.Sprintf("%s_%d", e.Kind, e.N+1)
 }
 
-func describe(e element) string {
-	what := map[string]string{"field": "field", "button": "button", "link": "link"}[e.Kind]
+func describe(e element, frame string) string {
 	name := e.AccName
 	if name == "" {
 		name = e.Name
 	}
-	d := fmt.Sprintf("%s %q", what, name)
-	if e.InShadow {
+	if name == "" {
+		name = e.Src
+	}
+	d := fmt.Sprintf("%s %q", e.Kind, name)
+	switch {
+	case e.InShadow && frame != "":
+		d += " (inside a web component in the frame " + frame + ")"
+	case e.InShadow:
 		d += " (inside a web component)"
+	case frame != "":
+		d += " (in the frame " + frame + ")"
 	}
 	return d
 }
@@ -243,6 +379,9 @@ func WriteYAML(w io.Writer, page string, entries []Entry) error {
 	for _, e := range entries {
 		fmt.Fprintf(&b, "%s:\n", e.Name)
 		fmt.Fprintf(&b, "  description: %s\n", quote(e.Description))
+		if e.Frame != "" {
+			fmt.Fprintf(&b, "  frame: %s\n", e.Frame)
+		}
 		writeLocator(&b, "  ", e.Locators[0])
 		if len(e.Locators) > 1 {
 			b.WriteString("  fallbacks:\n")

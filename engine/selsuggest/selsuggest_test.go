@@ -80,3 +80,76 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("%d entries checked, %d proposed:\n%s", len(hs), len(entries), yml.String())
 	}
 }
+
+// TestSuggestFrames: elements inside iframes are proposed too, each naming
+// its frame entry: a same-site frame (with a web component and a frame of
+// its own) and a frame from another site, which Chromium runs out of
+// process. The YAML reads back as a map whose every target resolves by
+// primary to one element, frames included.
+func TestSuggestFrames(t *testing.T) {
+	site := testsite.StartDir(t, "suggest")
+	p := testsite.NewPage(t, testsite.Browser(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	entries, err := Suggest(ctx, p, site.URL("frames.html"), "shop.checkout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Name] = e
+	}
+	for _, want := range []struct{ name, frame, primary string }{
+		{"shop.checkout.coupon_code", "", `css "#coupon"`},
+		{"shop.checkout.place_order", "", `role "button" name "Place order"`},
+		{"shop.checkout.delivery_address_frame", "", `css "#address"`},
+		{"shop.checkout.delivery_address.street", "shop.checkout.delivery_address_frame", `css "#street"`},
+		{"shop.checkout.delivery_address.city", "shop.checkout.delivery_address_frame", `css "input[name=\"city\"]"`},
+		{"shop.checkout.delivery_address.save_address", "shop.checkout.delivery_address_frame", `role "button" name "Save address"`}, // a web component in the frame
+		{"shop.checkout.delivery_address.postcode_lookup_frame", "shop.checkout.delivery_address_frame", `css "iframe[title=\"Postcode lookup\"]"`},
+		{"shop.checkout.delivery_address.postcode_lookup.postcode", "shop.checkout.delivery_address.postcode_lookup_frame", `css "input[name=\"postcode\"]"`},
+		{"shop.checkout.card_payment_frame", "", `css "iframe[name=\"card\"]"`},
+		{"shop.checkout.card_payment.card_number", "shop.checkout.card_payment_frame", `css "#number"`}, // another site: out of process
+		{"shop.checkout.card_payment.pay", "shop.checkout.card_payment_frame", `css "[data-testid=\"pay\"]"`},
+	} {
+		e, ok := got[want.name]
+		if !ok {
+			t.Errorf("no entry %s", want.name)
+			continue
+		}
+		if e.Frame != want.frame || e.Locators[0].Describe() != want.primary {
+			t.Errorf("%s: frame %q, primary %s; want frame %q, primary %s", want.name, e.Frame, e.Locators[0].Describe(), want.frame, want.primary)
+		}
+	}
+	if t.Failed() {
+		t.Logf("entries: %+v", entries)
+	}
+	var yml strings.Builder
+	if err := WriteYAML(&yml, site.URL("frames.html"), entries); err != nil {
+		t.Fatal(err)
+	}
+	m, ps := selector.Parse("suggested.yaml", []byte(yml.String()))
+	if len(ps) > 0 {
+		t.Fatalf("the proposal does not parse:\n%s\n%v", yml.String(), ps.Err())
+	}
+	hs := selector.Check(ctx, p, m, nil)
+	for _, h := range hs {
+		if h.Status != selector.StatusPrimary || h.Count != 1 {
+			t.Errorf("%s: %s %s", h.Name, h.Status, h.Message)
+		}
+	}
+	if len(hs) != len(entries) {
+		t.Errorf("%d entries checked, %d proposed:\n%s", len(hs), len(entries), yml.String())
+	}
+	// The marks are gone from every document, frames and shadow roots too.
+	for _, name := range []string{"shop.checkout.coupon_code", "shop.checkout.delivery_address.save_address", "shop.checkout.card_payment.pay"} {
+		mt, err := m.Resolve(ctx, p, name, selector.Options{Once: true})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if v, err := mt.Element().Eval(`function () { return this.hasAttribute('data-tw-suggest') }`); err != nil || v.Value.Bool() {
+			t.Errorf("%s still carries its mark (%v)", name, err)
+		}
+	}
+}
