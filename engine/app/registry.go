@@ -20,7 +20,7 @@ func toRecord(r *store.EnvRecord) *browser.Record {
 	if r == nil {
 		return nil
 	}
-	return &browser.Record{ID: r.ID, Provider: r.Provider, Endpoint: r.Endpoint, ContextID: r.ContextID, TargetID: r.TargetID,
+	return &browser.Record{ID: r.ID, Provider: r.Provider, Endpoint: r.Endpoint, ContextID: r.ContextID, TargetID: r.TargetID, Session: r.Session,
 		Region: r.Region, Purpose: r.Purpose, Temporary: r.Temporary, LeaseOwner: r.LeaseOwner, LeaseUntil: r.LeaseUntil,
 		LastUsed: r.LastUsed, Closed: r.Closed, ClosedWhy: r.ClosedWhy}
 }
@@ -31,8 +31,8 @@ func (g envRegistry) Reserve(ctx context.Context, r browser.Record, max, maxPer 
 	return g.s.ReserveEnv(ctx, rec, store.EnvLimits{Max: max, MaxPerKept: maxPer}, owner, until)
 }
 
-func (g envRegistry) Locate(ctx context.Context, id, endpoint, contextID, targetID string) error {
-	return g.s.SetEnvLocation(ctx, id, endpoint, contextID, targetID, "")
+func (g envRegistry) Locate(ctx context.Context, id, endpoint, contextID, targetID, session string) error {
+	return g.s.SetEnvLocation(ctx, id, endpoint, contextID, targetID, session)
 }
 
 func (g envRegistry) Adopt(ctx context.Context, id, purpose string, temporary bool) error {

@@ -312,3 +312,76 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 		t.Errorf("seen %v", seen)
 	}
 }
+
+// browser.provider webdriver with two replicas: an environment is a
+// WebDriver session of its own, recorded in the registry with its session
+// URL; a replica that shuts down leaves kept sessions alive for the
+// others; any replica attaches to the browser by the recorded CDP address,
+// and the one that closes the environment deletes the session.
+func TestWebDriverTwoReplicas(t *testing.T) {
+	site := testsite.Start(t)
+	driver := testsite.ChromeDriver(t)
+	path := filepath.Join(t.TempDir(), store.FileName)
+	mk := func() (*browser.Manager, store.Store) {
+		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
+		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderWebDriver, Endpoints: []string{driver}, Headless: true,
+			Registry: app.Registry(st)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+		return m, st
+	}
+	a, st := mk()
+	b, _ := mk()
+
+	env, err := a.Open(ctxT(t, 60*time.Second), "", "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, env, site.URL("/links.html"))
+	eval(t, env, `() => { document.cookie = "who=replica-a; path=/"; return "" }`)
+	a.Release(env)
+	rec, err := st.GetEnv(ctxT(t, 5*time.Second), env.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Provider != browser.ProviderWebDriver || !strings.HasPrefix(rec.Session, driver+"/session/") || rec.Endpoint == "" || rec.TargetID == "" {
+		t.Fatalf("registry record %+v", rec)
+	}
+	alive := func() int {
+		res, err := http.Get(rec.Session + "/timeouts")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+
+	// A shuts down: the kept environment's session lives on, and B uses it.
+	if err := a.Shutdown(ctxT(t, 15*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if code := alive(); code != http.StatusOK {
+		t.Fatalf("the session answers %d after the replica that made it shut down", code)
+	}
+	eb, err := b.Acquire(ctxT(t, 20*time.Second), env.ID)
+	if err != nil {
+		t.Fatalf("B cannot use A's WebDriver environment: %v", err)
+	}
+	if got := eval(t, eb, `() => location.pathname + " " + document.cookie`); got != "/links.html who=replica-a" {
+		t.Fatalf("B sees %q", got)
+	}
+	b.Release(eb)
+
+	// B closes it: the session is deleted, for everyone.
+	if err := b.Close(ctxT(t, 10*time.Second), env.ID); err != nil {
+		t.Fatal(err)
+	}
+	if code := alive(); code != http.StatusNotFound {
+		t.Fatalf("the session answers %d after close_env, want 404", code)
+	}
+	c, _ := mk()
+	_, err = c.Acquire(ctxT(t, 10*time.Second), env.ID)
+	wantCode(t, err, errs.EnvNotFound)
+}

@@ -44,6 +44,9 @@ type Conn struct {
 
 	closeOnce sync.Once
 	onClose   func() // what the provider started and must end (process, profile)
+
+	sessMu  sync.Mutex
+	session string // the WebDriver session whose browser this is (webdriver.go)
 }
 
 // dial connects to a DevTools WebSocket URL. onClose runs once, when the

@@ -13,8 +13,13 @@
 // /json/version), one connection per endpoint, handing endpoints to new
 // environments in turn; a dial is bounded and runs outside the provider's
 // lock, so a hung endpoint never blocks opens on the others. It never closes
-// a remote browser, only the contexts it made. Nothing above the Provider
-// interface can tell the two apart.
+// a remote browser, only the contexts it made. The webdriver provider asks
+// W3C WebDriver endpoints (Selenium Grid 4, chromedriver) for one Chromium
+// session per environment and connects over the CDP address the session
+// returns (se:cdp, or goog:chromeOptions.debuggerAddress); the session is
+// kept alive while the environment is open and deleted when it closes, by
+// whichever replica closes it (webdriver.go). Nothing above the Provider
+// interface can tell them apart.
 //
 // # Several replicas (Options.Registry)
 //

@@ -29,10 +29,11 @@ type Env struct {
 	Purpose   string
 	Temporary bool
 
-	conn  *Conn
-	ctxID proto.BrowserBrowserContextID
-	proxy proxy
-	page  *rod.Page
+	conn    *Conn
+	ctxID   proto.BrowserBrowserContextID
+	session string // webdriver: the session URL whose browser this environment owns
+	proxy   proxy
+	page    *rod.Page
 
 	sem         chan struct{} // holds a token while a call runs on the environment
 	disposeOnce sync.Once

@@ -318,7 +318,7 @@ func (m *Manager) locate(ctx context.Context, env *Env, target proto.TargetTarge
 	}
 	rctx, cancel := regCtx(ctx)
 	defer cancel()
-	return registryErr(m.reg.Locate(rctx, env.ID, env.conn.Endpoint(), string(env.ctxID), string(target)))
+	return registryErr(m.reg.Locate(rctx, env.ID, env.conn.Endpoint(), string(env.ctxID), string(target), env.session))
 }
 
 func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px proxy, temporary bool) (*Env, error) {
@@ -334,7 +334,12 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 	shared = shared && m.reg != nil
 	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: temporary || !shared, ProxyServer: px.server}.Call(b)
 	if err != nil {
-		return nil, m.browserErr(conn, err, "cannot make a browser context")
+		err = m.browserErr(conn, err, "cannot make a browser context")
+		if s := conn.Session(); s != "" {
+			endSession(s, m.log) // the session was made for this environment alone
+			conn.Close()
+		}
+		return nil, err
 	}
 	done, end := context.WithCancelCause(context.Background())
 	env := &Env{
@@ -344,6 +349,7 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		Temporary: temporary,
 		conn:      conn,
 		ctxID:     res.BrowserContextID,
+		session:   conn.Session(),
 		proxy:     px,
 		sem:       make(chan struct{}, 1),
 		done:      done,
@@ -443,12 +449,17 @@ func (m *Manager) lostConn(conn *Conn) {
 		e.end(cause)
 		conn.guard.unregister(e.ctxID)
 	}
+	if conn.Session() != "" && len(lost) == 0 {
+		return // a WebDriver browser ended with its closed environment
+	}
 	if m.reg != nil && !closed {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
 			m.lostInRegistry(conn, lost)
 		}()
+	} else if !closed {
+		endSessions(lost, m.log)
 	}
 	if len(lost) > 0 && !closed {
 		m.log.Warn("browser lost", "endpoint", conn.Endpoint(), "environments", len(lost), "cause", cause)
@@ -471,6 +482,7 @@ func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
 			return // this process let go; the browser may well live on
 		}
 	}
+	endSessions(lost, m.log)
 	if err := m.reg.CloseAt(ctx, conn.Endpoint(), "its browser stopped; open a new environment"); err != nil {
 		m.log.Warn("cannot mark a lost browser's environments closed", "endpoint", conn.Endpoint(), "err", err)
 	}
@@ -628,10 +640,11 @@ func (m *Manager) attach(ctx context.Context, id string) (env *Env, again bool, 
 		return nil, false, err
 	}
 	m.watch(conn)
+	conn.keepSession(rec.Session) // webdriver: this replica keeps the session alive while it has the environment
 	done, end := context.WithCancelCause(context.Background())
 	env = &Env{
 		ID: id, Region: rec.Region, Purpose: rec.Purpose, Temporary: rec.Temporary,
-		conn: conn, ctxID: proto.BrowserBrowserContextID(rec.ContextID), proxy: px,
+		conn: conn, ctxID: proto.BrowserBrowserContextID(rec.ContextID), proxy: px, session: rec.Session,
 		sem: make(chan struct{}, 1), done: done, end: end, lastUsed: time.Now(),
 		exempt: map[proto.TargetTargetID]bool{},
 	}
@@ -727,6 +740,13 @@ func (m *Manager) dispose(env *Env, cause error) {
 	env.end(cause)
 	env.conn.guard.unregister(env.ctxID)
 	m.regClose(env.ID, errs.As(cause).Message)
+	if env.session != "" {
+		// A WebDriver session is its environment's own browser: deleting
+		// it ends the browser, and this connection with it.
+		endSession(env.session, m.log)
+		env.conn.Close()
+		return
+	}
 	if env.conn.Err() != nil {
 		return
 	}

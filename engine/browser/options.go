@@ -23,15 +23,17 @@ const (
 
 // Provider names.
 const (
-	ProviderLocal = "local"
-	ProviderCDP   = "cdp"
+	ProviderLocal     = "local"
+	ProviderCDP       = "cdp"
+	ProviderWebDriver = "webdriver"
 )
 
 // Options configure a Manager. The zero value launches the system Chromium
 // headless with the defaults above.
 type Options struct {
-	// Provider is "local" (launch the system Chromium; the default) or "cdp"
-	// (attach to the remote browsers in Endpoints).
+	// Provider is "local" (launch the system Chromium; the default), "cdp"
+	// (attach to the remote browsers in Endpoints) or "webdriver" (a W3C
+	// WebDriver session per environment at the endpoints in Endpoints).
 	Provider string
 	// Bin is the Chromium binary of the local provider; empty looks it up on PATH.
 	Bin string
@@ -40,7 +42,8 @@ type Options struct {
 	Headless bool
 	// Endpoints are the browsers of the cdp provider, used round-robin:
 	// ws:// DevTools URLs, or http://host:port (the URL is read from
-	// /json/version).
+	// /json/version); for webdriver, the http:// URLs of WebDriver
+	// endpoints (a grid, chromedriver), also used in turn.
 	Endpoints []string
 	// MaxEnvironments caps the open environments (default 8).
 	MaxEnvironments int
@@ -164,8 +167,18 @@ func (o Options) withDefaults() (Options, error) {
 				return o, fmt.Errorf("browser.endpoints: %q is not a ws://, wss:// or http://host:port URL", e)
 			}
 		}
+	case ProviderWebDriver:
+		if len(o.Endpoints) == 0 {
+			return o, fmt.Errorf("browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints")
+		}
+		for _, e := range o.Endpoints {
+			u, err := url.Parse(e)
+			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				return o, fmt.Errorf("browser.endpoints: %q is not an http:// or https:// WebDriver URL", e)
+			}
+		}
 	default:
-		return o, fmt.Errorf("browser.provider %q is not one of local, cdp", o.Provider)
+		return o, fmt.Errorf("browser.provider %q is not one of local, cdp, webdriver", o.Provider)
 	}
 	return o, nil
 }

@@ -27,7 +27,7 @@ import (
 // each time it opens an environment, and never learns which kind it got:
 // environments, crash handling and rules work the same on both.
 type Provider interface {
-	// Name is "local" or "cdp".
+	// Name is "local", "cdp" or "webdriver".
 	Name() string
 	// Browser returns a live browser connection for a new environment. The
 	// local provider launches Chromium on first need and again after a
@@ -58,6 +58,9 @@ type attacher interface {
 }
 
 func newProvider(o Options, d dialer) Provider {
+	if o.Provider == ProviderWebDriver {
+		return newWebDriverProvider(o, d)
+	}
 	if o.Provider == ProviderCDP {
 		p := &cdpProvider{endpoints: o.Endpoints, d: d, eps: map[string]*endpointState{}}
 		for _, ep := range o.Endpoints {

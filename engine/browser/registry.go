@@ -23,8 +23,9 @@ type Registry interface {
 	// purpose), leased to owner until until; beyond the limits it returns
 	// env_unavailable.
 	Reserve(ctx context.Context, rec Record, max, maxPer int, owner string, until time.Time) error
-	// Locate records where rec.ID lives.
-	Locate(ctx context.Context, id, endpoint, contextID, targetID string) error
+	// Locate records where rec.ID lives; session is its WebDriver session
+	// URL ("" for the other providers).
+	Locate(ctx context.Context, id, endpoint, contextID, targetID, session string) error
 	// Adopt gives a spare its purpose.
 	Adopt(ctx context.Context, id, purpose string, temporary bool) error
 	// Get returns the record of id, or nil, nil when there is none.
@@ -44,6 +45,7 @@ type Registry interface {
 // Record is one registered environment.
 type Record struct {
 	ID, Provider, Endpoint, ContextID, TargetID string
+	Session                                     string // webdriver: the session's URL
 	Region, Purpose                             string
 	Temporary                                   bool
 	LeaseOwner                                  string

@@ -68,7 +68,7 @@ type Secret struct {
 
 // Browser configures the environments.
 type Browser struct {
-	Provider        string // local | cdp
+	Provider        string // local | cdp | webdriver
 	Bin             string
 	Headless        bool
 	Endpoints       []string
@@ -283,10 +283,10 @@ var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, gra
 
 // BrowserDecl declares browser:.
 var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
-	{Name: "provider", Type: decl.Enum, Enum: []string{"local", "cdp"}, Default: "local", Doc: "local: start Chromium here; cdp: attach to running Chromium endpoints"},
+	{Name: "provider", Type: decl.Enum, Enum: []string{"local", "cdp", "webdriver"}, Default: "local", Doc: "local: start Chromium here; cdp: attach to running Chromium endpoints; webdriver: a W3C WebDriver session per environment (Selenium Grid 4, chromedriver), driven over the CDP address it returns"},
 	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: find it on PATH"},
 	{Name: "headless", Type: decl.Bool, Default: true, Doc: "run without a window"},
-	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints"},
+	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints; webdriver: http://grid:4444 WebDriver URLs"},
 	{Name: "max_environments", Type: decl.Int, Min: decl.F(1), Default: 8, Doc: "environments open at once"},
 	{Name: "max_per_purpose", Type: decl.Int, Min: decl.F(1), Default: 4, Doc: "environments one purpose may hold"},
 	{Name: "idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "an environment unused this long is closed"},
@@ -395,6 +395,9 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		}
 		if c.Browser.Provider == "cdp" && len(c.Browser.Endpoints) == 0 {
 			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
+		}
+		if c.Browser.Provider == "webdriver" && len(c.Browser.Endpoints) == 0 {
+			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints (a Selenium Grid, chromedriver)")
 		}
 	}
 	if v.Has("regions") {

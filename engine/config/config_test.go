@@ -115,7 +115,7 @@ limits: {max_deadline: soon}
 	want := []string{
 		`/x/toolwright.yaml:2:1: config: unknown key "workflow" (did you mean "workflows"?)`,
 		`/x/toolwright.yaml:4:11: secrets.inline: write {env: NAME} or {file: PATH}; secret values never go in the config file itself`,
-		`/x/toolwright.yaml:5:21: browser.provider must be local or cdp, found "firefox"`,
+		`/x/toolwright.yaml:5:21: browser.provider must be local, cdp or webdriver, found "firefox"`,
 		`/x/toolwright.yaml:5:48: browser.max_environments must be at least 1, found 0`,
 		`/x/toolwright.yaml:6:23: policy.write_tools must be grant, enabled or disabled, found "maybe"`,
 		`/x/toolwright.yaml:7:24: limits.max_deadline must be a duration like 500ms, 10s or 2m, found "soon"`,

@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -377,4 +378,48 @@ func RemoteChromium(tb testing.TB) (endpoint string, kill func()) {
 	kill = func() { _ = syscall.Kill(-lc.PID(), syscall.SIGKILL) }
 	tb.Cleanup(func() { kill(); lc.Cleanup() })
 	return fmt.Sprintf("http://127.0.0.1:%d", port), kill
+}
+
+// ChromeDriver starts the system chromedriver (Debian's chromium-driver) on
+// loopback, as an operator runs a WebDriver endpoint for browser.provider
+// webdriver, and returns http://127.0.0.1:PORT. It and every Chromium its
+// sessions started are killed when tb ends. It skips tb when chromedriver
+// or Chromium is missing (fails under TOOLWRIGHT_REQUIRE_CHROMIUM=1).
+func ChromeDriver(tb testing.TB) string {
+	tb.Helper()
+	NeedChromium(tb)
+	bin, err := exec.LookPath("chromedriver")
+	if err != nil {
+		if os.Getenv(RequireChromiumEnv) == "1" {
+			tb.Fatalf("chromedriver is not installed (apt-get install -y chromium-driver), and %s=1 forbids skipping", RequireChromiumEnv)
+		}
+		tb.Skip("chromedriver is not installed (apt-get install -y chromium-driver)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command(bin, fmt.Sprintf("--port=%d", port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its browsers too, on cleanup
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("start chromedriver: %v", err)
+	}
+	tb.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
+	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := http.Get(u + "/status")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return u
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("chromedriver on %s never answered /status: %v", u, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
