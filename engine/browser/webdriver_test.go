@@ -118,7 +118,7 @@ func TestWebDriverProvider(t *testing.T) {
 	}
 	cancel()
 	eventually(t, 10*time.Second, "the popup to be blocked", func() bool { u, ok := a.TakeBlocked(); return ok && u == other+"/popup" })
-	if s.seen(strings.TrimPrefix(other, "http://") + "/popup") || s.seen(strings.TrimPrefix(other, "http://")+"/away") {
+	if s.seen(strings.TrimPrefix(other, "http://")+"/popup") || s.seen(strings.TrimPrefix(other, "http://")+"/away") {
 		t.Fatal("a request to the host not allowed reached the server")
 	}
 	m.Release(a)
