@@ -207,7 +207,7 @@ func (c *call) setEnv(env *browser.Env) {
 		stop()
 	}
 	if env != nil {
-		stop := c.watchDialogs(env.Page())
+		stop := c.watchPage(env.Page())
 		c.mu.Lock()
 		c.stopDialogs = stop
 		c.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // Dialogs never hang a call. While a call holds a page (its environment's,
@@ -29,6 +30,18 @@ func (c *call) setDialog(a *dialogAnswer) *dialogAnswer {
 	old := c.dialog
 	c.dialog = a
 	return old
+}
+
+// watchPage watches a page the call holds until stop is called: it answers
+// its dialogs, and follows its requests for network_idle waits (which then
+// see the requests in flight when they start).
+func (c *call) watchPage(page *rod.Page) (stop func()) {
+	stopDialogs := c.watchDialogs(page)
+	stopTraffic := selector.WatchTraffic(page)
+	return func() {
+		stopTraffic()
+		stopDialogs()
+	}
 }
 
 // watchDialogs answers the dialogs of page until stop is called.

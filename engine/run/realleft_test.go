@@ -108,3 +108,38 @@ output:
 		}
 	}
 }
+
+// TestNetworkIdleInFlight: a wait for network quiet sees a request that
+// was already in flight when it started (a fetch a click began).
+func TestNetworkIdleInFlight(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"load_report": `
+name: load_report
+description: Click, let the report's request run, wait for quiet, read.
+risk: read
+params:
+  ms: {type: integer, description: how long the request takes, min: 0, max: 20000, default: 2000}
+  short: {type: boolean, description: give the wait 1s, default: false}
+steps:
+  - goto: ${{ config.real_base }}/busy.html?ms=${{ params.ms }}
+  - click: real.busy.load
+  - wait: {text: loading}
+  - sleep: 300ms  # the request has surely started before the wait below
+  - wait: {network_idle: 200ms, timeout: 10s}
+    if: "!params.short"
+  - wait: {network_idle: 200ms, timeout: 1s}
+    if: params.short
+  - extract: {from: real.busy.out, into: out}
+output:
+  out: ${{ vars.out }}
+`}, nil)
+	env := h.ok(h.call("load_report", `{}`))
+	if env.Data["out"] != "loaded" {
+		t.Errorf("the wait ended while the report's request was in flight: out %v", env.Data["out"])
+	}
+	env = h.code(h.call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed")
+	if !strings.Contains(env.Message, "the network did not stay quiet for 200ms on /busy.html") || !strings.Contains(env.Message, "(1 request still in flight)") {
+		t.Errorf("message: %s", env.Message)
+	}
+}

@@ -120,6 +120,10 @@ real.combo.lang:
   css: "#lang"
 real.combo.lang_out:
   css: "#lang-out"
+real.busy.load:
+  css: "#load"
+real.busy.out:
+  css: "#out"
 `
 
 // realHarness is an engine serving the demo workflows plus workflows, with

@@ -740,11 +740,11 @@ func (r *runner) MarkTruncated(name string) { r.truncated[name] = true }
 
 // RunSteps runs nested steps.
 // A frame with a Window runs its steps in that page (a popup): its dialogs
-// are answered like the environment page's, and a refused first navigation
-// fails at once.
+// are answered and its requests followed like the environment page's, and a
+// refused first navigation fails at once.
 func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
 	if f != nil && f.Window != nil {
-		stop := r.c.watchDialogs(f.Window)
+		stop := r.c.watchPage(f.Window)
 		defer stop()
 		if err := r.blocked(); err != nil {
 			return err

@@ -79,6 +79,13 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 			inPageIdx = append(inPageIdx, i)
 		case CondIdle:
 			go func(i int, quiet time.Duration) {
+				if t := trafficOf(page); t != nil {
+					// The page is watched: requests already in flight count.
+					if t.idle(idleCtx, quiet) == nil {
+						idle <- i
+					}
+					return
+				}
 				wait := page.Context(idleCtx).WaitRequestIdle(quiet, nil, nil, nil)
 				wait()
 				if idleCtx.Err() == nil {
@@ -284,7 +291,15 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 	case CondURL:
 		return errs.Wrap(errs.NavigationFailed, cause, "the page URL did not match %q after %s (it is %s)", c.Text, after, where)
 	}
-	return errs.Wrap(errs.NavigationFailed, cause, "the network did not stay quiet for %s on %s within %s", c.Quiet, where, after)
+	busy := ""
+	if t := trafficOf(page); t != nil {
+		if n := t.inFlight(); n == 1 {
+			busy = " (1 request still in flight)"
+		} else if n > 1 {
+			busy = fmt.Sprintf(" (%d requests still in flight)", n)
+		}
+	}
+	return errs.Wrap(errs.NavigationFailed, cause, "the network did not stay quiet for %s on %s within %s%s", c.Quiet, where, after, busy)
 }
 
 // globRE turns a URL glob (* matches any run of characters) into a

@@ -1,0 +1,125 @@
+package selector
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+)
+
+// Traffic follows the requests of one page from the moment the page is
+// handed to a call, so a wait for network quiet knows the requests already
+// in flight when it starts (a fetch a click began), not only those that
+// start while it waits.
+//
+// Long-lived and decorative requests never end a wait for quiet, as in
+// rod's WaitRequestIdle: WebSockets, event streams, media, images, fonts.
+type Traffic struct {
+	mu       sync.Mutex
+	inflight map[proto.NetworkRequestID]bool
+	changed  chan struct{} // closed and replaced when a request starts or ends
+}
+
+// ignoredTypes are the resource types a wait for quiet does not wait for.
+var ignoredTypes = map[proto.NetworkResourceType]bool{
+	proto.NetworkResourceTypeWebSocket:   true,
+	proto.NetworkResourceTypeEventSource: true,
+	proto.NetworkResourceTypeMedia:       true,
+	proto.NetworkResourceTypeImage:       true,
+	proto.NetworkResourceTypeFont:        true,
+}
+
+// traffics holds the Traffic of each watched page, by target id.
+var traffics sync.Map // proto.TargetTargetID → *Traffic
+
+// WatchTraffic follows page's requests until stop is called; Map.Wait's
+// network_idle condition uses it for that page.
+func WatchTraffic(page *rod.Page) (stop func()) {
+	t := &Traffic{inflight: map[proto.NetworkRequestID]bool{}, changed: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	wait := page.Context(ctx).EachEvent(
+		func(e *proto.NetworkRequestWillBeSent) {
+			if !ignoredTypes[e.Type] {
+				t.mark(e.RequestID, true)
+			}
+		},
+		func(e *proto.NetworkLoadingFinished) { t.mark(e.RequestID, false) },
+		func(e *proto.NetworkLoadingFailed) { t.mark(e.RequestID, false) },
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wait()
+	}()
+	traffics.Store(page.TargetID, t)
+	return func() {
+		traffics.CompareAndDelete(page.TargetID, t)
+		cancel()
+		<-done
+	}
+}
+
+func (t *Traffic) mark(id proto.NetworkRequestID, start bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if start == t.inflight[id] {
+		return // a redirect keeps its id; an end of a request never seen
+	}
+	if start {
+		t.inflight[id] = true
+	} else {
+		delete(t.inflight, id)
+	}
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// inFlight is how many requests are in flight now.
+func (t *Traffic) inFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.inflight)
+}
+
+// idle returns once no request has been in flight for quiet, counted from
+// the call at the earliest, or when ctx ends (its error).
+func (t *Traffic) idle(ctx context.Context, quiet time.Duration) error {
+	since := time.Now()
+	for {
+		t.mu.Lock()
+		busy, changed := len(t.inflight) > 0, t.changed
+		t.mu.Unlock()
+		var tm *time.Timer
+		var timer <-chan time.Time
+		if !busy {
+			left := quiet - time.Since(since)
+			if left <= 0 {
+				return nil
+			}
+			tm = time.NewTimer(left)
+			timer = tm.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-timer:
+		case <-changed:
+			since = time.Now() // a request started or ended: quiet starts again when none is left
+		}
+		if tm != nil {
+			tm.Stop()
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// trafficOf is the Traffic watching page, nil when none does.
+func trafficOf(page *rod.Page) *Traffic {
+	if v, ok := traffics.Load(page.TargetID); ok {
+		return v.(*Traffic)
+	}
+	return nil
+}
