@@ -64,6 +64,15 @@ func (g envRegistry) CloseAt(ctx context.Context, endpoint, why string) error {
 	return err
 }
 
+func (g envRegistry) Idle(ctx context.Context, region, purpose string, usedBefore time.Time) ([]browser.Record, error) {
+	rs, err := g.s.IdleEnvs(ctx, region, purpose, usedBefore)
+	out := make([]browser.Record, 0, len(rs))
+	for i := range rs {
+		out = append(out, *toRecord(&rs[i]))
+	}
+	return out, err
+}
+
 func (g envRegistry) ByContext(ctx context.Context, contextID string) (*browser.Record, error) {
 	r, err := g.s.FindEnvByContext(ctx, contextID)
 	return toRecord(r), err

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,6 +13,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-rod/rod/lib/cdp"
+	"github.com/go-rod/rod/lib/launcher"
+	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
@@ -189,24 +194,27 @@ func TestTwoReplicasSQLite(t *testing.T) {
 	})
 }
 
-func TestTwoReplicasPostgres(t *testing.T) {
+func TestTwoReplicasPostgres(t *testing.T) { testTwoReplicas(t, postgresPair) }
+
+// postgresPair is two handles (as two replicas) on one fresh schema of
+// TOOLWRIGHT_TEST_PG.
+func postgresPair(t *testing.T) (store.Store, store.Store) {
 	u := storetest.PostgresURL(t)
-	testTwoReplicas(t, func(t *testing.T) (store.Store, store.Store) {
-		// one fresh schema for the test
-		s := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(u, sqlstore.Options{}) })
-		schema := fmt.Sprintf("tw_app_%d", time.Now().UnixNano())
-		if err := s.ExecRaw(context.Background(), `CREATE SCHEMA `+schema); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.ExecRaw(context.Background(), `DROP SCHEMA `+schema+` CASCADE`) })
-		su := u + "&search_path=" + schema
-		if !strings.Contains(u, "?") {
-			su = u + "?search_path=" + schema
-		}
-		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) }),
-			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) })
-	})
+	s := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(u, sqlstore.Options{}) })
+	schema := fmt.Sprintf("tw_app_%d", time.Now().UnixNano())
+	if err := s.ExecRaw(context.Background(), `CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.ExecRaw(context.Background(), `DROP SCHEMA `+schema+` CASCADE`) })
+	su := u + "&search_path=" + schema
+	if !strings.Contains(u, "?") {
+		su = u + "?search_path=" + schema
+	}
+	return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) }),
+		openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenPostgres(su, sqlstore.Options{}) })
 }
+
+func TestSharedReuseAndReapingPostgres(t *testing.T) { testSharedReuseAndReaping(t, postgresPair) }
 
 func openStore(t *testing.T, open func() (*sqlstore.DB, error)) *sqlstore.DB {
 	t.Helper()
@@ -384,4 +392,114 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	c, _ := mk()
 	_, err = c.Acquire(ctxT(t, 10*time.Second), env.ID)
 	wantCode(t, err, errs.EnvNotFound)
+}
+
+// Across replicas, open_env reuses an idle environment another replica
+// made (with its cookies), and idle reaping counts the registry: an
+// environment no call used for idle_timeout is closed by a replica that
+// never had it (its browser context disposed of, env_not_found for
+// everyone), while one a call holds is left alone.
+func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Store, store.Store)) {
+	site := testsite.Start(t)
+	ep, _ := testsite.RemoteChromium(t)
+	sa, sb := open(t)
+	mk := func(st store.Store, idle time.Duration) *browser.Manager {
+		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, Headless: true,
+			Registry: app.Registry(st), IdleTimeout: idle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
+		return m
+	}
+	a, b := mk(sa, time.Hour), mk(sb, time.Hour)
+
+	env, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, env, site.URL("/links.html"))
+	eval(t, env, `() => { document.cookie = "who=signed-in-via-a; path=/"; return "" }`)
+	a.Release(env)
+
+	// B's open_env for the same purpose gets A's idle environment.
+	eb, err := b.Open(ctxT(t, 20*time.Second), "", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eb.ID != env.ID {
+		t.Fatalf("B opened %s instead of reusing A's idle %s", eb.ID, env.ID)
+	}
+	if got := eval(t, eb, `() => document.cookie`); got != "who=signed-in-via-a" {
+		t.Fatalf("B's reused environment has cookies %q", got)
+	}
+	// While B holds it, A's open_env makes another.
+	ea2, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ea2.ID == env.ID {
+		t.Fatal("A reused an environment B's call holds")
+	}
+	b.Release(eb) // idle from now on; A keeps holding ea2
+
+	// C reaps with a short idle_timeout: the idle one goes, the held one stays.
+	c := mk(sb, time.Second)
+	eventually(t, 30*time.Second, "the idle environment to be reaped by a replica that never had it", func() bool {
+		rec, err := sa.GetEnv(ctxT(t, 5*time.Second), env.ID)
+		return err == nil && rec.Closed
+	})
+	rec, _ := sa.GetEnv(ctxT(t, 5*time.Second), env.ID)
+	if !strings.HasPrefix(rec.ClosedWhy, "idle for ") {
+		t.Errorf("closed because %q", rec.ClosedWhy)
+	}
+	_, err = b.Acquire(ctxT(t, 10*time.Second), env.ID)
+	wantCode(t, err, errs.EnvNotFound)
+	if ids := contexts(t, ep); ids[rec.ContextID] {
+		t.Errorf("the reaped environment's browser context %s is still in the browser", rec.ContextID)
+	}
+	held, err := sa.GetEnv(ctxT(t, 5*time.Second), ea2.ID)
+	if err != nil || held.Closed {
+		t.Fatalf("the held environment was reaped: %+v %v", held, err)
+	}
+	if got := eval(t, ea2, `() => "alive"`); got != "alive" {
+		t.Fatalf("held environment: %q", got)
+	}
+	a.Release(ea2)
+	_ = c
+}
+
+// contexts lists the browser contexts of the browser at endpoint.
+func contexts(t *testing.T, endpoint string) map[string]bool {
+	t.Helper()
+	u, err := launcher.ResolveURL(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := &cdp.WebSocket{}
+	if err := ws.Connect(ctxT(t, 10*time.Second), u, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close() // the connection only: the browser runs on
+	raw, err := cdp.New().Start(ws).Call(ctxT(t, 10*time.Second), "", "Target.getBrowserContexts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res proto.TargetGetBrowserContextsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, id := range res.BrowserContextIDs {
+		ids[string(id)] = true
+	}
+	return ids
+}
+
+func TestSharedReuseAndReapingSQLite(t *testing.T) {
+	testSharedReuseAndReaping(t, func(t *testing.T) (store.Store, store.Store) {
+		path := filepath.Join(t.TempDir(), store.FileName)
+		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),
+			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
+	})
 }

@@ -36,7 +36,11 @@
 // replicas; a replica that dies mid-call loses its lease when it runs out.
 // max_environments and max_per_purpose count the registry, under one lock,
 // and the idle reaper checks the registry's last use before it closes
-// anything. A browser that is gone (its endpoint does not answer, or answers
+// anything. Open reuses an idle kept environment of its region and purpose
+// that another replica made before it opens one (reuseShared), and the
+// reaper also closes registered environments idle for IdleTimeout that no
+// replica has in memory any more (reapShared): the replica that takes the
+// lease first disposes of the context or deletes the WebDriver session. A browser that is gone (its endpoint does not answer, or answers
 // as another browser) marks its environments closed for every replica:
 // env_not_found. Shutting a replica down lets go of its kept environments
 // without closing them.

@@ -122,7 +122,7 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, errs.New(errs.InvalidParams, "unknown region %q (known: %s)", region, strings.Join(m.regionNames(), ", "))
 	}
 
-	waited, noReuse := false, false
+	waited, noReuse, triedShared := false, false, false
 	for {
 		m.mu.Lock()
 		if m.closed {
@@ -141,6 +141,15 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 				env.touch()
 				m.log.Debug("environment reused", "env", env.ID, "region", region, "purpose", purpose)
 				return env, nil
+			}
+			if m.reg != nil && !triedShared {
+				// None here: one another replica made (or let go of) may be idle.
+				m.mu.Unlock()
+				triedShared = true
+				if env := m.reuseShared(ctx, region, purpose); env != nil {
+					return env, nil
+				}
+				continue
 			}
 		}
 		// max_per_purpose bounds the environments a purpose keeps between
@@ -555,7 +564,7 @@ func (m *Manager) unknownLocked(id string) bool {
 func (m *Manager) Acquire(ctx context.Context, id string) (*Env, error) {
 	for {
 		if m.reg != nil && m.unknownLocked(id) {
-			e, again, err := m.attach(ctx, id)
+			e, again, err := m.attach(ctx, id, true)
 			if again {
 				continue
 			}
@@ -594,10 +603,11 @@ func (m *Manager) Acquire(ctx context.Context, id string) (*Env, error) {
 }
 
 // attach makes environment id, opened by another replica in a remote
-// browser, usable here: lease it, reach its browser, attach to its page by
-// target id and put the page under this process's rules. again means the
-// environment appeared in this process meanwhile.
-func (m *Manager) attach(ctx context.Context, id string) (env *Env, again bool, err error) {
+// browser, usable here: lease it (waiting while another call holds it, or
+// with wait false giving up with errBusy), reach its browser, attach to its
+// page by target id and put the page under this process's rules. again
+// means the environment appeared in this process meanwhile.
+func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, again bool, err error) {
 	rctx, cancel := regCtx(ctx)
 	rec, err := m.reg.Get(rctx, id)
 	cancel()
@@ -616,7 +626,12 @@ func (m *Manager) attach(ctx context.Context, id string) (env *Env, again bool, 
 		return nil, false, errs.New(errs.EnvNotFound, "environment %q is in region %q, which this server does not know", id, rec.Region)
 	}
 	owner := m.newOwner()
-	if err := m.leaseWait(ctx, id, owner); err != nil {
+	if wait {
+		err = m.leaseWait(ctx, id, owner)
+	} else {
+		err = m.leaseOnce(ctx, id, owner)
+	}
+	if err != nil {
 		return nil, false, err
 	}
 	unlease := func() {
@@ -801,6 +816,7 @@ func (m *Manager) reap() {
 			}
 			m.closeEnv(e, errs.New(errs.EnvNotFound, "environment %q is closed: idle for %s", e.ID, m.opts.IdleTimeout), fmt.Sprintf("idle for %s", m.opts.IdleTimeout))
 		}
+		m.reapShared()
 	}
 }
 

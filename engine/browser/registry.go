@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/errs"
 )
@@ -40,6 +43,10 @@ type Registry interface {
 	CloseAt(ctx context.Context, endpoint, why string) error
 	// ByContext returns the open environment of a browser context, or nil.
 	ByContext(ctx context.Context, contextID string) (*Record, error)
+	// Idle lists the open kept environments of region and purpose (empty:
+	// any) that no call holds and whose place is known, most recently used
+	// first; with a non-zero usedBefore only those last used before it.
+	Idle(ctx context.Context, region, purpose string, usedBefore time.Time) ([]Record, error)
 }
 
 // Record is one registered environment.
@@ -190,4 +197,131 @@ func closedErr(id string, rec *Record) error {
 		why = "closed"
 	}
 	return errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, why)
+}
+
+// errBusy is attach's answer, when it may not wait, for an environment
+// another call holds.
+var errBusy = errs.New(errs.EnvUnavailable, "the environment is in use")
+
+// leaseOnce takes the registry lease of id for owner if no call holds it.
+func (m *Manager) leaseOnce(ctx context.Context, id, owner string) error {
+	rctx, cancel := regCtx(ctx)
+	defer cancel()
+	ok, err := m.reg.Lease(rctx, id, owner, m.leaseUntil())
+	if err != nil {
+		return registryErr(err)
+	}
+	if !ok {
+		return errBusy
+	}
+	return nil
+}
+
+// reuseShared hands Open an idle kept environment of region and purpose
+// that another replica made or let go of (one this process has is found
+// by idleLocked): attached here and held for the caller, its cookies
+// carried over as they are within one replica. nil when there is none
+// or none can be reached.
+func (m *Manager) reuseShared(ctx context.Context, region, purpose string) *Env {
+	if _, ok := m.provider.(attacher); !ok {
+		return nil
+	}
+	rctx, cancel := regCtx(ctx)
+	recs, err := m.reg.Idle(rctx, region, purpose, time.Time{})
+	cancel()
+	if err != nil {
+		m.log.Warn("cannot list idle environments in the registry", "err", err)
+		return nil
+	}
+	for _, rec := range recs {
+		if !m.unknownLocked(rec.ID) {
+			continue // this process has it: held by a call here, or closed
+		}
+		env, _, err := m.attach(ctx, rec.ID, false)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			m.log.Debug("cannot reuse a registered environment", "env", rec.ID, "err", err)
+			continue
+		}
+		env.touch()
+		m.log.Debug("environment reused from the registry", "env", env.ID, "region", region, "purpose", purpose)
+		return env
+	}
+	return nil
+}
+
+// reapShared closes the kept environments of the registry that no call
+// used for IdleTimeout and that this process does not have (its own reaper
+// handles those): made by a replica that died, shut down or simply never
+// came back to them. It takes each one's lease, so one replica does it,
+// closes its browser context (or deletes its WebDriver session) and marks
+// it closed for everyone. A browser that does not answer is tried again
+// at the next round; one that is gone only needs the mark.
+func (m *Manager) reapShared() {
+	ap, ok := m.provider.(attacher)
+	if !ok || m.reg == nil {
+		return
+	}
+	ctx, cancel := regCtx(context.Background())
+	defer cancel()
+	recs, err := m.reg.Idle(ctx, "", "", time.Now().Add(-m.opts.IdleTimeout))
+	if err != nil {
+		m.log.Warn("cannot list idle environments in the registry", "err", err)
+		return
+	}
+	why := fmt.Sprintf("idle for %s", m.opts.IdleTimeout)
+	for _, rec := range recs {
+		select {
+		case <-m.stop:
+			return
+		default:
+		}
+		if !m.unknownLocked(rec.ID) {
+			continue
+		}
+		cur, err := m.reg.Get(ctx, rec.ID)
+		if err != nil || cur == nil || cur.Closed || time.Since(cur.LastUsed) < m.opts.IdleTimeout {
+			continue // used meanwhile
+		}
+		owner := m.newOwner()
+		if ok, err := m.reg.Lease(ctx, rec.ID, owner, m.leaseUntil()); err != nil || !ok {
+			continue
+		}
+		if err := m.disposeRegistered(ctx, ap, cur); err != nil {
+			_ = m.reg.Release(ctx, rec.ID, owner)
+			m.log.Warn("cannot close an idle environment another replica made", "env", rec.ID, "err", err)
+			continue
+		}
+		if err := m.reg.Close(ctx, rec.ID, why); err != nil {
+			m.log.Warn("cannot mark an environment closed in the registry", "env", rec.ID, "err", err)
+			continue
+		}
+		m.log.Info("environment closed", "env", rec.ID, "purpose", rec.Purpose, "why", why, "held_by", "no replica")
+	}
+}
+
+// disposeRegistered ends the browser side of a registered environment this
+// process never had: its WebDriver session, or its browser context. A
+// browser that is gone (env_not_found) has nothing left to end.
+func (m *Manager) disposeRegistered(ctx context.Context, ap attacher, rec *Record) error {
+	if rec.Session != "" {
+		endSession(rec.Session, m.log)
+		return nil
+	}
+	conn, err := ap.Attach(ctx, rec.Endpoint)
+	if errs.CodeOf(err) == errs.EnvNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m.watch(conn)
+	dctx, cancel := context.WithTimeout(ctx, closeTimeout)
+	defer cancel()
+	if err := (proto.TargetDisposeBrowserContext{BrowserContextID: proto.BrowserBrowserContextID(rec.ContextID)}).Call(conn.browser.Context(dctx)); err != nil && conn.Err() == nil {
+		m.log.Debug("browser context already gone", "env", rec.ID, "err", err)
+	}
+	return conn.Err()
 }
