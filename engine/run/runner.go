@@ -883,6 +883,7 @@ func (r *runner) output(ctx context.Context) (map[string]any, error) {
 			return nil, err
 		}
 		items, isList := v.([]any)
+		isList = isList || (v == nil && o.List) // an unset list is an empty one
 		truncated := o.Value.VarRef != "" && r.truncated[o.Value.VarRef]
 		switch {
 		case o.Format == workflow.FormatTable && (isList || v == nil):

@@ -3,6 +3,7 @@ package step
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -733,7 +734,10 @@ func (c *Checker) VarNames() []string {
 
 // VarShapes says what the variables hold where every step that writes one
 // agrees (set steps write values of any shape, so a variable they set is
-// not known).
+// not known). Where several steps write the same kind, the fields are all
+// theirs, in the order they first appear. This one answer serves lint (a
+// wrong field access is a load error) and the output schema (a list leaves
+// the engine as {items, count, truncated}).
 func (c *Checker) VarShapes() map[string]tmpl.Shape {
 	out := map[string]tmpl.Shape{}
 	unknown := map[string]bool{}
@@ -743,7 +747,14 @@ func (c *Checker) VarShapes() map[string]tmpl.Shape {
 			continue
 		}
 		sh := w.field.Yields(c, w.step)
-		if prev, ok := out[w.name]; (ok && prev.Kind != sh.Kind) || sh.Kind == "" {
+		if prev, ok := out[w.name]; ok && prev.Kind == sh.Kind {
+			for _, f := range sh.Fields {
+				if !slices.Contains(prev.Fields, f) {
+					prev.Fields = append(prev.Fields, f)
+				}
+			}
+			sh = prev
+		} else if (ok && prev.Kind != sh.Kind) || sh.Kind == "" {
 			unknown[w.name] = true
 		}
 		out[w.name] = sh

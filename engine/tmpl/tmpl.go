@@ -53,8 +53,8 @@ type Scope struct {
 
 // Shape is what a variable holds, as far as load time knows.
 type Shape struct {
-	Kind   string   // "list", "object" or "text"
-	Fields []string // object: its fields
+	Kind   string   // "list", "object", "text" or "number"
+	Fields []string // object: its fields; list: its items' fields (items are objects then)
 }
 
 // With returns a copy of s with changes applied by f.
@@ -549,6 +549,8 @@ func (c *checker) checkShape(n *ast.MemberNode) {
 		c.fail(field, lint.BadValue, "%s is a list: it has no field %q (%s; %s[0] is its first item)", v, field.Value, hint, v)
 	case "text":
 		c.fail(field, lint.BadValue, "%s is text: it has no field %q", v, field.Value)
+	case "number":
+		c.fail(field, lint.BadValue, "%s is a number: it has no field %q", v, field.Value)
 	case "object":
 		if len(sh.Fields) > 0 && !contains(sh.Fields, field.Value) {
 			c.fail(field, lint.UnknownRef, "%s has no field %q%s", v, field.Value, lint.Suggest(field.Value, sh.Fields)+fmt.Sprintf(" (it has %s)", strings.Join(sh.Fields, ", ")))

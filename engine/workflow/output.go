@@ -32,6 +32,11 @@ type Output struct {
 	// Columns of a table in the order the extract step declares its fields,
 	// when the loader can tell; more keys found at run time follow them.
 	Columns []string
+	// List: the value is a list by the steps that write it (the shape lint
+	// uses) or by its parameter's type, so it leaves as {items, count,
+	// truncated} as the output schema says, an empty one when unset (its
+	// extract was skipped).
+	List bool
 }
 
 // decodeOutput decodes one output entry: a template (or literal), or the
@@ -95,23 +100,4 @@ func (d *decoder) outputTemplate(n *yaml.Node, scope tmpl.Scope) *tmpl.Template 
 		return t
 	}
 	return tmpl.Literal(yamlx.Value(n))
-}
-
-// listColumns are the field names, in declared order, of the list
-// extracts that write variable name (their union).
-func (w *Workflow) listColumns(name string) []string {
-	var cols []string
-	seen := map[string]bool{}
-	step.Walk(w.Steps, func(s *step.Step) {
-		if !s.Bool("list") || s.Str("into") != name {
-			return
-		}
-		for _, f := range s.Targets("fields") {
-			if !seen[f.Name] {
-				seen[f.Name] = true
-				cols = append(cols, f.Name)
-			}
-		}
-	})
-	return cols
 }

@@ -1,6 +1,8 @@
 package workflow_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,9 +52,9 @@ func TestOutputTableForm(t *testing.T) {
 	}
 	schema := string(w.OutputSchema)
 	for _, want := range []string{
-		`"rows":{"type":"object","properties":{"columns":{"type":"array","items":{"type":"string"},"description":"the column names (sku, name, price); each row holds its values in this order"},"rows":{"type":"array","items":{"type":"array"}},"count":{"type":"integer"},"truncated":{"type":"boolean"}}}`,
-		`"plain":{"type":"object","properties":{"items":{"type":"array"}`,
-		`"tags":{"type":"object","properties":{"columns":`,
+		`"rows":{"type":"object","description":"a list as a table: columns once, then rows of values, count and truncated","properties":{"columns":{"type":"array","items":{"type":"string"},"description":"the column names (sku, name, price); each row holds its values in this order"},"rows":{"type":"array","items":{"type":"array"}},"count":{"type":"integer","description":"how many items there are"},"truncated":{"type":"boolean","description":"true when a limit cut the list`,
+		`"plain":{"type":"object","description":"a list: items, count and truncated (inside the workflow it is vars.NAME itself)","properties":{"items":{"type":"array","items":{"type":"object","properties":{"sku":{},"name":{},"price":{}}}}`,
+		`"tags":{"type":"object","description":"a list as a table`,
 	} {
 		if !strings.Contains(schema, want) {
 			t.Errorf("output schema lacks %s:\n%s", want, schema)
@@ -78,6 +80,92 @@ func TestOutputTableLint(t *testing.T) {
 		_, ps := workflow.Build(cfg, sel, []string{file})
 		if len(ps) != 1 || !strings.Contains(ps[0].String(), "bad.yaml:"+tc.want) {
 			t.Errorf("%s:\n got %v\nwant one problem with %q", tc.out, ps, tc.want)
+		}
+	}
+}
+
+// TestOutputListsAsInWorkflow: the output schema calls a variable a list
+// exactly where the workflow's own lint does (the shape its steps declare):
+// an extract from a many target (no list: key), a list of rows with fields,
+// an array parameter. Before, only list: true counted, so these were described as
+// anything ({}), and the fields of a screenshot reference were not named.
+func TestOutputListsAsInWorkflow(t *testing.T) {
+	cfg := testConfig(t)
+	sel, _ := selector.Load(cfg.Selectors)
+	file := filepath.Join(t.TempDir(), "lists.yaml")
+	writeTestFile(t, file, `name: lists
+description: Lists written every way a step can.
+risk: read
+params:
+  skus: {type: array, description: Some SKUs, items: {type: string, max_length: 8}, max_items: 3}
+steps:
+  - extract: {from: acme.catalog.rows, into: many_rows}
+  - extract: {from: acme.catalog.rows, list: true, into: appended, append: true}
+  - extract: {from: acme.catalog.rows, fields: {sku: acme.catalog.row_sku, price: acme.catalog.row_price}, into: rows}
+  - extract: {from: acme.catalog.status, into: one}
+  - screenshot: {into: shot}
+  - wait: {any: [{visible: acme.catalog.rows}, {text: No results}], into: which}
+output:
+  many_rows: ${{ vars.many_rows }}
+  appended: ${{ vars.appended }}
+  rows: ${{ vars.rows }}
+  one: ${{ vars.one }}
+  shot: ${{ vars.shot }}
+  which: ${{ vars.which }}
+  skus: ${{ params.skus }}
+`)
+	set, ps := workflow.Build(cfg, sel, []string{file})
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	w, _ := set.Tool("lists")
+	var schema struct {
+		Properties struct {
+			Data struct {
+				Properties map[string]map[string]any `json:"properties"`
+			} `json:"data"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(w.OutputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	data := schema.Properties.Data.Properties
+	isList := func(name string) map[string]any {
+		p := data[name]
+		props, _ := p["properties"].(map[string]any)
+		if p["type"] != "object" || props["items"] == nil || props["count"] == nil || props["truncated"] == nil {
+			t.Errorf("%s: %v, want the list form {items, count, truncated}", name, p)
+			return nil
+		}
+		items, _ := props["items"].(map[string]any)
+		return items
+	}
+	isList("many_rows")
+	isList("appended")
+	if items := isList("rows"); items != nil {
+		item, _ := items["items"].(map[string]any)
+		fields, _ := item["properties"].(map[string]any)
+		if item["type"] != "object" || fields["sku"] == nil || fields["price"] == nil {
+			t.Errorf("rows: items %v, want objects with sku and price", items)
+		}
+	}
+	if items := isList("skus"); items != nil {
+		if item, _ := items["items"].(map[string]any); item["type"] != "string" {
+			t.Errorf("skus: items %v, want strings", items)
+		}
+	}
+	if got := fmt.Sprint(data["one"]["type"]); got != "[string null]" {
+		t.Errorf("one: type %s, want text (or null when skipped)", got)
+	}
+	if got := fmt.Sprint(data["which"]["type"]); got != "[number null]" {
+		t.Errorf("which: type %s, want a number (or null)", got)
+	}
+	if props, _ := data["shot"]["properties"].(map[string]any); props["file"] == nil || props["uri"] == nil {
+		t.Errorf("shot: %v, want the screenshot reference's fields", data["shot"])
+	}
+	for _, o := range w.Output {
+		if want := o.Name != "one" && o.Name != "shot" && o.Name != "which"; o.List != want {
+			t.Errorf("output %s: List %v, want %v", o.Name, o.List, want)
 		}
 	}
 }

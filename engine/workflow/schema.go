@@ -6,8 +6,8 @@ import (
 	"github.com/toolwright/toolwright/engine/decl"
 	"strings"
 
-	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/tmpl"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -143,13 +143,58 @@ func (w *Workflow) outputSchema(set *Set) *Obj {
 	)
 }
 
-// listSchema is the shape of every list that leaves the engine.
-func listSchema() *Obj {
-	return NewObj("type", "object", "properties", NewObj(
-		"items", NewObj("type", "array"),
-		"count", NewObj("type", "integer"),
-		"truncated", NewObj("type", "boolean"),
-	))
+// listSchema is the shape of every list that leaves the engine
+// (result.List); item, when not nil, is the schema of one item.
+func listSchema(item *Obj) *Obj {
+	items := NewObj("type", "array")
+	if item != nil {
+		items.Set("items", item)
+	}
+	props := NewObj("items", items)
+	listTail(props)
+	return NewObj("type", "object", "description", listDoc, "properties", props)
+}
+
+// listTail adds count and truncated, the keys every list form ends with.
+func listTail(props *Obj) {
+	props.Set("count", NewObj("type", "integer", "description", "how many items there are"))
+	props.Set("truncated", NewObj("type", "boolean", "description", "true when a limit cut the list (extract.limit, limits.max_list_items, or paginate's max_pages with a next page left)"))
+}
+
+// listDoc describes a list in the output schema: inside the workflow
+// vars.NAME is the list itself (vars.NAME[0], len(vars.NAME)); the result
+// wraps it. An unset list (its extract skipped) leaves as an empty one.
+const listDoc = "a list: items, count and truncated (inside the workflow it is vars.NAME itself)"
+
+// shapeSchema is the output schema of a variable whose shape the steps
+// that write it declare: the same shape lint checks field accesses with.
+func shapeSchema(sh tmpl.Shape) *Obj {
+	// A variable whose step was skipped (if:, optional:) is null.
+	fields := func(typ any) *Obj {
+		o := NewObj("type", typ)
+		if len(sh.Fields) > 0 {
+			props := NewObj()
+			for _, f := range sh.Fields {
+				props.Set(f, NewObj())
+			}
+			o.Set("properties", props)
+		}
+		return o
+	}
+	switch sh.Kind {
+	case "list":
+		if len(sh.Fields) > 0 {
+			return listSchema(fields("object"))
+		}
+		return listSchema(nil)
+	case "object":
+		return fields([]string{"object", "null"})
+	case "text":
+		return NewObj("type", []string{"string", "null"})
+	case "number":
+		return NewObj("type", []string{"number", "null"})
+	}
+	return NewObj()
 }
 
 // tableSchema is the shape of a list returned with format: table.
@@ -158,12 +203,12 @@ func tableSchema(columns []string) *Obj {
 	if len(columns) > 0 {
 		cols.Set("description", "the column names ("+strings.Join(columns, ", ")+"); each row holds its values in this order")
 	}
-	return NewObj("type", "object", "properties", NewObj(
+	props := NewObj(
 		"columns", cols,
 		"rows", NewObj("type", "array", "items", NewObj("type", "array")),
-		"count", NewObj("type", "integer"),
-		"truncated", NewObj("type", "boolean"),
-	))
+	)
+	listTail(props)
+	return NewObj("type", "object", "description", "a list as a table: columns once, then rows of values, count and truncated", "properties", props)
 }
 
 func (w *Workflow) outputProperty(o Output, set *Set) *Obj {
@@ -175,36 +220,29 @@ func (w *Workflow) outputProperty(o Output, set *Set) *Obj {
 	case t.ParamRef != "":
 		if p := w.Param(t.ParamRef); p != nil {
 			if p.Type == TArray {
-				return listSchema()
+				var item *Obj
+				if p.Items != nil {
+					item = p.Items.property(false)
+				}
+				return listSchema(item)
 			}
 			return p.property(false)
 		}
 	case t.VarRef != "":
-		if w.varIsList(t.VarRef) {
-			return listSchema()
+		if sh, ok := w.shapes[t.VarRef]; ok {
+			return shapeSchema(sh)
 		}
 	case t.IsLiteral():
 		switch t.Value().(type) {
 		case string:
 			return NewObj("type", "string")
 		case []any:
-			return listSchema()
+			return listSchema(nil)
 		}
 	case t.Source == "${{ env.id }}" || t.Source == "${{ page.url }}" || t.Source == "${{ page.title }}":
 		return NewObj("type", "string")
 	}
 	return NewObj()
-}
-
-// varIsList reports whether a list-extracting step writes the variable.
-func (w *Workflow) varIsList(name string) bool {
-	found := false
-	step.Walk(w.Steps, func(s *step.Step) {
-		if s.Bool("list") && s.Str("into") == name {
-			found = true
-		}
-	})
-	return found
 }
 
 // Annotations are the MCP tool annotations of DESIGN.md.

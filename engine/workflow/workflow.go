@@ -62,7 +62,8 @@ type Workflow struct {
 	schemaErr    error
 	pos          lint.Pos
 	calls        []step.Ref
-	secrets      []string // secrets its own steps read, sorted
+	secrets      []string              // secrets its own steps read, sorted
+	shapes       map[string]tmpl.Shape // what its variables hold, where the steps say
 }
 
 // Param looks up a parameter by name.
@@ -180,6 +181,7 @@ func (d *decoder) decode(data []byte) *Workflow {
 	}
 	c.Compile(scope)
 	w.Vars = c.VarNames()
+	w.shapes = c.VarShapes()
 	w.calls = c.Calls
 	for name := range c.Secrets {
 		w.secrets = append(w.secrets, name)
@@ -198,14 +200,20 @@ func (d *decoder) decode(data []byte) *Workflow {
 		if ok {
 			outScope := scope
 			outScope.Vars = w.Vars
-			outScope.VarShapes = c.VarShapes()
+			outScope.VarShapes = w.shapes
 			for _, o := range okvs {
 				if !nameRE.MatchString(o.Key) {
 					d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)
 				}
 				out := d.decodeOutput(o, outScope)
-				if out.Format == FormatTable && out.Value.VarRef != "" {
-					out.Columns = w.listColumns(out.Value.VarRef)
+				if sh := w.shapes[out.Value.VarRef]; sh.Kind == "list" && out.Value.VarRef != "" {
+					out.List = true
+					if out.Format == FormatTable {
+						out.Columns = sh.Fields
+					}
+				}
+				if p := w.Param(out.Value.ParamRef); p != nil && p.Type == TArray {
+					out.List = true
 				}
 				w.Output = append(w.Output, out)
 			}

@@ -91,14 +91,14 @@ func extractShape(c *step.Checker, s *step.Step) tmpl.Shape {
 	} else if t, ok := c.Map.Lookup(s.Str("from")); ok && t.Many {
 		list = true
 	}
-	if list {
-		return tmpl.Shape{Kind: "list"}
+	var names []string
+	for _, f := range s.Targets("fields") {
+		names = append(names, f.Name)
 	}
-	if fs := s.Targets("fields"); len(fs) > 0 {
-		names := make([]string, len(fs))
-		for i, f := range fs {
-			names[i] = f.Name
-		}
+	switch {
+	case list:
+		return tmpl.Shape{Kind: "list", Fields: names}
+	case len(names) > 0:
 		return tmpl.Shape{Kind: "object", Fields: names}
 	}
 	return tmpl.Shape{Kind: "text"}

@@ -6,6 +6,7 @@ import (
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
 // waitConds are the condition fields of wait, each one condition.
@@ -28,7 +29,8 @@ func init() {
 			{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1); a number or a template giving one"},
 			{Name: "network_idle", Type: step.Duration, Doc: "wait until no request has been in flight for this long"},
 			{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
-			{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held"},
+			{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held",
+				Yields: func(*step.Checker, *step.Step) tmpl.Shape { return tmpl.Shape{Kind: "number"} }},
 			{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
 		},
 		Example: `wait: {any: [{visible: acme.catalog.rows}, {text: "No results"}], into: outcome}`,
