@@ -91,6 +91,10 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 	}
 	if len(cfg.Policy.AllowedHosts) > 0 {
 		o.AllowURL = func(u string) bool { ok, _ := hosts.AllowedURL(u); return ok }
+		if cfg.Policy.Subresources == "allowed_hosts" && !hosts.AllowsAll() {
+			o.HoldSubresources = true
+			o.ConnectSrc = hosts.ConnectSources()
+		}
 	}
 	return o, nil
 }

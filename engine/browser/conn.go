@@ -68,7 +68,7 @@ func dial(ctx context.Context, endpoint string, pid int, d dialer, onClose func(
 		die:      die,
 		onClose:  onClose,
 	}
-	c.guard = newGuard(c, d.allow, d.known, d.replica)
+	c.guard = newGuard(c, d)
 	c.client = cdp.New().Start(ws)
 	go c.pump()
 

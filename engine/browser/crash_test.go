@@ -224,3 +224,59 @@ func TestCDPProvider(t *testing.T) {
 		t.Errorf("Open with a dead endpoint: %v", err)
 	}
 }
+
+// TestRendererCrashFailsAtOnce crashes the renderer of an environment's
+// page (Page.crash, as the out-of-memory killer or a renderer bug would)
+// while a call waits for an element that never comes: the call fails with
+// env_unavailable at once instead of waiting out its timeout, the
+// environment is closed, and the browser and its other environments go on.
+func TestRendererCrashFailsAtOnce(t *testing.T) {
+	s := newSite(t, html(`<p id="here">here</p>`))
+	m := newTestManager(t, Options{})
+	env := mustOpen(t, m, "", "crash")
+	other := mustOpen(t, m, "", "bystander")
+	defer m.Release(other)
+	mustNavigate(t, env, s.URL+"/")
+	mustNavigate(t, other, s.URL+"/")
+
+	const wait = 2 * time.Minute // the step's own timeout: far longer than the test allows
+	result := make(chan error, 1)
+	go func() {
+		ctx, cancel := env.Bind(testCtx(t, wait))
+		defer cancel()
+		_, err := env.Page().Context(ctx).Element("#never")
+		result <- env.Check(err)
+	}()
+	// Page.crash never answers: the renderer is gone before it can.
+	go func() { _ = proto.PageCrash{}.Call(env.Page().Context(testCtx(t, 30*time.Second))) }()
+
+	var err error
+	select {
+	case err = <-result:
+	case <-time.After(wait / 2):
+		t.Fatal("the wait on a crashed page still hangs")
+	}
+	wantCode(t, err, errs.EnvUnavailable)
+	if !strings.Contains(err.Error(), "crashed") {
+		t.Errorf("message %q does not say the page crashed", err)
+	}
+	wantCode(t, env.Err(), errs.EnvUnavailable)
+	_, err = m.Get(env.ID)
+	wantCode(t, err, errs.EnvNotFound)
+	if !strings.Contains(err.Error(), "crashed") {
+		t.Errorf("Get after the crash: %v", err)
+	}
+	m.Release(env)
+
+	// The browser lives on: the other environment still answers, and a
+	// new one opens.
+	if got := bodyText(t, other); got != "here" {
+		t.Errorf("the other environment's page says %q", got)
+	}
+	fresh := mustOpen(t, m, "", "crash")
+	defer m.Release(fresh)
+	mustNavigate(t, fresh, s.URL+"/")
+	if got := bodyText(t, fresh); got != "here" {
+		t.Errorf("a new environment's page says %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,57 @@ type Env struct {
 	blocked       []string
 	blockedFrames []string
 	exempt        map[proto.TargetTargetID]bool
+	main          proto.TargetTargetID // the target of page
+	held          heldRequests         // subresource requests refused since the last TakeHeld
+}
+
+// heldRequests counts the requests the guard refused under
+// Options.HoldSubresources, keeping the first few URLs.
+type heldRequests struct {
+	n    int
+	urls []string
+}
+
+// maxHeldURLs is how many refused subresource URLs an environment keeps
+// between two TakeHeld calls (all of them are counted).
+const maxHeldURLs = 16
+
+// setPage makes page the environment's page.
+func (e *Env) setPage(page *rod.Page) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.page = page
+	e.main = page.TargetID
+}
+
+// isMain reports whether target is the environment's own page (not a
+// popup or a frame of it).
+func (e *Env) isMain(target proto.TargetTargetID) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.main != "" && e.main == target
+}
+
+// TakeHeld returns how many requests of the environment's pages the
+// browser refused under Options.HoldSubresources (images, scripts, styles,
+// fetch and XHR, beacons, event streams, WebSockets, frames) since the last
+// TakeHeld, with the first few of their URLs, and starts counting again.
+// The executor records them in the trace.
+func (e *Env) TakeHeld() (n int, urls []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, urls = e.held.n, e.held.urls
+	e.held = heldRequests{}
+	return n, urls
+}
+
+func (e *Env) noteHeld(url string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.held.n++
+	if len(e.held.urls) < maxHeldURLs && !slices.Contains(e.held.urls, url) {
+		e.held.urls = append(e.held.urls, url)
+	}
 }
 
 // Page is the environment's page. Run every call on a clone bound to the

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/errs"
 )
 
 // guardCallTimeout bounds each CDP call the guard makes for a paused page or request.
@@ -23,10 +26,22 @@ const guardCallTimeout = 10 * time.Second
 //     fails with BlockedByClient and is remembered on the environment
 //     (Env.TakeBlocked). A frame's document request (an iframe, in the page
 //     or out of process: those are auto-attached too) is refused the same
-//     way and remembered apart (Env.BlockedFrame). Other subresources of an
-//     allowed page are not checked.
+//     way and remembered apart (Env.BlockedFrame).
+//   - subresources (Options.HoldSubresources): every other request of the
+//     environment's pages and frames (images, scripts, styles, fonts,
+//     fetch, XHR, beacons, event streams, prefetches) is paused too and
+//     refused the same way when AllowURL refuses it. WebSockets never reach
+//     the Fetch domain, so each document's response also gets a
+//     Content-Security-Policy header whose connect-src lets ws: and wss:
+//     reach the allowed hosts only (Options.ConnectSrc); the browser
+//     reports each refusal as an Audits issue. Both kinds, and refused
+//     frames, are counted on the environment (Env.TakeHeld).
 //   - proxy credentials: a region's proxy user and password answer the
 //     proxy's 407, since Chromium's proxyServer takes no credentials.
+//   - crashes: when the renderer of an environment's page dies
+//     (Target.targetCrashed, Inspector.targetCrashed) the manager is told
+//     at once (onCrash), so a call in flight fails instead of waiting for a
+//     page that will never answer.
 //
 // It auto-attaches to new pages browser-wide with waitForDebuggerOnStart, so
 // a popup cannot send its first request before its rules are in place. Pages
@@ -39,12 +54,18 @@ type guard struct {
 	// no registry), so its pages follow the same rules here too.
 	known   func(ctx context.Context, contextID string) (*Record, error)
 	replica string // this process's prefix of lease owners
+	// hold applies allow to every request, not only documents; csp is the
+	// header a document gets then (connect-src for WebSockets).
+	hold bool
+	csp  string
 
 	mu       sync.Mutex
+	crash    func(*Env) // told when an environment's page crashed
 	contexts map[proto.BrowserBrowserContextID]*Env
 	sessions map[proto.TargetSessionID]watched
 	authSeen map[proto.FetchRequestID]bool
 	ready    map[proto.TargetTargetID]*readiness
+	audited  map[proto.TargetTargetID]bool // targets whose refusals one session reports
 }
 
 // readiness tells when a page of ours runs under its rules (err nil) or was
@@ -61,17 +82,52 @@ type watched struct {
 	frame  bool // an out-of-process iframe of one of env's pages
 }
 
-func newGuard(c *Conn, allow func(string) bool, known func(context.Context, string) (*Record, error), replica string) *guard {
+func newGuard(c *Conn, d dialer) *guard {
 	return &guard{
 		c:        c,
-		allow:    allow,
-		known:    known,
-		replica:  replica,
+		allow:    d.allow,
+		known:    d.known,
+		replica:  d.replica,
+		hold:     d.hold && d.allow != nil,
+		csp:      d.csp,
 		contexts: map[proto.BrowserBrowserContextID]*Env{},
 		sessions: map[proto.TargetSessionID]watched{},
 		authSeen: map[proto.FetchRequestID]bool{},
 		ready:    map[proto.TargetTargetID]*readiness{},
+		audited:  map[proto.TargetTargetID]bool{},
 	}
+}
+
+// onCrash sets what is told when an environment's page crashes.
+func (g *guard) onCrash(f func(*Env)) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.crash = f
+}
+
+// crashed tells the manager that the renderer of target died, when target
+// is an environment's own page (a crashed popup or frame leaves the page
+// itself working).
+func (g *guard) crashed(target proto.TargetTargetID) {
+	g.mu.Lock()
+	var env *Env
+	for _, w := range g.sessions {
+		if !w.frame && w.target == target && w.env.isMain(target) {
+			env = w.env
+			break
+		}
+	}
+	f := g.crash
+	g.mu.Unlock()
+	if env == nil {
+		return
+	}
+	g.c.log.Warn("page crashed", "env", env.ID, "target", target)
+	if f != nil {
+		f(env)
+		return
+	}
+	env.end(errs.New(errs.EnvUnavailable, "the page of environment %s crashed (its renderer process died); open a new environment", env.ID))
 }
 
 // readinessLocked returns the readiness record of target, making it.
@@ -139,6 +195,7 @@ func (g *guard) unregister(id proto.BrowserBrowserContextID) {
 	for s, w := range g.sessions {
 		if w.env.ctxID == id {
 			delete(g.sessions, s)
+			g.forgetAuditedLocked(w.target)
 		}
 	}
 	for t, r := range g.ready {
@@ -168,13 +225,32 @@ func (g *guard) see(e *cdp.Event) {
 		var ev proto.TargetDetachedFromTarget
 		if json.Unmarshal(e.Params, &ev) == nil { // a page, or a frame of one
 			g.mu.Lock()
-			delete(g.sessions, ev.SessionID)
+			if w, ok := g.sessions[ev.SessionID]; ok {
+				delete(g.sessions, ev.SessionID)
+				g.forgetAuditedLocked(w.target)
+			}
 			g.mu.Unlock()
 		}
 	case "Fetch.requestPaused":
 		var ev proto.FetchRequestPaused
 		if json.Unmarshal(e.Params, &ev) == nil {
 			go g.paused(proto.TargetSessionID(e.SessionID), ev)
+		}
+	case "Target.targetCrashed":
+		var ev proto.TargetTargetCrashed
+		if json.Unmarshal(e.Params, &ev) == nil {
+			go g.crashed(ev.TargetID)
+		}
+	case "Inspector.targetCrashed":
+		g.mu.Lock()
+		w, ok := g.sessions[proto.TargetSessionID(e.SessionID)]
+		g.mu.Unlock()
+		if ok && !w.frame {
+			go g.crashed(w.target)
+		}
+	case "Audits.issueAdded":
+		if g.hold {
+			g.cspIssue(proto.TargetSessionID(e.SessionID), e.Params)
 		}
 	case "Fetch.authRequired":
 		var ev proto.FetchAuthRequired
@@ -226,6 +302,7 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 			return
 		}
 	}
+	g.watchCSP(s, env, target)
 	g.watchFrames(s, env)
 	err := proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
 	if err != nil && g.c.Err() == nil {
@@ -241,29 +318,37 @@ func (g *guard) watchFrames(s session, env *Env) {
 		return
 	}
 	err := proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true,
-		Filter: proto.TargetTargetFilter{{Type: "iframe"}}}.Call(s)
+		Filter: proto.TargetTargetFilter{{Type: "iframe"}, {Type: "worker"}}}.Call(s)
 	if err != nil && g.c.Err() == nil {
 		g.c.log.Debug("cannot watch a page's frames", "env", env.ID, "err", err)
 	}
 }
 
-// attachedFrame sets up an out-of-process iframe of a watched session.
+// attachedFrame sets up an out-of-process iframe or a dedicated worker of a
+// watched session. A worker's requests go through its page's Fetch rules
+// (a worker target has no Fetch domain of its own); its session only
+// reports its refusals. Either must be resumed: the browser starts it
+// paused, since the session auto-attaches with waitForDebuggerOnStart.
 func (g *guard) attachedFrame(parent proto.TargetSessionID, ev proto.TargetAttachedToTarget) {
 	s, cancel := g.session(ev.SessionID)
 	defer cancel()
 	g.mu.Lock()
 	w, ok := g.sessions[parent]
-	if ok && ev.TargetInfo.Type == "iframe" {
+	frame, worker := ok && ev.TargetInfo.Type == "iframe", ok && ev.TargetInfo.Type == "worker"
+	if frame || worker {
 		g.sessions[ev.SessionID] = watched{env: w.env, target: ev.TargetInfo.TargetID, frame: true}
 	}
 	g.mu.Unlock()
-	if ok && ev.TargetInfo.Type == "iframe" {
+	if frame {
 		if patterns := g.patterns(w.env); patterns != nil {
 			if err := (proto.FetchEnable{Patterns: patterns, HandleAuthRequests: w.env.proxy.hasAuth}).Call(s); err != nil && g.c.Err() == nil {
 				g.c.log.Warn("cannot guard a frame", "env", w.env.ID, "err", err)
 			}
 		}
 		g.watchFrames(s, w.env)
+	}
+	if frame || worker {
+		g.watchCSP(s, w.env, ev.TargetInfo.TargetID)
 	}
 	_ = proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
 }
@@ -310,22 +395,152 @@ func (g *guard) adopt(ctx context.Context, sid proto.TargetSessionID, env *Env, 
 	g.mu.Lock()
 	g.sessions[sid] = watched{env: env, target: target}
 	g.mu.Unlock()
+	s := session{c: g.c, id: sid, ctx: ctx}
 	if patterns := g.patterns(env); patterns != nil {
-		return proto.FetchEnable{Patterns: patterns, HandleAuthRequests: env.proxy.hasAuth}.Call(session{c: g.c, id: sid, ctx: ctx})
+		if err := (proto.FetchEnable{Patterns: patterns, HandleAuthRequests: env.proxy.hasAuth}).Call(s); err != nil {
+			return err
+		}
 	}
+	g.watchCSP(s, env, target)
 	return nil
+}
+
+// watchCSP has the browser report this session's Content-Security-Policy
+// refusals (Audits.issueAdded), to count the WebSockets our header refused.
+// Only one session per target reports, so a refusal counts once.
+func (g *guard) watchCSP(s session, env *Env, target proto.TargetTargetID) {
+	if !g.hold {
+		return
+	}
+	g.mu.Lock()
+	again := g.audited[target]
+	g.audited[target] = true
+	g.mu.Unlock()
+	if again {
+		return
+	}
+	if err := (proto.AuditsEnable{}).Call(s); err != nil && g.c.Err() == nil {
+		g.c.log.Debug("cannot watch a page's refusals", "env", env.ID, "err", err)
+	}
+}
+
+// forgetAuditedLocked drops target from audited once no session of ours
+// is attached to it.
+func (g *guard) forgetAuditedLocked(target proto.TargetTargetID) {
+	for _, w := range g.sessions {
+		if w.target == target {
+			return
+		}
+	}
+	delete(g.audited, target)
+}
+
+// cspIssue counts a connection the browser refused under our
+// Content-Security-Policy header: a WebSocket (or any connect-src
+// request) to a host AllowURL refuses. Refusals of a page's own policy
+// for hosts that are allowed are the page's business, not counted.
+func (g *guard) cspIssue(sid proto.TargetSessionID, params []byte) {
+	var ev proto.AuditsIssueAdded
+	if json.Unmarshal(params, &ev) != nil || ev.Issue == nil || ev.Issue.Details == nil {
+		return
+	}
+	d := ev.Issue.Details.ContentSecurityPolicyIssueDetails
+	if d == nil || d.IsReportOnly || d.BlockedURL == "" || d.ViolatedDirective != "connect-src" {
+		return
+	}
+	g.mu.Lock()
+	w, ok := g.sessions[sid]
+	g.mu.Unlock()
+	if !ok || g.allow(httpForm(d.BlockedURL)) {
+		return
+	}
+	w.env.noteHeld(d.BlockedURL)
+	g.c.log.Info("connection blocked: host not allowed", "env", w.env.ID, "url", d.BlockedURL)
+}
+
+// httpForm is a WebSocket URL as the http(s) URL of its handshake, which
+// AllowURL judges.
+func httpForm(u string) string {
+	switch {
+	case strings.HasPrefix(u, "ws://"):
+		return "http://" + u[len("ws://"):]
+	case strings.HasPrefix(u, "wss://"):
+		return "https://" + u[len("wss://"):]
+	}
+	return u
 }
 
 // patterns are the requests of env's pages that pause, or nil for none.
 func (g *guard) patterns(env *Env) []*proto.FetchRequestPattern {
+	var ps []*proto.FetchRequestPattern
 	switch {
-	case env.proxy.hasAuth:
-		// Every request may meet the proxy's 407.
-		return []*proto.FetchRequestPattern{{URLPattern: "*"}}
+	case env.proxy.hasAuth, g.hold:
+		// Every request may meet the proxy's 407, or is held to the hosts.
+		ps = []*proto.FetchRequestPattern{{URLPattern: "*"}}
 	case g.allow != nil:
-		return []*proto.FetchRequestPattern{{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument}}
+		ps = []*proto.FetchRequestPattern{{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument}}
 	}
-	return nil
+	if g.hold {
+		// Documents (and worker scripts, which come as Other) pause again
+		// with their response, to get the header that holds their
+		// WebSockets.
+		ps = append(ps, &proto.FetchRequestPattern{URLPattern: "*", ResourceType: proto.NetworkResourceTypeDocument, RequestStage: proto.FetchRequestStageResponse},
+			&proto.FetchRequestPattern{URLPattern: "*", ResourceType: proto.NetworkResourceTypeOther, RequestStage: proto.FetchRequestStageResponse})
+	}
+	return ps
+}
+
+// withCSP answers a paused document response with our
+// Content-Security-Policy header added to its own headers. The browser
+// parses a response's policies before the Fetch domain sees it, so
+// Fetch.continueResponse with a changed header list would not be enforced;
+// a fulfilled response is parsed anew. So the body is read (the document
+// then arrives whole, not streamed) and handed back with the headers.
+func (g *guard) withCSP(s session, ev proto.FetchRequestPaused) {
+	for _, h := range ev.ResponseHeaders {
+		if strings.EqualFold(h.Name, "Content-Security-Policy") && h.Value == g.csp {
+			// Another of our sessions on this page added it already.
+			_ = proto.FetchContinueRequest{RequestID: ev.RequestID}.Call(s)
+			return
+		}
+	}
+	refuse := func(err error) {
+		if g.c.Err() == nil {
+			// The document must not load without its rules.
+			g.c.log.Warn("cannot add the connection rules to a document; refusing it", "url", ev.Request.URL, "err", err)
+			_ = proto.FetchFailRequest{RequestID: ev.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(s)
+		}
+	}
+	body, err := proto.FetchGetResponseBody{RequestID: ev.RequestID}.Call(s)
+	if err != nil {
+		refuse(err)
+		return
+	}
+	raw := []byte(body.Body)
+	if body.Base64Encoded {
+		if raw, err = base64.StdEncoding.DecodeString(body.Body); err != nil {
+			refuse(err)
+			return
+		}
+	}
+	headers := append(append([]*proto.FetchHeaderEntry(nil), ev.ResponseHeaders...),
+		&proto.FetchHeaderEntry{Name: "Content-Security-Policy", Value: g.csp})
+	err = proto.FetchFulfillRequest{RequestID: ev.RequestID, ResponseCode: *ev.ResponseStatusCode,
+		ResponsePhrase: ev.ResponseStatusText, ResponseHeaders: headers, Body: raw}.Call(s)
+	if err != nil {
+		refuse(err)
+	}
+}
+
+// isScript reports whether response headers say JavaScript.
+func isScript(headers []*proto.FetchHeaderEntry) bool {
+	for _, h := range headers {
+		if strings.EqualFold(h.Name, "Content-Type") {
+			v := strings.ToLower(h.Value)
+			return strings.Contains(v, "javascript") || strings.Contains(v, "ecmascript")
+		}
+	}
+	return false
 }
 
 // paused decides one paused request.
@@ -336,6 +551,28 @@ func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 	w, ok := g.sessions[sid]
 	g.mu.Unlock()
 
+	if ev.ResponseStatusCode != nil || ev.ResponseErrorReason != "" {
+		// The response stage: a document's, under HoldSubresources.
+		if ok && g.hold && ev.ResponseStatusCode != nil && ev.Request != nil &&
+			(*ev.ResponseStatusCode < 300 || *ev.ResponseStatusCode >= 400) && // a redirect makes no document
+			(ev.ResourceType == proto.NetworkResourceTypeDocument || ev.ResourceType == proto.NetworkResourceTypeOther && isScript(ev.ResponseHeaders)) {
+			// A document, or a script of type Other: a worker's, which
+			// has its own policies.
+			g.withCSP(s, ev)
+			return
+		}
+		_ = proto.FetchContinueRequest{RequestID: ev.RequestID}.Call(s)
+		return
+	}
+	if ok && g.hold && ev.Request != nil && ev.ResourceType != proto.NetworkResourceTypeDocument && !w.env.isExempt(w.target) {
+		u := ev.Request.URL + ev.Request.URLFragment
+		if !g.allow(u) && !g.othersJudge(s.ctx, w.env) {
+			w.env.noteHeld(u)
+			g.c.log.Info("request blocked: host not allowed", "env", w.env.ID, "type", ev.ResourceType, "url", u)
+			_ = proto.FetchFailRequest{RequestID: ev.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(s)
+			return
+		}
+	}
 	if ok && g.allow != nil && ev.Request != nil &&
 		ev.ResourceType == proto.NetworkResourceTypeDocument &&
 		ev.ResponseStatusCode == nil && ev.ResponseErrorReason == "" &&
@@ -351,6 +588,9 @@ func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 			// A frame's document: refused, and remembered apart, so the
 			// page itself goes on and a step reaching into the frame says why.
 			w.env.noteBlockedFrame(u)
+			if g.hold {
+				w.env.noteHeld(u)
+			}
 			g.c.log.Info("frame document blocked: host not allowed", "env", w.env.ID, "url", u)
 			_ = proto.FetchFailRequest{RequestID: ev.RequestID, ErrorReason: proto.NetworkErrorReasonBlockedByClient}.Call(s)
 			return

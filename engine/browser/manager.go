@@ -59,7 +59,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
-	d := dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica}
+	d := dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica, hold: o.HoldSubresources, csp: o.cspHeader()}
 	if o.Registry != nil {
 		d.known = func(ctx context.Context, id string) (*Record, error) { return o.Registry.ByContext(ctx, id) }
 	}
@@ -350,6 +350,9 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		}
 		return nil, err
 	}
+	if m.opts.HoldSubresources {
+		m.grantLocalNetwork(ctx, conn, res.BrowserContextID)
+	}
 	done, end := context.WithCancelCause(context.Background())
 	env := &Env{
 		ID:        id,
@@ -393,12 +396,35 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		}
 		return nil, m.browserErr(conn, err, "cannot open a page")
 	}
-	env.page = page
+	env.setPage(page)
 	if err := m.locate(ctx, env, page.TargetID); err != nil {
 		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment could not be registered"))
 		return nil, err
 	}
 	return env, nil
+}
+
+// localNetwork are Chromium's permissions for requests to loopback and
+// private addresses (Local Network Access), by the names of several
+// Chromium versions.
+var localNetwork = []proto.BrowserPermissionType{"localNetworkAccess", "localNetwork", "loopbackNetwork"}
+
+// grantLocalNetwork lets the pages of browser context id reach local
+// network addresses under HoldSubresources. A document the guard answered
+// itself (to add its connection rules) has no address space of its own,
+// so Chromium would treat it as public and refuse its WebSockets to a
+// loopback or private host; every request is held to the allowed hosts
+// anyway, which is the stricter rule.
+func (m *Manager) grantLocalNetwork(ctx context.Context, conn *Conn, id proto.BrowserBrowserContextID) {
+	b := conn.browser.Context(ctx)
+	if (proto.BrowserGrantPermissions{Permissions: localNetwork, BrowserContextID: id}).Call(b) == nil {
+		return
+	}
+	for _, p := range localNetwork { // an older Chromium knows only some
+		if err := (proto.BrowserGrantPermissions{Permissions: []proto.BrowserPermissionType{p}, BrowserContextID: id}).Call(b); err != nil {
+			m.log.Debug("cannot grant a local network permission", "permission", p, "err", err)
+		}
+	}
 }
 
 // browserErr keeps env_unavailable from a gone browser and wraps anything
@@ -421,12 +447,27 @@ func (m *Manager) watch(conn *Conn) {
 		return
 	}
 	m.conns[conn] = true
+	conn.guard.onCrash(m.crashed)
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		<-conn.Done()
 		m.lostConn(conn)
 	}()
+}
+
+// crashed closes env, whose page's renderer process died (a crash, the
+// out-of-memory killer): its call in flight fails with env_unavailable at
+// once instead of waiting out a step's timeout, and the environment is
+// closed, since the page and whatever it held are gone: Get then says
+// env_not_found. Its browser and the other environments go on.
+func (m *Manager) crashed(env *Env) {
+	if env.Err() != nil {
+		return
+	}
+	m.log.Warn("page crashed; closing its environment", "env", env.ID, "purpose", env.Purpose)
+	m.closeEnv(env, errs.New(errs.EnvUnavailable, "the page of environment %s crashed (its renderer process died); open a new environment", env.ID),
+		"its page crashed; open a new environment")
 }
 
 // lostConn drops every environment of a browser that went away. Their
@@ -681,7 +722,7 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 		cancel()
 		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
 	}
-	env.page = page
+	env.setPage(page)
 	m.mu.Lock()
 	if m.closed || m.envs[id] != nil {
 		closed := m.closed

@@ -62,6 +62,17 @@ type Options struct {
 	// browser blocks every main-frame document request it refuses, and the
 	// environment remembers it (Env.TakeBlocked). Nil allows every URL.
 	AllowURL func(rawURL string) bool
+	// HoldSubresources (policy.subresources: allowed_hosts) applies AllowURL
+	// to every request a page makes, not only to top-level navigations:
+	// images, scripts, styles, fonts, fetch and XHR, beacons, event
+	// streams, frames and WebSockets to a refused URL fail in the browser
+	// and are counted (Env.TakeHeld). It needs AllowURL and ConnectSrc.
+	HoldSubresources bool
+	// ConnectSrc are the Content-Security-Policy sources a page's
+	// connections (fetch, XHR, beacons, event streams, WebSockets) may reach
+	// under HoldSubresources: the allowed hosts as sources without a scheme
+	// (policy.HostMatcher.ConnectSources).
+	ConnectSrc []string
 	// Logger receives the package's logs; nil discards them.
 	Logger *slog.Logger
 	// Registry shares the environments with other replicas (see
@@ -155,6 +166,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.HoldSubresources && o.AllowURL == nil {
+		return o, fmt.Errorf("policy.subresources: allowed_hosts needs policy.allowed_hosts")
+	}
 	switch o.Provider {
 	case ProviderLocal:
 	case ProviderCDP:
@@ -181,4 +195,21 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("browser.provider %q is not one of local, cdp, webdriver", o.Provider)
 	}
 	return o, nil
+}
+
+// cspHeader is the Content-Security-Policy every document gets under
+// HoldSubresources: its connect-src lets connections reach the allowed
+// hosts only. The Fetch domain holds every other request; the header is
+// there for WebSockets, which never reach the Fetch domain (and a scheme
+// source such as http: would let them through: Chromium matches it to ws:).
+// data: and blob: reach no host.
+func (o Options) cspHeader() string {
+	if !o.HoldSubresources {
+		return ""
+	}
+	src := append([]string{"data:", "blob:"}, o.ConnectSrc...)
+	if len(o.ConnectSrc) == 0 {
+		src = append(src, "'none'")[2:]
+	}
+	return "connect-src " + strings.Join(src, " ")
 }

@@ -45,6 +45,8 @@ type dialer struct {
 	allow   func(string) bool
 	known   func(ctx context.Context, contextID string) (*Record, error)
 	replica string
+	hold    bool   // Options.HoldSubresources
+	csp     string // the Content-Security-Policy documents get with hold
 }
 
 func (d dialer) dial(ctx context.Context, endpoint string, pid int, onClose func()) (*Conn, error) {

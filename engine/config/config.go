@@ -94,6 +94,9 @@ type EgressCheck struct {
 type Policy struct {
 	WriteTools   string // grant | enabled | disabled
 	AllowedHosts []string
+	// Subresources is "any" or "allowed_hosts": whether every request a
+	// page makes, not only its navigations, is held to AllowedHosts.
+	Subresources string
 }
 
 // Limits bound what one call may do.
@@ -131,7 +134,7 @@ func Default(dir string) *Config {
 			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute, Spare: 1,
 		},
 		Regions: map[string]Region{"local": {}},
-		Policy:  Policy{WriteTools: "grant"},
+		Policy:  Policy{WriteTools: "grant", Subresources: "any"},
 		Limits: Limits{
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
@@ -309,6 +312,7 @@ var RegionDecl = &decl.Object{Name: "region", Doc: "An egress: a proxy and a che
 var PolicyDecl = &decl.Object{Name: "policy", Doc: "What the server allows.", Fields: []decl.Field{
 	{Name: "write_tools", Type: decl.Enum, Enum: []string{"grant", "enabled", "disabled"}, Default: "grant", Doc: "grant: write tools need a live grant per task; enabled: no grants (development); disabled: refused"},
 	{Name: "allowed_hosts", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "hosts pages may navigate to, like 127.0.0.1 or *.example.com; empty: any"},
+	{Name: "subresources", Type: decl.Enum, Enum: []string{"any", "allowed_hosts"}, Default: "any", Doc: "any: a page's own requests (images, scripts, fetch, XHR, beacons, WebSockets, frames) may reach any host; allowed_hosts: every request a page makes is held to allowed_hosts, blocked in the browser and counted in the trace"},
 }}
 
 // LimitsDecl declares limits:.
@@ -419,6 +423,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	if p := v.Sub("policy"); p != nil {
 		c.Policy.WriteTools = p.Str("write_tools", c.Policy.WriteTools)
 		c.Policy.AllowedHosts = p.Strings("allowed_hosts")
+		c.Policy.Subresources = p.Str("subresources", c.Policy.Subresources)
 	}
 	if l := v.Sub("limits"); l != nil {
 		c.Limits.MaxDeadline = l.Dur("max_deadline", c.Limits.MaxDeadline)

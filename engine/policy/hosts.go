@@ -146,6 +146,38 @@ func (m *HostMatcher) AllowsAll() bool {
 	return false
 }
 
+// ConnectSources are Content-Security-Policy source expressions that let
+// a page's connections (fetch, XHR, beacons, event streams, WebSockets)
+// reach exactly the allowed hosts ("h:*" for a host with any port,
+// "*.example.com:*" for subdomains, "[::1]:8080" for an address and port),
+// for the browser to enforce under policy.subresources: allowed_hosts. A
+// source without a scheme matches the page's own scheme and its secure
+// form (http: also https:) but not WebSockets, so each host comes three
+// times: "h:*", "ws://h:*" and "wss://h:*".
+func (m *HostMatcher) ConnectSources() []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range m.pats {
+		host := p.host
+		switch {
+		case p.any:
+			host = "*"
+		case p.wildcard:
+			host = "*." + host
+		case strings.Contains(host, ":"):
+			host = "[" + host + "]"
+		}
+		port := p.port
+		if port == "" {
+			port = "*"
+		}
+		out = append(out, host+":"+port, "ws://"+host+":"+port, "wss://"+host+":"+port)
+	}
+	return out
+}
+
 // AllowedURL reports whether a top-level navigation to raw may go ahead, and
 // the host it judged, for the host_not_allowed message: host[:port] as
 // written, in lower case (for a blob: URL, its origin's); for other schemes
