@@ -99,7 +99,7 @@ func onlyLoopback(raw string) bool {
 func TestSubresourcesHeldToAllowedHosts(t *testing.T) {
 	other := newElsewhere(t)
 	s := exfiltrationSite(t, other)
-	m := newTestManager(t, Options{AllowURL: onlyLoopback, HoldSubresources: true, 
+	m := newTestManager(t, Options{AllowURL: onlyLoopback, HoldSubresources: true,
 		ConnectSrc: []string{"127.0.0.1:*", "ws://127.0.0.1:*", "wss://127.0.0.1:*"}})
 	env := mustOpen(t, m, "", "")
 	defer m.Release(env)
