@@ -24,6 +24,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -621,7 +623,10 @@ func TestServeKilledLeavesNoChromium(t *testing.T) {
 // write tool, then repeats the call with the same task_id: the repeat
 // answers outcome_unknown (needs_human, not retryable) and never runs the
 // write a second time; a read tool may run again. Before: the repeat waited
-// out the lease and ran the write again.
+// out the lease and ran the write again. The answer carries the trace id of
+// the interrupted call (its stub, saved as it started, completed by the
+// answer). Before: the repeat's own trace id, and the interrupted call had
+// no trace at all.
 func TestKilledWriteIsNotRunAgain(t *testing.T) {
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
@@ -648,7 +653,23 @@ steps:
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second) // claimed and sleeping
+	// Kill it once it has claimed the task_id and is running (its stub
+	// trace is there).
+	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state", store.FileName), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var stub *store.Trace
+	for end := time.Now().Add(60 * time.Second); stub == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the first call never started")
+		}
+		trs, _ := st.ListTraces(context.Background(), store.TraceFilter{TaskID: "T-crash"})
+		if len(trs) == 1 && trs[0].Code == store.TraceRunning {
+			stub = &trs[0]
+		}
+	}
 	_ = first.Process.Kill()
 	_ = first.Wait()
 
@@ -667,6 +688,16 @@ steps:
 		t.Fatalf("repeat after the crash: %s", out)
 	}
 	t.Logf("the repeat answered outcome_unknown after %s (the dead call's lease running out)", time.Since(start).Round(time.Second))
+	if env.TraceID != stub.ID {
+		t.Errorf("outcome_unknown names trace %s, want the interrupted call's %s", env.TraceID, stub.ID)
+	}
+	tr, err := st.GetTrace(context.Background(), stub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Code != "outcome_unknown" || !tr.Start.Equal(stub.Start) || tr.TaskID != "T-crash" || tr.Tool != "slow_write" {
+		t.Errorf("the interrupted call's trace after the answer: code %s, start %s (stub %s), task %s, tool %s", tr.Code, tr.Start, stub.Start, tr.TaskID, tr.Tool)
+	}
 	// And it stays that way: the next repeat gets the same envelope.
 	out2, _ := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash").Output()
 	if !bytes.Contains(out2, []byte(env.TraceID)) {

@@ -83,6 +83,11 @@
 // retrying with the same id cannot help. The next Open starts (local) or
 // dials (cdp) a fresh browser.
 //
+// A page whose renderer dies (Target.targetCrashed) while the browser lives
+// on closes its environment at once: the call in flight fails with
+// env_unavailable ("crashed") instead of waiting out its step, and Get says
+// env_not_found afterwards. The browser's other environments go on.
+//
 // # Allowed hosts
 //
 // With Options.AllowURL set, every main-frame document request of every
@@ -91,8 +96,17 @@
 // Fetch domain before it leaves the browser, and one AllowURL refuses fails
 // with net::ERR_BLOCKED_BY_CLIENT. The environment remembers it:
 // Env.TakeBlocked returns the refused URL so the executor can answer
-// host_not_allowed. Subresources (images, scripts, styles, XHR/fetch) and
-// iframes of an allowed page are not checked.
+// host_not_allowed. A frame's document (an iframe, in process or out) is
+// refused the same way (Env.BlockedFrame).
+//
+// With Options.HoldSubresources (policy.subresources: allowed_hosts) every
+// other request of those pages and of their dedicated workers is held to
+// AllowURL too: images, scripts, styles, fonts, fetch, XHR, beacons and
+// event streams pause in the Fetch domain and fail when refused;
+// WebSockets, which never reach the Fetch domain, are held by a
+// Content-Security-Policy connect-src header (Options.ConnectSrc) the
+// guard adds to every document and worker script it answers itself. Each
+// refusal is counted (Env.TakeHeld) for the trace.
 //
 // New pages are caught from their first instant: the browser connection
 // auto-attaches to every new page paused (waitForDebuggerOnStart) and lets

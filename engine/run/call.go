@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,7 +27,10 @@ type call struct {
 	req     Request
 	traceID string
 	start   time.Time
-	taskID  string
+	// traceStart is when the call the trace records began, when that is
+	// not this one: an interrupted call this one answers outcome_unknown for.
+	traceStart time.Time
+	taskID     string
 	grantID string
 
 	mu       sync.Mutex
@@ -91,12 +95,45 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	}
 	if claim != nil && claim.Interrupted() && c.w.Writes() {
 		// A write that was running when its server died: it may have taken
-		// effect. Never run it a second time; a person checks.
-		err := errs.New(errs.OutcomeUnknown, "an earlier call of %s with task_id %q was interrupted before it finished (the server stopped); whether it took effect is unknown, so it is not run again: a person must check", c.w.Name, c.taskID)
-		return c.finish(ctx, claim, result.Failure(err), err)
+		// effect. Never run it a second time; a person checks, starting
+		// from the interrupted call's trace, which this answer completes.
+		return c.finish(ctx, claim, nil, c.interrupted(ctx))
+	}
+	if claim != nil && c.w.Writes() {
+		c.saveStub(ctx)
 	}
 	env, runErr := c.execute(ctx, bound)
 	return c.finish(ctx, claim, env, runErr)
+}
+
+// saveStub records that this write call started (store.TraceRunning),
+// before any step runs: should the server die mid-call, the repeat that
+// answers outcome_unknown names this trace. finish replaces it.
+func (c *call) saveStub(ctx context.Context) {
+	t := &store.Trace{ID: c.traceID, TaskID: c.taskID, Tool: c.w.Name, Args: summarize(c.req.Args, c.e.redactor),
+		Start: c.start, Code: store.TraceRunning, Attempts: 1, Steps: []store.StepRecord{}}
+	if err := c.e.store.SaveTrace(ctx, t); err != nil {
+		c.e.log.Warn("trace stub not stored", "trace_id", c.traceID, "err", c.e.redactor.Redact(err.Error()))
+	}
+}
+
+// interrupted is the outcome_unknown error of a write whose earlier call
+// died mid-call, and makes this call's record that call's trace: its stub
+// (saved when it started) is completed with the answer, so the envelope's
+// trace_id leads to the interrupted call's arguments and start.
+func (c *call) interrupted(ctx context.Context) error {
+	when := ""
+	trs, err := c.e.store.ListTraces(ctx, store.TraceFilter{Tool: c.w.Name, TaskID: c.taskID, Limit: 20})
+	if err == nil {
+		for _, t := range trs {
+			if t.Code == store.TraceRunning {
+				c.traceID, c.traceStart = t.ID, t.Start
+				when = " at " + t.Start.UTC().Format(time.RFC3339)
+				break
+			}
+		}
+	}
+	return errs.New(errs.OutcomeUnknown, "an earlier call of %s with task_id %q, started%s, was interrupted before it finished (the server stopped); whether it took effect is unknown, so it is not run again: a person must check", c.w.Name, c.taskID, when)
 }
 
 // admit runs the checks that come before any browser work: the grant and
@@ -198,6 +235,9 @@ func (c *call) acquireGiven(ctx context.Context, id string) error {
 }
 
 func (c *call) setEnv(env *browser.Env) {
+	if env != nil {
+		env.TakeHeld() // refusals from before this call are not its own
+	}
 	c.mu.Lock()
 	c.env = env
 	stop := c.stopDialogs
@@ -232,6 +272,35 @@ func (c *call) pastDeadline(cause error) error {
 	}
 	return errs.Wrap(errs.DeadlineExceeded, cause, "%s", msg)
 }
+
+// noteHeld adds the requests env's pages had refused since the last look
+// (policy.subresources: allowed_hosts) to the trace record of the step
+// running, or else the last one.
+func (c *call) noteHeld(env *browser.Env) {
+	n, urls := env.TakeHeld()
+	if n == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.running
+	if i < 0 || i >= len(c.steps) {
+		i = len(c.steps) - 1
+	}
+	if i < 0 {
+		return
+	}
+	sr := &c.steps[i]
+	sr.Held += n
+	for _, u := range urls {
+		if len(sr.HeldURLs) < maxHeldURLs && !slices.Contains(sr.HeldURLs, u) {
+			sr.HeldURLs = append(sr.HeldURLs, u)
+		}
+	}
+}
+
+// maxHeldURLs is how many refused request URLs one step record keeps.
+const maxHeldURLs = 10
 
 func (c *call) currentEnv() *browser.Env {
 	c.mu.Lock()
@@ -330,14 +399,22 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 		Args: summarize(c.req.Args, red), Start: c.start, DurationMS: env.DurationMS,
 		Code: env.Code, Message: env.Message, Attempts: env.Attempts,
 	}
+	if !c.traceStart.IsZero() {
+		t.Start = c.traceStart
+	}
 	if e := c.currentEnv(); e != nil {
 		t.EnvID, t.Purpose = e.ID, e.Purpose
+		c.noteHeld(e) // refusals that arrived after the last step ended
 	}
 	c.mu.Lock()
 	t.Steps = append([]store.StepRecord(nil), c.steps...)
 	c.mu.Unlock()
 	for i := range t.Steps {
 		t.Steps[i].Error = red.Redact(t.Steps[i].Error)
+		t.Steps[i].HeldURLs = slices.Clone(t.Steps[i].HeldURLs)
+		for j, u := range t.Steps[i].HeldURLs {
+			t.Steps[i].HeldURLs[j] = cut(red.Redact(u)).(string)
+		}
 	}
 	if runErr != nil {
 		t.Error = red.Redact(causeText(runErr))

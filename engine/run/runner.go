@@ -224,6 +224,9 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	if err != nil && !errors.As(err, &fe) {
 		err = r.classify(ctx, sctx, s, err)
 	}
+	if env := r.c.currentEnv(); env != nil {
+		r.c.noteHeld(env)
+	}
 	r.c.updateStep(rec, func(sr *store.StepRecord) {
 		sr.DurationMS = time.Since(start).Milliseconds()
 		sr.Code = errs.CodeOf(err)

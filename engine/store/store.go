@@ -106,7 +106,9 @@ type Claim interface {
 // Traces keeps one Trace per call.
 type Traces interface {
 	// SaveTrace stores t. An empty ID is filled with NewTraceID(), a zero
-	// Start with the current time. Saving an id twice is an error.
+	// Start with the current time. Saving an id twice is an error, except
+	// over a stub (a trace whose Code is TraceRunning), which the new
+	// trace replaces.
 	SaveTrace(ctx context.Context, t *Trace) error
 	// GetTrace returns the trace with id; an unknown id gives an error
 	// wrapping ErrNotFound.

@@ -30,6 +30,12 @@ type Trace struct {
 	Error string `json:"error,omitempty"`
 }
 
+// TraceRunning is the code of a trace stub: the record a write call saves
+// as it starts (tool, task_id, arguments, start), so a call interrupted by
+// the server's death still has a trace for the outcome_unknown answer to
+// name. The call's final trace replaces its stub.
+const TraceRunning = "running"
+
 // StepRecord is one executed step of a trace.
 type StepRecord struct {
 	Index int `json:"index"`
@@ -47,6 +53,12 @@ type StepRecord struct {
 	// Dialog notes the JavaScript dialogs answered while the step ran:
 	// type, message and the answer.
 	Dialog string `json:"dialog,omitempty"`
+	// Held counts the requests of the page the browser refused while the
+	// step ran (policy.subresources: allowed_hosts): images, scripts,
+	// fetch and XHR, beacons, WebSockets, frames to hosts outside
+	// policy.allowed_hosts. HeldURLs are the first few of them.
+	Held     int      `json:"held_requests,omitempty"`
+	HeldURLs []string `json:"held_urls,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.

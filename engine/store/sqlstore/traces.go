@@ -11,7 +11,8 @@ import (
 )
 
 // SaveTrace stores t. An empty ID is filled with store.NewTraceID(), a zero Start
-// with the current time. Saving an id twice is an error.
+// with the current time. Saving an id twice is an error, except over a stub
+// (store.TraceRunning), which t replaces.
 func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
 	if t == nil {
 		return errors.New("store: save a nil trace")
@@ -39,10 +40,13 @@ func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
 	if len(t.Args) > 0 {
 		args = string(t.Args)
 	}
-	_, err = s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
+	res, err := s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
 		t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error)
 	if err != nil {
 		return fmt.Errorf("store: save trace %q: %w", t.ID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("store: save trace %q: a finished trace with this id exists", t.ID)
 	}
 	return nil
 }

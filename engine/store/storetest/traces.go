@@ -43,6 +43,34 @@ func testTraceRoundTrip(t *testing.T, b Backend) {
 	if err := s.SaveTrace(ctx, tr); err == nil {
 		t.Fatal("saved the same trace id twice")
 	}
+
+	// A stub (a call that has started) is replaced by its final trace,
+	// once: the final trace is not replaced again.
+	stub := &store.Trace{TaskID: "T-2", Tool: "place_order", Args: json.RawMessage(`{"sku":"a"}`),
+		Start: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), Code: store.TraceRunning, Steps: []store.StepRecord{}}
+	if err := s.SaveTrace(ctx, stub); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetTrace(ctx, stub.ID); err != nil || got.Code != store.TraceRunning || got.TaskID != "T-2" {
+		t.Fatalf("stub read back: %+v, %v", got, err)
+	}
+	final := *tr
+	final.ID, final.TaskID = stub.ID, "T-2"
+	if err := s.SaveTrace(ctx, &final); err != nil {
+		t.Fatalf("the final trace over its stub: %v", err)
+	}
+	got, err = s.GetTrace(ctx, stub.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(&final, got); d != "" {
+		t.Fatalf("final over stub (-saved +got):\n%s", d)
+	}
+	again := final
+	again.Code = store.TraceRunning
+	if err := s.SaveTrace(ctx, &again); err == nil {
+		t.Fatal("a stub replaced a finished trace")
+	}
 	if _, err := s.GetTrace(ctx, "tr_nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown trace: %v", err)
 	}

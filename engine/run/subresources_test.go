@@ -1,0 +1,183 @@
+package run_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/result"
+)
+
+// TestSubresourcesCountedInTrace: under policy.subresources: allowed_hosts a
+// page's own requests to another host (here 127.0.0.2) never arrive, the
+// call still works, and the step's trace record counts them with their
+// URLs. Under the default (any) they arrive and nothing is counted.
+func TestSubresourcesCountedInTrace(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no second loopback address: %v", err)
+	}
+	var mu sync.Mutex
+	var arrived []string
+	other := &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrived = append(arrived, r.URL.Path)
+		mu.Unlock()
+	})}}
+	other.Start()
+	defer other.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>leaky</title><script>
+const E = %q;
+let left = 2;
+const one = () => { if (--left === 0) document.body.append("all refused") };
+navigator.sendBeacon(E + "/beacon", "secret");
+const img = new Image(); img.onerror = img.onload = one; img.src = E + "/img";
+try { const ws = new WebSocket(E.replace("http", "ws") + "/ws"); ws.onerror = one } catch (e) { one() }
+</script><body></body>`, other.URL)
+	}))
+	defer page.Close()
+	const wf = `
+name: leaky_page
+description: Open a page whose scripts send requests elsewhere.
+risk: read
+steps:
+  - goto: ${{ config.leaky }}
+  - wait: {text: all refused}
+output:
+  title: ${{ page.title }}
+`
+	for _, mode := range []string{"allowed_hosts", "any"} {
+		t.Run(mode, func(t *testing.T) {
+			mu.Lock()
+			arrived = nil
+			mu.Unlock()
+			h := newHarness(t, map[string]string{"leaky_page": wf}, func(c *config.Config) {
+				c.Policy.AllowedHosts = []string{"127.0.0.1"}
+				c.Policy.Subresources = mode
+				c.Vars["leaky"] = page.URL + "/"
+			})
+			env := h.ok(h.call("leaky_page", `{}`))
+			if env.Data["title"] != "leaky" {
+				t.Errorf("title = %v", env.Data["title"])
+			}
+			held, urls := 0, []string{}
+			for _, s := range h.trace(env).Steps {
+				held += s.Held
+				urls = append(urls, s.HeldURLs...)
+			}
+			mu.Lock()
+			got := append([]string(nil), arrived...)
+			mu.Unlock()
+			if mode == "any" {
+				if held != 0 {
+					t.Errorf("subresources: any held %d requests: %v", held, urls)
+				}
+				waitFor(t, 10*time.Second, "the page's requests to arrive", func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					return len(arrived) >= 3
+				})
+				return
+			}
+			if len(got) != 0 {
+				t.Errorf("requests reached the other host: %v", got)
+			}
+			want := []string{"/beacon", "/img", "/ws"}
+			for _, w := range want {
+				found := false
+				for _, u := range urls {
+					found = found || strings.HasSuffix(u, w)
+				}
+				if !found {
+					t.Errorf("the trace does not name %s among the held requests %v", w, urls)
+				}
+			}
+			if held < len(want) {
+				t.Errorf("the trace counts %d held requests, want at least %d", held, len(want))
+			}
+		})
+	}
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+	}
+}
+
+// TestRendererCrashIsEnvUnavailable: when the renderer of the page a call
+// works in dies (Page.crash here, as a renderer bug or the out-of-memory
+// killer would), the call answers env_unavailable (retryable) at once,
+// naming the crash, instead of waiting out its step's timeout; the
+// environment is closed (env_not_found afterwards) and a new one works.
+func TestRendererCrashIsEnvUnavailable(t *testing.T) {
+	wfs := map[string]string{
+		"crash_open": `name: crash_open
+description: Open an environment on the demo site.
+risk: read
+env: new
+steps:
+  - open_env: {purpose: crash}
+  - goto: ${{ config.acme_base }}
+output:
+  env_id: ${{ env.id }}
+`,
+		"crash_wait": `name: crash_wait
+description: Wait for a text that never comes.
+risk: read
+env: given
+steps:
+  - wait: {text: never there, timeout: 2m}
+`,
+	}
+	h := newHarness(t, wfs, nil)
+	id, _ := h.ok(h.call("crash_open", `{}`)).Data["env_id"].(string)
+	benv, err := h.bm.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *result.Envelope, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		done <- h.callCtx(ctx, "crash_wait", fmt.Sprintf(`{"env_id":%q}`, id))
+	}()
+	// Crash the page once the wait is under way (the call holds the
+	// environment then).
+	waitFor(t, 30*time.Second, "the call to hold the environment", benv.Busy)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = proto.PageCrash{}.Call(benv.Page().Context(ctx))
+	}()
+	var env *result.Envelope
+	select {
+	case env = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the call on a crashed page still waits after a minute (its wait allows 2m)")
+	}
+	h.code(env, "env_unavailable")
+	if !env.Retryable || !strings.Contains(env.Message, "crashed") {
+		t.Errorf("crashed page: %s", env.JSON())
+	}
+	h.code(h.call("crash_wait", fmt.Sprintf(`{"env_id":%q}`, id)), "env_not_found")
+	id2, _ := h.ok(h.call("crash_open", `{}`)).Data["env_id"].(string)
+	if id2 == "" || id2 == id {
+		t.Errorf("a new environment after the crash: %q", id2)
+	}
+}
