@@ -31,7 +31,7 @@ type call struct {
 	// not this one: an interrupted call this one answers outcome_unknown for.
 	traceStart time.Time
 	taskID     string
-	grantID string
+	grantID    string
 
 	mu       sync.Mutex
 	steps    []store.StepRecord
