@@ -105,6 +105,11 @@ func TestBars(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("bars (-want +got):\n%s", diff)
 	}
+	// Requests policy.subresources held show on their step.
+	tr.Steps[0].Held, tr.Steps[0].HeldURLs = 3, []string{"http://a.test/x", "ws://b.test/y"}
+	if b := Bars(tr)[0]; b.Held != 3 || b.HeldURLs != "http://a.test/x\nws://b.test/y" {
+		t.Errorf("held on the bar: %d %q", b.Held, b.HeldURLs)
+	}
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

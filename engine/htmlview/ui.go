@@ -121,6 +121,10 @@ type Bar struct {
 	DurationMS                  int64
 	Left, Width                 float64
 	Indent                      int
+	// Held counts the requests policy.subresources refused while the step
+	// ran; HeldURLs names the first of them, one a line.
+	Held     int
+	HeldURLs string
 }
 
 // Bars lays the steps out in time. Steps run one after another; a nested
@@ -162,6 +166,7 @@ func Bars(t *store.Trace) []Bar {
 			Path: s.Path, Label: label, Code: s.Code, Strategy: s.Strategy, DurationMS: s.DurationMS,
 			Left: float64(start) / total * 100, Width: max(float64(s.DurationMS)/total*100, 0.2),
 			Indent: strings.Count(s.Path, "."),
+			Held:   s.Held, HeldURLs: strings.Join(s.HeldURLs, "\n"),
 		})
 	}
 	return out
