@@ -51,9 +51,12 @@ try { const ws = new WebSocket(E.replace("http", "ws") + "/ws"); ws.onerror = on
 name: leaky_page
 description: Open a page whose scripts send requests elsewhere.
 risk: read
+deadline: 3m
 steps:
   - goto: ${{ config.leaky }}
+    timeout: 2m
   - wait: {text: all refused}
+    timeout: 2m
 output:
   title: ${{ page.title }}
 `
@@ -130,19 +133,23 @@ func TestRendererCrashIsEnvUnavailable(t *testing.T) {
 		"crash_open": `name: crash_open
 description: Open an environment on the demo site.
 risk: read
+deadline: 3m
 env: new
 steps:
   - open_env: {purpose: crash}
+    timeout: 2m
   - goto: ${{ config.acme_base }}
+    timeout: 2m
 output:
   env_id: ${{ env.id }}
 `,
 		"crash_wait": `name: crash_wait
 description: Wait for a text that never comes.
 risk: read
+deadline: 5m
 env: given
 steps:
-  - wait: {text: never there, timeout: 2m}
+  - wait: {text: never there, timeout: 4m}
 `,
 	}
 	h := newHarness(t, wfs, nil)
@@ -153,7 +160,7 @@ steps:
 	}
 	done := make(chan *result.Envelope, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 		defer cancel()
 		done <- h.callCtx(ctx, "crash_wait", fmt.Sprintf(`{"env_id":%q}`, id))
 	}()
@@ -168,8 +175,8 @@ steps:
 	var env *result.Envelope
 	select {
 	case env = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("the call on a crashed page still waits after a minute (its wait allows 2m)")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the call on a crashed page still waits after two minutes (its wait allows 4m)")
 	}
 	h.code(env, "env_unavailable")
 	if !env.Retryable || !strings.Contains(env.Message, "crashed") {
