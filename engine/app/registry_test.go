@@ -31,8 +31,16 @@ import (
 // registry.
 func replica(t *testing.T, st store.Store, endpoints []string, lease time.Duration) *browser.Manager {
 	t.Helper()
-	m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: endpoints, Headless: true,
-		Registry: app.Registry(st), LeaseDuration: lease, MaxEnvironments: 3, MaxPerPurpose: 2})
+	return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: endpoints,
+		LeaseDuration: lease, MaxEnvironments: 3, MaxPerPurpose: 2})
+}
+
+// newReplica is a headless browser manager on st's registry, shut down at
+// the end of the test.
+func newReplica(t *testing.T, st store.Store, o browser.Options) *browser.Manager {
+	t.Helper()
+	o.Headless, o.Registry = true, app.Registry(st)
+	m, err := browser.NewManager(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,13 +259,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
 	mk := func() *browser.Manager {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
-		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, Headless: true,
-			Registry: app.Registry(st), AllowURL: allow})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
-		return m
+		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, AllowURL: allow})
 	}
 	a, b := mk(), mk()
 	envB, err := b.Open(ctxT(t, 20*time.Second), "", "other") // B is attached to the browser too
@@ -332,13 +334,7 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), store.FileName)
 	mk := func() (*browser.Manager, store.Store) {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
-		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderWebDriver, Endpoints: []string{driver}, Headless: true,
-			Registry: app.Registry(st)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
-		return m, st
+		return newReplica(t, st, browser.Options{Provider: browser.ProviderWebDriver, Endpoints: []string{driver}}), st
 	}
 	a, st := mk()
 	b, _ := mk()
@@ -404,13 +400,7 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 	ep, _ := testsite.RemoteChromium(t)
 	sa, sb := open(t)
 	mk := func(st store.Store, idle time.Duration) *browser.Manager {
-		m, err := browser.NewManager(browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, Headless: true,
-			Registry: app.Registry(st), IdleTimeout: idle})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = m.Shutdown(context.Background()) })
-		return m
+		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, IdleTimeout: idle})
 	}
 	a, b := mk(sa, time.Hour), mk(sb, time.Hour)
 

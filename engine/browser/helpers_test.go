@@ -74,11 +74,13 @@ func wantCode(t *testing.T, err error, code string) {
 	}
 }
 
-// site is a loopback test site that records the Host of every request.
+// site is a loopback test site that records the Host of every request,
+// and its method ("GET /path", for count).
 type site struct {
 	*httptest.Server
 	mu    sync.Mutex
 	hosts []string
+	reqs  []string
 }
 
 func newSite(t *testing.T, h http.Handler) *site {
@@ -87,6 +89,7 @@ func newSite(t *testing.T, h http.Handler) *site {
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hosts = append(s.hosts, r.Host+r.URL.Path)
+		s.reqs = append(s.reqs, r.Method+" "+r.URL.Path)
 		s.mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
@@ -104,6 +107,19 @@ func (s *site) seen(hostPath string) bool {
 		}
 	}
 	return false
+}
+
+// count is how many requests "METHOD /path" reached the site.
+func (s *site) count(req string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqs {
+		if r == req {
+			n++
+		}
+	}
+	return n
 }
 
 func html(body string) http.HandlerFunc {

@@ -311,27 +311,42 @@ var (
 func (p *cdpProvider) Name() string { return ProviderCDP }
 
 func (p *cdpProvider) Browser(ctx context.Context) (*Conn, error) {
-	var errsSeen []error
-	for range p.endpoints {
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			return nil, errClosed
-		}
-		ep := p.endpoints[p.next%len(p.endpoints)]
-		p.next++
+	return rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (*Conn, bool) {
 		st := p.eps[ep]
 		if st.conn != nil && st.conn.Err() == nil {
-			p.mu.Unlock()
-			return st.conn, nil
+			return st.conn, true
 		}
-		if st.dialing || time.Now().Before(st.failedUntil) {
-			p.mu.Unlock()
+		return nil, !st.dialing && !time.Now().Before(st.failedUntil)
+	}, p.dial, "no browser endpoint answers (browser.endpoints)")
+}
+
+// rotate offers the endpoints in turn, from the one after the last handed
+// out, until one gives a connection. pick runs under mu: a live connection
+// to hand out again, or whether ep is worth trying now (false: it failed a
+// moment ago or is being tried). try runs outside the lock, so a slow
+// endpoint never holds up the others. When none gives one, the error is
+// env_unavailable with what each said.
+func rotate(ctx context.Context, mu *sync.Mutex, next *int, endpoints []string, closed *bool,
+	pick func(ep string) (*Conn, bool), try func(ctx context.Context, ep string) (*Conn, error), none string) (*Conn, error) {
+	var errsSeen []error
+	for range endpoints {
+		mu.Lock()
+		if *closed {
+			mu.Unlock()
+			return nil, errClosed
+		}
+		ep := endpoints[*next%len(endpoints)]
+		*next++
+		c, ok := pick(ep)
+		mu.Unlock()
+		if c != nil {
+			return c, nil
+		}
+		if !ok {
 			errsSeen = append(errsSeen, fmt.Errorf("%s: not answering", ep))
 			continue
 		}
-		p.mu.Unlock()
-		c, err := p.dial(ctx, ep)
+		c, err := try(ctx, ep)
 		if err == nil {
 			return c, nil
 		}
@@ -340,7 +355,7 @@ func (p *cdpProvider) Browser(ctx context.Context) (*Conn, error) {
 			return nil, ctx.Err()
 		}
 	}
-	return nil, errs.Wrap(errs.EnvUnavailable, errors.Join(errsSeen...), "no browser endpoint answers (browser.endpoints)")
+	return nil, errs.Wrap(errs.EnvUnavailable, errors.Join(errsSeen...), "%s", none)
 }
 
 // dial connects to the configured endpoint ep, marking it busy meanwhile.

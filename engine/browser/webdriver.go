@@ -65,40 +65,23 @@ func (p *webdriverProvider) Name() string { return ProviderWebDriver }
 // Browser makes a new session on the next endpoint that answers and
 // connects to its browser.
 func (p *webdriverProvider) Browser(ctx context.Context) (*Conn, error) {
-	var errsSeen []error
-	for range p.endpoints {
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			return nil, errClosed
-		}
-		ep := p.endpoints[p.next%len(p.endpoints)]
-		p.next++
-		skip := time.Now().Before(p.failedUntil[ep])
-		p.mu.Unlock()
-		if skip {
-			errsSeen = append(errsSeen, fmt.Errorf("%s: not answering", ep))
-			continue
-		}
-		c, err := p.open(ctx, ep)
-		if err == nil {
-			return c, nil
-		}
-		errsSeen = append(errsSeen, fmt.Errorf("%s: %w", ep, err))
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		p.mu.Lock()
-		p.failedUntil[ep] = time.Now().Add(cdpRetryAfter)
-		p.mu.Unlock()
-		p.d.log.Warn("WebDriver endpoint did not give a session", "endpoint", ep, "err", err)
-	}
-	return nil, errs.Wrap(errs.EnvUnavailable, errors.Join(errsSeen...), "no WebDriver endpoint gives a browser session (browser.endpoints)")
+	return rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (*Conn, bool) {
+		return nil, !time.Now().Before(p.failedUntil[ep])
+	}, p.open, "no WebDriver endpoint gives a browser session (browser.endpoints)")
 }
 
 // open makes a session at ep and connects to its browser; the session is
-// deleted again when anything after its making fails.
-func (p *webdriverProvider) open(ctx context.Context, ep string) (*Conn, error) {
+// deleted again when anything after its making fails, and ep is skipped
+// for a while.
+func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err error) {
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			p.mu.Lock()
+			p.failedUntil[ep] = time.Now().Add(cdpRetryAfter)
+			p.mu.Unlock()
+			p.d.log.Warn("WebDriver endpoint did not give a session", "endpoint", ep, "err", err)
+		}
+	}()
 	sctx, cancel := context.WithTimeout(ctx, wdSessionTimeout)
 	defer cancel()
 	session, cdpURL, err := newSession(sctx, ep, p.capabilities(ep))
@@ -106,7 +89,6 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (*Conn, error) 
 		return nil, err
 	}
 	ws, err := resolveEndpoint(sctx, cdpURL)
-	var c *Conn
 	if err == nil {
 		c, err = p.d.dial(sctx, ws, 0, nil)
 	}

@@ -5,11 +5,9 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,39 +15,13 @@ import (
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
-// wdLog sits in front of a real chromedriver and records the WebDriver
+// newWDLog sits in front of a real chromedriver and records the WebDriver
 // requests that reach it ("POST /session", "GET /session/ID/timeouts", ...).
-type wdLog struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []string
-}
-
-func newWDLog(t *testing.T, driver string) *wdLog {
+func newWDLog(t *testing.T, driver string) *site {
 	u, _ := url.Parse(driver)
-	l := &wdLog{}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ErrorLog = log.New(io.Discard, "", 0) // keep-alives cut off by a closing connection
-	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.mu.Lock()
-		l.reqs = append(l.reqs, r.Method+" "+r.URL.Path)
-		l.mu.Unlock()
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(l.Close)
-	return l
-}
-
-func (l *wdLog) count(req string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, r := range l.reqs {
-		if r == req {
-			n++
-		}
-	}
-	return n
+	return newSite(t, rp)
 }
 
 // sessionPath is "/session/ID" of env's session URL.

@@ -465,11 +465,22 @@ http: {stateless: true}
 	t.Logf("audit verify: %s", strings.TrimSpace(out))
 }
 
-// BenchmarkReplicas is calls per minute of a read tool (a fresh environment
-// per call, on two Chromium endpoints) through haproxy, with one replica and
-// with two on the same pool, 4 clients calling at once. Run it side by side:
+// BenchmarkReplicas is calls per minute through haproxy with one replica
+// and with two on the same pool (two Chromium endpoints, PostgreSQL), 4
+// clients calling at once, for two workloads: "fresh" (shop_title: a new
+// environment per call) and "kept" (read_shop in an environment each client
+// opened once, attached by whichever replica answers). Besides calls/min it
+// reports where the CPU went, so the numbers explain themselves:
+// replica-ms/call is the CPU the toolwright replicas spent per call (all of
+// them together, from /proc), machine-ms/call the CPU the whole machine was
+// busy per call (browsers, haproxy, PostgreSQL and anything else running),
+// cores-busy how many of the machine's cores were busy on average (2.0 on
+// a saturated 2-core machine), and replica-ceiling/min the calls per minute one replica could serve per
+// core it has if nothing else were the limit (60000 / replica-ms/call).
+// A second replica can only help once one replica's CPU is the limit, that
+// is when calls/min nears replica-ceiling/min. Run it side by side:
 //
-//	go test ./examples/scale -run '^$' -bench Replicas -benchtime 40x
+//	go test ./examples/scale -run '^$' -bench Replicas -benchtime 60x -count 3
 func BenchmarkReplicas(b *testing.B) {
 	pg := pgSchema(b)
 	testsite.NeedChromium(b)
@@ -478,51 +489,121 @@ func BenchmarkReplicas(b *testing.B) {
 	ep2, _ := testsite.RemoteChromium(b)
 	bin := build(b)
 	here, _ := filepath.Abs(".")
-	for _, n := range []int{1, 2} {
-		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
-			cfg := filepath.Join(b.TempDir(), "toolwright.yaml")
-			os.WriteFile(cfg, []byte(fmt.Sprintf(`workflows: %s/workflows
+	for _, workload := range []string{"fresh", "kept"} {
+		for _, n := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/replicas=%d", workload, n), func(b *testing.B) {
+				cfg := filepath.Join(b.TempDir(), "toolwright.yaml")
+				os.WriteFile(cfg, []byte(fmt.Sprintf(`workflows: %s/workflows
 selectors: %s/selectors.yaml
 state_dir: %s
 store: {url: %q}
-browser: {provider: cdp, endpoints: [%q, %q], max_environments: 16, spare: 0}
+browser: {provider: cdp, endpoints: [%q, %q], max_environments: 16, max_per_purpose: 8, spare: 0}
 vars: {shop_base: %q}
-policy: {allowed_hosts: ["127.0.0.1"]}
+policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}
 http: {stateless: true}
 `, here, here, b.TempDir(), pg, ep1, ep2, s.URL)), 0o644)
-			var urls []string
-			for i := range n {
-				urls = append(urls, startReplica(b, bin, cfg, fmt.Sprintf("bench-%d-%d", n, i)).url)
-			}
-			lb := startHAProxy(b, urls...)
-			clients := make([]*client, 4)
-			for i := range clients {
-				clients[i] = connect(b, lb)
-				clients[i].call("shop_title", map[string]any{}) // warm
-			}
-			b.ResetTimer()
-			start := time.Now()
-			var wg sync.WaitGroup
-			work := make(chan struct{}, b.N)
-			for range b.N {
-				work <- struct{}{}
-			}
-			close(work)
-			for _, c := range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range work {
-						env, err := c.call("shop_title", map[string]any{})
+				var urls []string
+				var pids []int
+				for i := range n {
+					r := startReplica(b, bin, cfg, fmt.Sprintf("bench-%s-%d-%d", workload, n, i))
+					urls = append(urls, r.url)
+					pids = append(pids, r.cmd.Process.Pid)
+				}
+				lb := startHAProxy(b, urls...)
+				clients := make([]*client, 4)
+				calls := make([]func() (map[string]any, error), len(clients))
+				for i := range clients {
+					c := connect(b, lb)
+					clients[i] = c
+					calls[i] = func() (map[string]any, error) { return c.call("shop_title", map[string]any{}) }
+					if workload == "kept" {
+						env, err := c.call("open_shop", map[string]any{"task_id": fmt.Sprintf("bench-%d-%d-%d", n, i, time.Now().UnixNano())})
 						if err != nil || env["code"] != "ok" {
-							b.Errorf("shop_title: %v %v", env, err)
-							return
+							b.Fatalf("open_shop: %v %v", env, err)
 						}
+						id := env["data"].(map[string]any)["env_id"].(string)
+						calls[i] = func() (map[string]any, error) { return c.call("read_shop", map[string]any{"env_id": id}) }
 					}
-				}()
-			}
-			wg.Wait()
-			b.ReportMetric(float64(b.N)/time.Since(start).Minutes(), "calls/min")
-		})
+					for range 2 { // warm: every replica has met the environment
+						calls[i]()
+					}
+				}
+				b.ResetTimer()
+				cpu0, busy0 := cpuTicks(pids), machineBusyTicks()
+				start := time.Now()
+				var wg sync.WaitGroup
+				work := make(chan struct{}, b.N)
+				for range b.N {
+					work <- struct{}{}
+				}
+				close(work)
+				for i := range clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for range work {
+							env, err := calls[i]()
+							if err != nil || env["code"] != "ok" {
+								b.Errorf("%s call: %v %v", workload, env, err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				took := time.Since(start)
+				b.StopTimer()
+				replicaMS := float64(cpuTicks(pids)-cpu0) * 10 / float64(b.N) // USER_HZ is 100 on Linux
+				b.ReportMetric(float64(b.N)/took.Minutes(), "calls/min")
+				b.ReportMetric(replicaMS, "replica-ms/call")
+				busy := float64(machineBusyTicks()-busy0) * 10 // ms
+				b.ReportMetric(busy/float64(b.N), "machine-ms/call")
+				b.ReportMetric(busy/float64(took.Milliseconds()), "cores-busy")
+				if replicaMS > 0 {
+					b.ReportMetric(60000/replicaMS, "replica-ceiling/min")
+				}
+			})
+		}
 	}
+}
+
+// cpuTicks is the CPU time (user + system, in clock ticks) the processes
+// pids have used so far.
+func cpuTicks(pids []int) int64 {
+	var n int64
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ... : utime and stime are fields 14 and 15.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 12 {
+			var u, s int64
+			fmt.Sscan(f[11], &u)
+			fmt.Sscan(f[12], &s)
+			n += u + s
+		}
+	}
+	return n
+}
+
+// machineBusyTicks is the machine's non-idle CPU time so far, all cores.
+func machineBusyTicks() int64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal guest guest_nice
+	var n int64
+	for i, v := range f[1:] {
+		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest time is in user already
+			continue
+		}
+		var x int64
+		fmt.Sscan(v, &x)
+		n += x
+	}
+	return n
 }
