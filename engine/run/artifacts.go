@@ -59,33 +59,43 @@ func (c *call) saveFailure(ctx context.Context) {
 	defer cancel()
 	dir, err := c.e.artifactDir(c.traceID)
 	if err != nil {
+		c.setCapture("no failure capture: " + err.Error())
 		return
 	}
 	page := env.Page().Context(ctx)
 	_ = proto.PageStopLoading{}.Call(page) // a page still loading would hold the capture
 	var missed []string
-	if res, err := page.Eval(blankPasswordsJS); err == nil {
-		html := c.e.redactor.Redact(res.Value.Str())
-		_ = os.WriteFile(filepath.Join(dir, "page.html"), []byte(html), 0o600)
-	} else {
-		missed = append(missed, "page.html")
+	var why error // the first reason something was not kept
+	miss := func(name string, err error) {
+		missed = append(missed, name)
+		if why == nil {
+			why = err
+		}
+	}
+	if res, err := page.Eval(blankPasswordsJS); err != nil {
+		miss("page.html", err)
+	} else if err := os.WriteFile(filepath.Join(dir, "page.html"), []byte(c.e.redactor.Redact(res.Value.Str())), 0o600); err != nil {
+		miss("page.html", err)
 	}
 	// No screenshot unless every field and text showing a secret is hidden.
-	shot := false
-	if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err == nil {
-		if _, err := page.Eval(blankPasswordsForShotJS); err == nil {
-			if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err == nil {
-				_ = os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600)
-				shot = true
-			}
+	if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err != nil {
+		miss("failure.png", err)
+	} else {
+		if _, err := page.Eval(blankPasswordsForShotJS); err != nil {
+			miss("failure.png", err)
+		} else if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err != nil {
+			miss("failure.png", err)
+		} else if err := os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600); err != nil {
+			miss("failure.png", err)
 		}
 		restore()
 	}
-	if !shot {
-		missed = append(missed, "failure.png")
-	}
-	if len(missed) > 0 && ctx.Err() != nil {
+	switch {
+	case len(missed) == 0:
+	case ctx.Err() != nil:
 		c.setCapture(fmt.Sprintf("the failure capture ran out of its %s before %s", limit.Round(time.Millisecond), strings.Join(missed, " and ")))
+	default:
+		c.setCapture(fmt.Sprintf("the failure capture kept no %s: %v", strings.Join(missed, " or "), why))
 	}
 }
 

@@ -50,6 +50,10 @@ type call struct {
 	lastDialog            string                  // page.dialog
 	stopDialogs           func()                  // ends watchDialogs on the environment's page
 	capture               string                  // why the failure capture kept less (artifacts.go)
+	// the running step, whether it can navigate, and the latest step that
+	// acted on the page or navigated it (navwatch.go)
+	stepLabel, actor string
+	passive          bool
 }
 
 func (e *Engine) newCall(set *workflow.Set, w *workflow.Workflow, req Request) *call {
@@ -422,7 +426,7 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 	t.Artifacts = c.artifacts()
 	c.mu.Lock()
 	if c.capture != "" {
-		t.Error += " (" + c.capture + ")"
+		t.Error += " (" + red.Redact(c.capture) + ")"
 	}
 	c.mu.Unlock()
 	if err := c.e.store.SaveTrace(ctx, t); err != nil {

@@ -229,3 +229,44 @@ func (r *runner) settleLast(ctx context.Context) error {
 	w.stop()
 	return r.blocked()
 }
+
+// A navigation a page starts late (a script's timer, a slow handler, or
+// events handled late on a busy machine) can be refused while a step that
+// cannot navigate runs: a sleep, a wait, an extract. Such a refusal is not
+// that step's doing; it names the latest step that acted on the page or
+// navigated it instead.
+
+// enterStep records the step about to run; leave restores the step it is
+// nested in.
+func (c *call) enterStep(label string, navigates, nested bool) (leave func()) {
+	c.mu.Lock()
+	outerLabel, outerPassive := c.stepLabel, c.passive
+	c.stepLabel, c.passive = label, !navigates && !nested
+	if navigates {
+		c.actor = label
+	}
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.stepLabel, c.passive = outerLabel, outerPassive
+		c.mu.Unlock()
+	}
+}
+
+// navigating records that the running step navigates the page itself (goto).
+func (c *call) navigating() {
+	c.mu.Lock()
+	c.actor, c.passive = c.stepLabel, false
+	c.mu.Unlock()
+}
+
+// passiveActor is the step to name for a refusal noticed now: the latest
+// acting step while a passive step runs, else "" (the running step).
+func (c *call) passiveActor() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.passive {
+		return ""
+	}
+	return c.actor
+}

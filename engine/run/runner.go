@@ -200,6 +200,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	prev := r.current
 	r.current = rec
 	defer r.c.setRunning(r.c.setRunning(rec))
+	defer r.c.enterStep(r.label(s), s.Spec.Navigates, container(s))()
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
 	if s.Spec.Navigates {
@@ -334,6 +335,7 @@ func (r *runner) blocked() error {
 		if u, ok = env.TakeBlocked(); !ok {
 			return nil
 		}
+		by = r.c.passiveActor()
 	}
 	host := u
 	if _, h := r.c.e.hosts.AllowedURL(u); h != "" {
@@ -704,6 +706,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 	}
 	wait := page.WaitNavigation(event)
 	r.c.ownNavigation()
+	r.c.navigating()
 	if err := page.Navigate(url); err != nil {
 		if b := r.blocked(); b != nil {
 			return b

@@ -830,7 +830,7 @@ func TestAllowedHosts(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(other.URL, "http://"), ":")
 	allowedURL := other.URL + "/elsewhere"
 	blockedURL := "http://localhost:" + port + "/elsewhere"
-	wfs := map[string]string{"open_page": openPage, "goto_other": gotoOther, "leave_optional": leaveOptional}
+	wfs := map[string]string{"open_page": openPage, "goto_other": gotoOther, "leave_optional": leaveOptional, "leave_later": leaveLater}
 	kinds := map[string]string{"external": "acme.links.external", "redirect": "acme.links.redirect", "script": "acme.links.script"}
 	for k, target := range kinds {
 		wfs["leave_"+k] = leave("leave_"+k, target, true)
@@ -891,6 +891,14 @@ func TestAllowedHosts(t *testing.T) {
 		t.Errorf("an optional click to a host not allowed: %s", env.JSON())
 	}
 
+	// A navigation the page starts well after the click (a script's timer),
+	// refused while a sleep runs: named after the click, not the sleep
+	// (the same happened to leave_optional at times on a busy machine).
+	env = h.call("leave_later", fmt.Sprintf(`{"other":%q}`, blockedURL))
+	if env.Code != "host_not_allowed" || env.Step != "click acme.links.later (#2)" {
+		t.Errorf("a late navigation to a host not allowed: %s", env.JSON())
+	}
+
 	// A goto to the other host.
 	env = h.code(h.call("goto_other", `{}`), "host_not_allowed")
 	if !strings.Contains(env.Message, "localhost:"+port) || env.Step != "goto (#1)" {
@@ -912,6 +920,19 @@ steps:
   - click: acme.links.external
     optional: true
   - sleep: 300ms
+`
+
+const leaveLater = `
+name: leave_later
+description: Click a button that leaves for the other site 600ms later, then sleep.
+risk: read
+params:
+  other: {type: string, description: The other site's page, max_length: 200, required: true}
+steps:
+  - goto: "${{ config.acme_base }}/links.html?later=600&other=${{ params.other }}"
+  - click: acme.links.later
+  - sleep: 2s
+  - set: {done: yes}
 `
 
 const gotoOther = `
