@@ -424,6 +424,10 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		c.Policy.WriteTools = p.Str("write_tools", c.Policy.WriteTools)
 		c.Policy.AllowedHosts = p.Strings("allowed_hosts")
 		c.Policy.Subresources = p.Str("subresources", c.Policy.Subresources)
+		if c.Policy.Subresources == "allowed_hosts" && len(c.Policy.AllowedHosts) == 0 {
+			// It would hold requests to "any host": no rule at all.
+			ps.Addf(lint.At(file, p.MapNode), lint.Missing, "policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)")
+		}
 	}
 	if l := v.Sub("limits"); l != nil {
 		c.Limits.MaxDeadline = l.Dur("max_deadline", c.Limits.MaxDeadline)

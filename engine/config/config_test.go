@@ -42,7 +42,7 @@ regions:
   local: {}
   US-CA: {proxy: "http://u:p@127.0.0.1:3128", egress_check: {url: "http://127.0.0.1:9/ip", expect_status: 204}}
 warmup_url: http://127.0.0.1:8000/
-policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "*.example.com"]}
+policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "*.example.com"], subresources: allowed_hosts}
 limits: {max_deadline: 2m, max_loop: 10, max_list_items: 50, max_response_bytes: 1000}
 http: {addr: "0.0.0.0:9000", token: {env: TW_TEST_TOKEN}}
 `
@@ -75,7 +75,7 @@ http: {addr: "0.0.0.0:9000", token: {env: TW_TEST_TOKEN}}
 	if us.Proxy == "" || us.EgressCheck == nil || us.EgressCheck.ExpectStatus != 204 {
 		t.Errorf("region %+v", us)
 	}
-	if c.Browser.Headless || c.Browser.MaxEnvironments != 2 || c.Limits.MaxLoop != 10 || c.Policy.WriteTools != "enabled" || len(c.Policy.AllowedHosts) != 2 {
+	if c.Browser.Headless || c.Browser.MaxEnvironments != 2 || c.Limits.MaxLoop != 10 || c.Policy.WriteTools != "enabled" || len(c.Policy.AllowedHosts) != 2 || c.Policy.Subresources != "allowed_hosts" {
 		t.Errorf("config %+v", c)
 	}
 	if config.IsLoopback(c.HTTP.Addr) || !config.IsLoopback("127.0.0.1:8080") || !config.IsLoopback("localhost:1") || !config.IsLoopback("[::1]:80") {
@@ -104,7 +104,7 @@ workflow: ./wf
 secrets:
   inline: hunter2
 browser: {provider: firefox, max_environments: 0}
-policy: {write_tools: maybe}
+policy: {write_tools: maybe, subresources: allowed_hosts}
 limits: {max_deadline: soon}
 `
 	_, ps := config.Parse("/x/toolwright.yaml", []byte(src))
@@ -117,6 +117,7 @@ limits: {max_deadline: soon}
 		`/x/toolwright.yaml:4:11: secrets.inline: write {env: NAME} or {file: PATH}; secret values never go in the config file itself`,
 		`/x/toolwright.yaml:5:21: browser.provider must be local, cdp or webdriver, found "firefox"`,
 		`/x/toolwright.yaml:5:48: browser.max_environments must be at least 1, found 0`,
+		`/x/toolwright.yaml:6:9: policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)`,
 		`/x/toolwright.yaml:6:23: policy.write_tools must be grant, enabled or disabled, found "maybe"`,
 		`/x/toolwright.yaml:7:24: limits.max_deadline must be a duration like 500ms, 10s or 2m, found "soon"`,
 	}

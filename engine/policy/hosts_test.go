@@ -98,3 +98,18 @@ func TestHostMatcherBadPatterns(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectSources(t *testing.T) {
+	m, err := NewHostMatcher([]string{"127.0.0.1", "*.example.com", "[::1]:8080", "shop.test:443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(m.ConnectSources(), " ")
+	want := "127.0.0.1:* ws://127.0.0.1:* wss://127.0.0.1:* " +
+		"*.example.com:* ws://*.example.com:* wss://*.example.com:* " +
+		"[::1]:8080 ws://[::1]:8080 wss://[::1]:8080 " +
+		"shop.test:443 ws://shop.test:443 wss://shop.test:443"
+	if got != want {
+		t.Errorf("ConnectSources:\n got %s\nwant %s", got, want)
+	}
+}
