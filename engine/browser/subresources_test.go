@@ -48,7 +48,7 @@ func (e *elsewhere) got() []string {
 
 // subresourceKinds are the requests the test page makes to another host,
 // by the path each uses there.
-var subresourceKinds = []string{"/fetch", "/xhr", "/img", "/beacon", "/ws", "/iframe", "/events", "/script", "/style", "/worker-fetch", "/worker-ws"}
+var subresourceKinds = []string{"/fetch", "/xhr", "/img", "/beacon", "/ws", "/iframe", "/events", "/script", "/style", "/worker-fetch", "/worker-ws", "/data-frame-ws", "/blob-worker-ws", "/srcdoc-fetch"}
 
 // exfiltrationSite serves a page on 127.0.0.1 that sends each kind of
 // request to other (and a fetch and a WebSocket to its own host).
@@ -85,6 +85,13 @@ new EventSource(E + "/events");
 const s = document.createElement("script"); s.src = E + "/script"; document.head.appendChild(s);
 const l = document.createElement("link"); l.rel = "stylesheet"; l.href = E + "/style"; document.head.appendChild(l);
 new Worker("/w.js");
+const d = document.createElement("iframe");
+d.src = "data:text/html," + encodeURIComponent("<script>try { new WebSocket(" + JSON.stringify(WS + "/data-frame-ws") + ") } catch (e) {}<\/script>");
+document.body.appendChild(d);
+new Worker(URL.createObjectURL(new Blob(["try { new WebSocket(" + JSON.stringify(WS + "/blob-worker-ws") + ") } catch (e) {}"], {type: "text/javascript"})));
+const sd = document.createElement("iframe");
+sd.srcdoc = "<script>fetch(" + JSON.stringify(E + "/srcdoc-fetch") + ").catch(() => {})<\/script>";
+document.body.appendChild(sd);
 fetch("/own").catch(() => {});
 try { new WebSocket("ws://" + location.host + "/own-ws") } catch (e) {}
 </script>`, E, WS)))
