@@ -12,27 +12,25 @@ import (
 // waitConds are the condition fields of wait, each one condition.
 var waitConds = []string{"visible", "hidden", "text", "url", "count", "network_idle", "any"}
 
+// waitFields are wait's fields: the page conditions (conditions.go), any,
+// into and timeout.
+var waitFields = append(noted(condFields("wait until", "visible", "hidden", "text", "url", "count", "at_least", "network_idle"),
+	map[string]string{"text": "anywhere, frames included", "url": "also after history.pushState"}),
+	step.Field{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
+	step.Field{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held",
+		Yields: func(*step.Checker, *step.Step) tmpl.Shape { return tmpl.Shape{Kind: "number"} }},
+	step.Field{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
+)
+
 func init() {
 	step.Register(&step.Spec{
 		Kind: "wait",
 		Doc: "Wait until a condition holds: a target is visible or hidden, a text appears anywhere on the page (frames included), " +
 			"the URL matches a glob (also after history.pushState), a target has at least N visible matches, the network is quiet, " +
 			"or the first of several conditions (any). The page itself answers most conditions, so the wait ends within a frame of the change.",
-		Risk:  "read",
-		OneOf: waitConds,
-		Fields: []step.Field{
-			{Name: "visible", Type: step.Target, Doc: "wait until this target is visible"},
-			{Name: "hidden", Type: step.Target, Doc: "wait until this target is gone or hidden"},
-			{Name: "text", Type: step.Template, Doc: "wait until this text appears anywhere on the page, frames included"},
-			{Name: "url", Type: step.Template, Doc: "wait until the page URL matches this glob (* matches anything), also after history.pushState"},
-			{Name: "count", Type: step.Target, Doc: "wait until this target has at least at_least visible matches"},
-			{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1); a number or a template giving one"},
-			{Name: "network_idle", Type: step.Duration, Doc: "wait until no request has been in flight for this long"},
-			{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
-			{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held",
-				Yields: func(*step.Checker, *step.Step) tmpl.Shape { return tmpl.Shape{Kind: "number"} }},
-			{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
-		},
+		Risk:    "read",
+		OneOf:   waitConds,
+		Fields:  waitFields,
 		Example: `wait: {any: [{visible: acme.catalog.rows}, {text: "No results"}], into: outcome}`,
 		Check: func(c *step.Checker, s *step.Step) {
 			if s.Has("at_least") && !s.Has("count") {
