@@ -39,6 +39,16 @@ func (o *Obj) Get(k string) (any, bool) {
 // MarshalJSON writes the keys in order.
 func (o *Obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
+	if err := o.appendJSON(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// appendJSON writes o into b. Nested objects are written in place: through
+// json.Marshal each level's output would be checked and compacted again by
+// the level above, which made schema generation a tenth of loading.
+func (o *Obj) appendJSON(b *bytes.Buffer) error {
 	b.WriteByte('{')
 	for i, k := range o.keys {
 		if i > 0 {
@@ -47,14 +57,63 @@ func (o *Obj) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[k])
-		if err != nil {
-			return nil, err
+		if err := appendValue(b, o.vals[k]); err != nil {
+			return err
 		}
-		b.Write(vb)
 	}
 	b.WriteByte('}')
-	return b.Bytes(), nil
+	return nil
+}
+
+// appendValue writes one value: objects and lists of them in place, every
+// other value as json.Marshal writes it.
+func appendValue(b *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case *Obj:
+		if x == nil {
+			b.WriteString("null")
+			return nil
+		}
+		return x.appendJSON(b)
+	case []*Obj:
+		if x == nil {
+			b.WriteString("null")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := appendValue(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	case []any:
+		if x == nil {
+			b.WriteString("null")
+			return nil
+		}
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := appendValue(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	}
+	vb, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(vb)
+	return nil
 }
 
 // Merge adds every key of other, in its order.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -338,6 +339,10 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	if c.bad {
 		return nil, in, false
 	}
+	key := progKey{code: code, loop: sc.Loop, asBool: asBool}
+	if prog := programs.get(key); prog != nil {
+		return prog, in, true
+	}
 	// Names were checked above; undefined ones (for_each items, whose type
 	// is only known at run time) compile as dynamic values.
 	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables()}
@@ -349,7 +354,46 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 		addExprErr(err, code, site, offset, ps)
 		return nil, in, false
 	}
+	programs.put(key, prog)
 	return prog, in, true
+}
+
+// progKey is what an expr-lang program depends on: its code and the
+// environment compileEnv builds (only loop.* varies) and AsBool.
+type progKey struct {
+	code         string
+	loop, asBool bool
+}
+
+// programs memoizes compiled programs. Workflows repeat expressions
+// (${{ params.query }}, ${{ config.base }}), and a hot reload compiles every
+// unchanged file again; expr-lang's Compile builds a fresh configuration
+// each time. A *vm.Program is read-only once compiled, and expr.Run may use
+// one from many goroutines. Names and positions are still checked for every
+// site above: only the compile is shared.
+var programs = &progCache{}
+
+type progCache struct {
+	mu sync.Mutex
+	m  map[progKey]*vm.Program
+}
+
+// maxPrograms bounds the cache; past it, it starts again empty.
+const maxPrograms = 8192
+
+func (c *progCache) get(k progKey) *vm.Program {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *progCache) put(k progKey, p *vm.Program) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPrograms {
+		c.m = map[progKey]*vm.Program{}
+	}
+	c.m[k] = p
 }
 
 // compileEnv is the environment expr type-checks against: every name the

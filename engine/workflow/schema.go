@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/toolwright/toolwright/engine/decl"
 	"strings"
@@ -93,12 +92,12 @@ func (w *Workflow) buildSchemas(set *Set) error {
 		in.Set("required", required)
 	}
 	in.Set("additionalProperties", false)
-	b, err := json.Marshal(in)
+	b, err := in.MarshalJSON() // compact already: json.Marshal would compact it again
 	if err != nil {
 		return err
 	}
 	w.InputSchema = b
-	w.OutputSchema, err = json.Marshal(w.outputSchema(set))
+	w.OutputSchema, err = w.outputSchema(set).MarshalJSON()
 	return err
 }
 
