@@ -75,22 +75,6 @@ func appendValue(b *bytes.Buffer, v any) error {
 			return nil
 		}
 		return x.appendJSON(b)
-	case []*Obj:
-		if x == nil {
-			b.WriteString("null")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := appendValue(b, e); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
 	case []any:
 		if x == nil {
 			b.WriteString("null")
