@@ -78,7 +78,10 @@ func TestHTTPLimits(t *testing.T) {
 	const maxSessions = 256
 	f := newFixture(t, mcpserver.Options{
 		MaxSessions:       maxSessions,
-		ReadHeaderTimeout: 500 * time.Millisecond, ReadTimeout: time.Second, IdleTimeout: time.Second,
+		// Short enough for the slow clients below to be closed in seconds,
+		// long enough that a starved server goroutine on a busy machine
+		// does not cut off an honest initialize (a reset at load 70).
+		ReadHeaderTimeout: 3 * time.Second, ReadTimeout: 4 * time.Second, IdleTimeout: 4 * time.Second,
 		MaxClientRequests: 8,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -103,7 +106,7 @@ func TestHTTPLimits(t *testing.T) {
 	}
 	left := int64(maxSessions - open)
 	goroutines := runtime.NumGoroutine()
-	// No keep-alive: with a 1s IdleTimeout the server may close a pooled
+	// No keep-alive: with a short IdleTimeout the server may close a pooled
 	// connection just as a stalled worker reuses it (an EOF, not a limit).
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	var ok, full, other atomic.Int64

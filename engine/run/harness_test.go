@@ -75,6 +75,12 @@ var (
 	defaultTools = fixture{start: testsite.StartReal, selectors: "selectors/selectors.yaml", workflows: "workflows"}
 )
 
+// harnessStepTimeout is the default step timeout of the tests' engines:
+// the production default, so that a positive wait has as much room on a
+// busy test machine as it has in use. Tests of the default itself
+// derive their numbers from it.
+const harnessStepTimeout = run.DefaultStepTimeout
+
 func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
 	tb.Helper()
 	return startEngineOn(tb, demoSite, workflows, tweak)
@@ -154,7 +160,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
-	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, StepTimeout: 5 * time.Second})
+	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, StepTimeout: harnessStepTimeout})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -279,7 +279,7 @@ output:
 	}, nil)
 	env := h.code(h.call("covered_click", `{}`), "target_covered")
 	for _, s := range h.trace(env).Steps {
-		if s.Kind == "click" && s.Code == "target_covered" && s.DurationMS > 4000 { // the step timeout is 5s: it must not be waited out
+		if s.Kind == "click" && s.Code == "target_covered" && s.DurationMS > harnessStepTimeout.Milliseconds()*8/10 { // it must not wait out the step timeout
 			t.Errorf("covered click took %dms", s.DurationMS)
 		}
 	}
@@ -330,7 +330,7 @@ steps:
 	}, func(c *config.Config) { c.Limits.MaxListItems = 250 })
 	env := h.ok(h.call("read_results", `{"n": 0}`))
 	for _, s := range h.trace(env).Steps {
-		if s.Kind == "extract" && s.DurationMS > 4000 { // the step timeout is 5s
+		if s.Kind == "extract" && s.DurationMS > harnessStepTimeout.Milliseconds()*8/10 { // well below the step timeout
 			t.Errorf("extract %s took %dms: an empty list must not wait out the step timeout", s.Target, s.DurationMS)
 		}
 	}
@@ -418,11 +418,11 @@ output:
 `,
 		"wait_long": `
 name: wait_long
-description: A wait longer than the default step timeout (5s in the tests).
+description: A wait longer than the default step timeout (10s).
 risk: read
 steps:
-  - goto: ${{ config.real_base }}/list.html?n=2&delay=5500
-  - wait: {visible: real.list.rows, timeout: 8s}
+  - goto: ${{ config.real_base }}/list.html?n=2&delay=11000
+  - wait: {visible: real.list.rows, timeout: 20s}
   - extract: {from: real.list.rows, fields: {sku: real.list.row_sku}, into: rows}
 output:
   rows: ${{ vars.rows }}
@@ -583,7 +583,7 @@ steps:
     optional: true
   - fill: {target: real.card.number, value: "4242"}
     if: params.card
-    timeout: 800ms
+    timeout: 10s
 `,
 	}, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
 	// The page and its same-origin frame work; the card document never loads.

@@ -59,11 +59,7 @@ output:
 		if env.Data["alert"] != "Printing is not available in this demo" || env.Data["confirm"] != "Clear your order history?" {
 			t.Errorf("%s: page.dialog: %s", c.answer, env.JSON())
 		}
-		if c.rows == 0 {
-			if env.Data["rows"] != nil {
-				t.Errorf("accept: the rows are still there: %s", env.JSON())
-			}
-		} else if n := list(t, env, "rows").Count; n != c.rows {
+		if n := list(t, env, "rows").Count; n != c.rows {
 			t.Errorf("%s: %d rows left, want %d: %s", c.answer, n, c.rows, env.JSON())
 		}
 		var notes []string
@@ -165,8 +161,8 @@ output:
 }
 
 // TestDeadlines: the call's deadline wins over whatever step runs; a
-// step's own timeout is honoured beyond the default step timeout (5s in
-// these tests) and below it.
+// step's own timeout is honoured beyond the default step timeout (10s) and
+// below it.
 func TestDeadlines(t *testing.T) {
 	h := newRealHarness(t, map[string]string{
 		"late_report": `
@@ -180,7 +176,7 @@ params:
   wait: {type: string, enum: [own, common, none, text], description: Which timeout the wait has, default: own}
 steps:
   - goto: ${{ config.shop_base }}/late.html?ms=${{ params.ms }}
-  - wait: {visible: nw.late.report, timeout: 9s}
+  - wait: {visible: nw.late.report, timeout: 16s}
     if: params.wait == "own"
   - wait: {visible: nw.late.report}
     timeout: 1s
@@ -215,13 +211,13 @@ output:
 	if tr := h.trace(env); len(tr.Artifacts) == 0 && !strings.Contains(tr.Error, "failure capture") {
 		t.Errorf("the failure capture kept nothing and the trace does not say why: %q", tr.Error)
 	}
-	// wait.timeout beyond the default step timeout of 5s.
-	h.ok(h.call("late_report", `{"ms": 5500}`))
+	// wait.timeout beyond the default step timeout of 10s.
+	h.ok(h.call("late_report", `{"ms": 11000}`))
 	// Without one, the default step timeout applies: target_not_found (the
 	// report comes 3s after it, so a late start on a busy machine cannot
 	// let the wait see it).
-	h.code(h.call("late_report", `{"ms": 8000, "wait": "none"}`), "target_not_found")
-	// A common timeout shorter than the default: were the default 5s
+	h.code(h.call("late_report", `{"ms": 14000, "wait": "none"}`), "target_not_found")
+	// A common timeout shorter than the default: were the default 10s
 	// applied instead, the wait would see the report at 4s and end ok.
 	h.code(h.call("late_report", `{"ms": 4000, "wait": "common"}`), "target_not_found")
 }

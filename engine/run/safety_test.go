@@ -108,7 +108,7 @@ func (h *harness) restart() {
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
-	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st, StepTimeout: 5 * time.Second})
+	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st, StepTimeout: harnessStepTimeout})
 	if err != nil {
 		h.t.Fatal(err)
 	}
