@@ -77,7 +77,7 @@ func TestHTTPLimits(t *testing.T) {
 	testsite.NeedChromium(t)
 	const maxSessions = 256
 	f := newFixture(t, mcpserver.Options{
-		MaxSessions:       maxSessions,
+		MaxSessions: maxSessions,
 		// Short enough for the slow clients below to be closed in seconds,
 		// long enough that a starved server goroutine on a busy machine
 		// does not cut off an honest initialize (a reset at load 70).
