@@ -48,6 +48,7 @@ type call struct {
 	running               int                     // the trace record of the innermost step running; -1 for none
 	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
 	lastDialog            string                  // page.dialog
+	unloadDismissed       bool                    // a beforeunload was dismissed since Navigate began
 	stopDialogs           func()                  // ends watchDialogs on the environment's page
 	capture               string                  // why the failure capture kept less (artifacts.go)
 	// the running step, whether it can navigate, and the latest step that

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -44,18 +45,29 @@ func (c *call) watchPage(page *rod.Page) (stop func()) {
 	}
 }
 
+// dialogWatchSetup bounds how long watchDialogs waits for its subscription.
+const dialogWatchSetup = 2 * time.Second
+
 // watchDialogs answers the dialogs of page until stop is called.
 func (c *call) watchDialogs(page *rod.Page) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := page.Context(ctx)
-	wait := p.EachEvent(func(e *proto.PageJavascriptDialogOpening) {
-		go c.answerDialog(ctx, p, e)
-	})
-	done := make(chan struct{})
+	done, ready := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
+		// Subscribing may enable the Page domain, which waits on the page:
+		// a page stuck on a dialog it opened before it was watched never
+		// answers, so this runs here and stop ends it.
+		wait := p.EachEvent(func(e *proto.PageJavascriptDialogOpening) {
+			go c.answerDialog(ctx, p, e)
+		})
+		close(ready)
 		wait()
 	}()
+	select { // the usual case: subscribed in a round trip
+	case <-ready:
+	case <-time.After(dialogWatchSetup):
+	}
 	return func() {
 		cancel()
 		<-done
@@ -85,6 +97,11 @@ func (c *call) answerDialog(ctx context.Context, page *rod.Page, e *proto.PageJa
 		verb = "accepted"
 	}
 	note := fmt.Sprintf("%s %q %s %s", e.Type, e.Message, verb, how)
+	if e.Type == proto.PageDialogTypeBeforeunload && !accept {
+		c.mu.Lock()
+		c.unloadDismissed = true
+		c.mu.Unlock()
+	}
 	// Noted before answering: the step that opened the dialog cannot go on
 	// (and read page.dialog) before the answer.
 	c.noteDialog(rec, e.Message, note)
@@ -92,6 +109,16 @@ func (c *call) answerDialog(ctx context.Context, page *rod.Page, e *proto.PageJa
 		c.noteDialog(rec, e.Message, "answering it failed: "+err.Error())
 	}
 	c.e.log.Debug("dialog", "trace_id", c.traceID, "dialog", c.e.redactor.Redact(note))
+}
+
+// stayed reports whether a beforeunload was dismissed (the page stayed)
+// since the last call, and starts over.
+func (c *call) stayed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.unloadDismissed
+	c.unloadDismissed = false
+	return v
 }
 
 // noteDialog keeps msg as page.dialog and adds note to trace record rec.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/result"
 )
 
 // TestPopupLeftOpen: a plain click on a target=_blank link leaves the new
@@ -141,5 +143,141 @@ output:
 	env = h.code(h.call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed")
 	if !strings.Contains(env.Message, "the network did not stay quiet for 200ms on /busy.html") || !strings.Contains(env.Message, "(1 request still in flight)") {
 		t.Errorf("message: %s", env.Message)
+	}
+}
+
+// TestDialogsPromptUnloadPopup: a prompt answered with the dialog key's
+// text (or its default, or dismissed); a beforeunload dismissed by default
+// keeps the page, accepted it leaves; dialogs inside a popup are answered
+// and noted like the opener's.
+func TestDialogsPromptUnloadPopup(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"rename": `
+name: rename
+description: Rename the list through its prompt.
+risk: read
+params:
+  answer: {type: string, enum: [default, text, accept], description: How to answer, default: default}
+  name: {type: string, description: The new name, default: ""}
+steps:
+  - goto: ${{ config.real_base }}/dialogs.html
+  - click: real.dialogs.rename
+    if: params.answer == "default"
+  - click: real.dialogs.rename
+    if: params.answer == "text"
+    dialog: {accept: true, text: "${{ params.name }}"}
+  - click: real.dialogs.rename
+    if: params.answer == "accept"
+    dialog: accept
+  - extract: {from: real.dialogs.name, into: name}
+output:
+  name: ${{ vars.name }}
+  asked: ${{ page.dialog }}
+`,
+		"leave": `
+name: leave
+description: Leave a page with unsaved changes.
+risk: read
+params:
+  accept: {type: boolean, description: Accept leaving, default: false}
+steps:
+  - goto: ${{ config.real_base }}/dialogs.html
+  - click: real.dialogs.edit
+  - goto: ${{ config.real_base }}/list.html?n=1
+    if: "!params.accept"
+  - goto: ${{ config.real_base }}/list.html?n=1
+    if: params.accept
+    dialog: accept
+output:
+  url: ${{ page.url }}
+  asked: ${{ page.dialog }}
+`,
+		"share": `
+name: share
+description: Share the list from its sharing page (a new tab).
+risk: read
+params:
+  accept: {type: boolean, description: Accept sharing, default: false}
+steps:
+  - goto: ${{ config.real_base }}/dialogs.html
+  - popup:
+      click: real.dialogs.open_tab
+      steps:
+        - click: real.dialogs.share
+          if: "!params.accept"
+        - click: real.dialogs.share
+          if: params.accept
+          dialog: accept
+        - extract: {from: real.dialogs.shared, into: shared}
+output:
+  shared: ${{ vars.shared }}
+`,
+		"greeted": `
+name: greeted
+description: The sharing page that greets with an alert while it loads.
+risk: read
+deadline: 30s
+steps:
+  - goto: ${{ config.real_base }}/dialogs.html
+  - popup:
+      click: real.dialogs.open_greeting
+      steps:
+        - extract: {from: real.dialogs.shared, into: shared}
+output:
+  shared: ${{ vars.shared }}
+`,
+	}, nil)
+	for _, c := range []struct{ args, name string }{
+		{`{}`, "(rename cancelled)"},
+		{`{"answer": "text", "name": "Hardware"}`, "Hardware"},
+		{`{"answer": "accept"}`, "Groceries 2"}, // accepted without text: the prompt's default
+	} {
+		env := h.ok(h.call("rename", c.args))
+		if env.Data["name"] != c.name || env.Data["asked"] != "New name for the list?" {
+			t.Errorf("rename %s: %s", c.args, env.JSON())
+		}
+	}
+	notes := func(env *result.Envelope) string {
+		var out []string
+		for _, s := range h.trace(env).Steps {
+			if s.Dialog != "" {
+				out = append(out, s.Path+": "+s.Dialog)
+			}
+		}
+		return strings.Join(out, " | ")
+	}
+	env := h.code(h.call("leave", `{}`), "navigation_failed")
+	if env.Retryable || !strings.Contains(env.Message, "the page asked before leaving (beforeunload) and the dialog was dismissed") ||
+		notes(env) != `3: beforeunload "" dismissed by default` {
+		t.Errorf("leave, dismissed: %s; notes %s", env.JSON(), notes(env))
+	}
+	env = h.ok(h.call("leave", `{"accept": true}`))
+	if u, _ := env.Data["url"].(string); !strings.Contains(u, "/list.html") || notes(env) != `4: beforeunload "" accepted as the step's dialog key says` {
+		t.Errorf("leave, accepted: %s; notes %s", env.JSON(), notes(env))
+	}
+	env = h.ok(h.call("share", `{}`))
+	if env.Data["shared"] != "kept private" || notes(env) != `2.1: confirm "Share with everyone?" dismissed by default` {
+		t.Errorf("share, default: %s; notes %s", env.JSON(), notes(env))
+	}
+	env = h.ok(h.call("share", `{"accept": true}`))
+	if env.Data["shared"] != "shared" {
+		t.Errorf("share, accepted: %s", env.JSON())
+	}
+	// An alert while the popup loads usually opens before the page can be
+	// watched, and CDP cannot answer a dialog opened before: the page is
+	// stuck on it, the call must not be (it fails with a step's code).
+	start := time.Now()
+	env = h.call("greeted", `{}`)
+	switch {
+	case env.OK:
+		if !strings.Contains(notes(env), `alert "Sharing is public" accepted by default`) {
+			t.Errorf("greeted: the alert was not noted: %s", notes(env))
+		}
+	case env.Code != "navigation_failed" && env.Code != "target_not_found":
+		t.Errorf("greeted: %s", env.JSON())
+	}
+	if took := time.Since(start); took > 45*time.Second { // its deadline is 30s
+		t.Errorf("greeted: the call took %s", took)
 	}
 }

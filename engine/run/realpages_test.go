@@ -124,6 +124,22 @@ real.busy.load:
   css: "#load"
 real.busy.out:
   css: "#out"
+real.dialogs.rename:
+  css: "#rename"
+real.dialogs.edit:
+  css: "#edit"
+real.dialogs.name:
+  css: "#list-name"
+real.dialogs.state:
+  css: "#state"
+real.dialogs.open_tab:
+  css: "#open-tab"
+real.dialogs.open_greeting:
+  css: "#open-greeting"
+real.dialogs.share:
+  css: "#share"
+real.dialogs.shared:
+  css: "#shared"
 `
 
 // realHarness is an engine serving the demo workflows plus workflows, with

@@ -707,9 +707,16 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 	wait := page.WaitNavigation(event)
 	r.c.ownNavigation()
 	r.c.navigating()
+	r.c.stayed()
 	if err := page.Navigate(url); err != nil {
 		if b := r.blocked(); b != nil {
 			return b
+		}
+		if r.c.stayed() {
+			// Dismissed again on a retry: not retryable.
+			e := errs.Wrap(errs.NavigationFailed, err, "the page asked before leaving (beforeunload) and the dialog was dismissed, so it stayed; give the step `dialog: accept` to leave it")
+			e.Retryable = false
+			return e
 		}
 		return err
 	}
@@ -750,14 +757,19 @@ func (r *runner) MarkTruncated(name string) { r.truncated[name] = true }
 // refused first navigation fails at once.
 func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
 	if f != nil && f.Window != nil {
-		stop := r.c.watchPage(f.Window)
-		defer stop()
+		if !f.Watched {
+			stop := r.c.watchPage(f.Window)
+			defer stop()
+		}
 		if err := r.blocked(); err != nil {
 			return err
 		}
 	}
 	return r.runSteps(ctx, steps, f)
 }
+
+// Watch answers a page's dialogs and follows its requests until stop.
+func (r *runner) Watch(page *rod.Page) (stop func()) { return r.c.watchPage(page) }
 
 // maxCallDepth bounds nested calls (cycles are load errors; this is a backstop).
 const maxCallDepth = 8

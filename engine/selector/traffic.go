@@ -39,19 +39,21 @@ var traffics sync.Map // proto.TargetTargetID → *Traffic
 func WatchTraffic(page *rod.Page) (stop func()) {
 	t := &Traffic{inflight: map[proto.NetworkRequestID]bool{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
-	wait := page.Context(ctx).EachEvent(
-		func(e *proto.NetworkRequestWillBeSent) {
-			if !ignoredTypes[e.Type] {
-				t.mark(e.RequestID, true)
-			}
-		},
-		func(e *proto.NetworkLoadingFinished) { t.mark(e.RequestID, false) },
-		func(e *proto.NetworkLoadingFailed) { t.mark(e.RequestID, false) },
-	)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		wait()
+		// Subscribing enables the Network domain, a request of its own: it
+		// runs here, so the caller never waits on a page that is stuck
+		// (a dialog open while it loads) and stop always ends it.
+		page.Context(ctx).EachEvent(
+			func(e *proto.NetworkRequestWillBeSent) {
+				if !ignoredTypes[e.Type] {
+					t.mark(e.RequestID, true)
+				}
+			},
+			func(e *proto.NetworkLoadingFinished) { t.mark(e.RequestID, false) },
+			func(e *proto.NetworkLoadingFailed) { t.mark(e.RequestID, false) },
+		)()
 	}()
 	traffics.Store(page.TargetID, t)
 	return func() {

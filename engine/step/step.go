@@ -228,6 +228,11 @@ type Exec interface {
 	MarkTruncated(name string)
 	// RunSteps runs nested steps inside frame f (nil: the same scope).
 	RunSteps(ctx context.Context, steps []*Step, f *Frame) error
+	// Watch answers the dialogs of a page the step opened (a popup) and
+	// follows its requests, like the environment page's, until stop. A
+	// popup watches its page as soon as it has it, so a dialog the page
+	// opens while it loads is answered too.
+	Watch(page *rod.Page) (stop func())
 	// Call runs another workflow and returns its data.
 	Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error)
 	// OpenEnv, CloseEnv and CheckEgress manage the call's environment.
@@ -264,6 +269,7 @@ type FindOpt struct {
 type Frame struct {
 	Index    int       // loop.index
 	Window   *rod.Page // the page nested steps run in (popup); nil: the enclosing one
+	Watched  bool      // the step watches Window itself (Exec.Watch); else RunSteps does
 	Page     int       // loop.page (paginate)
 	ItemName string    // for_each: the `as` name
 	Item     any

@@ -72,19 +72,36 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		}
 		return errs.New(errs.NavigationFailed, "clicking %s opened no new page within %s", name, popupOpenWait)
 	}
-	page, err := b.Context(context.WithoutCancel(ctx)).PageFromTarget(id)
+	// Attaching waits on the page; one that opened a dialog while it loaded,
+	// before it could be watched, never answers (and that dialog cannot be
+	// answered): it is closed once the page's time to open is up.
+	page, err := b.Context(openCtx).PageFromTarget(id)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_, _ = proto.TargetCloseTarget{TargetID: id}.Call(b.Context(cctx))
+		if openCtx.Err() != nil {
+			return errs.Wrap(errs.NavigationFailed, err, "the page %s opened did not answer within %s (a dialog it opened while loading, before it could be answered, blocks it); it was closed", name, popupOpenWait)
+		}
 		return err
 	}
+	page = page.Context(context.WithoutCancel(ctx))
+	// Watched before it loads: an alert its scripts open while loading is
+	// answered (else the load, and every step after it, would wait on it).
+	stop := x.Watch(page)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		_ = page.Context(cctx).Close()
+		stop()
 	}()
 	if err := waitOpened(openCtx, page.Context(openCtx)); err != nil && ctx.Err() != nil {
 		return err
 	}
-	return x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Window: page})
+	return x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Window: page, Watched: true})
 }
 
 // waitOpened waits until the new page left about:blank and loaded (or its
