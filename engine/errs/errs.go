@@ -31,6 +31,8 @@ const (
 	TargetCovered      = "target_covered"
 	Internal           = "internal"
 	OutcomeUnknown     = "outcome_unknown"
+	StoreUnavailable   = "store_unavailable"
+	StoreBusy          = "store_busy"
 )
 
 // Flags is what a code means to the agent by default.
@@ -61,6 +63,8 @@ var Table = map[string]Flags{
 	TargetCovered:      {Retryable: true},
 	Internal:           {NeedsHuman: true},
 	OutcomeUnknown:     {NeedsHuman: true},
+	StoreUnavailable:   {Retryable: true},
+	StoreBusy:          {Retryable: true},
 }
 
 // Error is a failure with a code. Message is shown to the agent; Cause is

@@ -162,6 +162,11 @@ func (s *measuredStore) LiveGrantID(ctx context.Context, tool, taskID string, no
 	return s.Store.LiveGrantID(ctx, tool, taskID, now)
 }
 
+func (s *measuredStore) Ready(ctx context.Context) error {
+	defer s.since("ready", time.Now())
+	return s.Store.Ready(ctx)
+}
+
 func (s *measuredStore) AuditHead(ctx context.Context) (int64, string, error) {
 	defer s.since("audit_head", time.Now())
 	return s.Store.AuditHead(ctx)
@@ -177,8 +182,9 @@ func (s *Server) opsRoutes(mux *http.ServeMux) {
 	mux.Handle(MetricsPath, promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{ErrorLog: nil}))
 }
 
-// ready answers /readyz: the store answers a cheap query (the audit head)
-// within ReadyTimeout and at least one workflow is loaded.
+// ready answers /readyz: the store can record a call (store.Ready: the
+// database opened is still there and takes writes) within ReadyTimeout,
+// and at least one workflow is loaded.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	type check struct {
 		OK    bool   `json:"ok"`
@@ -192,7 +198,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	out.Store.OK = true
 	if st := s.eng.Store(); st != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), ReadyTimeout)
-		_, _, err := st.AuditHead(ctx)
+		err := st.Ready(ctx)
 		cancel()
 		if err != nil {
 			out.Store = check{Error: s.eng.Redactor().Redact(err.Error())}

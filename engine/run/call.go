@@ -75,6 +75,13 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	if err != nil {
 		return c.finish(ctx, nil, result.Failure(err), err)
 	}
+	// The store fails closed: a call it cannot record (the database is
+	// gone, replaced, read-only, full or locked) does not run at all.
+	if c.e.store != nil {
+		if err := c.e.store.Ready(ctx); err != nil {
+			return c.refused(err)
+		}
+	}
 	// The idempotency check comes first: a repeat of a finished call gets
 	// its stored envelope even when the grant has expired since.
 	var claim store.Claim
@@ -84,10 +91,15 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 			claim, herr = c.e.store.Claim(ctx, c.w.Name, c.taskID, hash, store.DefaultIdempotencyTTL)
 		}
 		if herr != nil {
+			if isStoreCode(herr) {
+				return c.refused(herr)
+			}
 			return c.finish(ctx, nil, result.Failure(herr), herr)
 		}
 		if stored := claim.Stored(); stored != nil {
-			c.audit(ctx, stored, "")
+			if err := c.audit(ctx, stored, ""); err != nil {
+				return c.unrecorded(stored, err)
+			}
 			return stored
 		}
 	}
@@ -356,8 +368,15 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 	// Recording outlives a cancelled call: use a fresh, bounded context.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	if err := c.audit(rctx, env, c.envID()); err != nil && !c.w.Writes() && !isStoreCode(runErr) {
+		// No unaudited result leaves: a read that ran but cannot be
+		// recorded is withheld (running it again is safe). A write keeps
+		// its true envelope, since its effect happened; its repeat is
+		// guarded by the idempotency record.
+		env = c.unrecorded(env, err)
+		runErr = err
+	}
 	c.saveTrace(rctx, env, runErr)
-	c.audit(rctx, env, c.envID())
 	if claim != nil {
 		if env.OK || !env.Retryable {
 			if err := claim.Complete(rctx, env); err != nil {
@@ -435,9 +454,39 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 	}
 }
 
-func (c *call) audit(ctx context.Context, env *result.Envelope, envID string) {
+// refused answers a call the store cannot record, before anything ran. It
+// records nothing (the store just failed; trying again would only hold the
+// answer past the store's lock wait) and logs the refusal instead.
+func (c *call) refused(err error) *result.Envelope {
+	env := result.Failure(err)
+	env.TaskID, env.TraceID, env.Attempts = c.taskID, c.traceID, c.attempts
+	env.DurationMS = time.Since(c.start).Milliseconds()
+	c.e.log.Error("call refused: the store cannot record it", "tool", c.w.Name, "trace_id", c.traceID, "task_id", c.taskID,
+		"code", env.Code, "err", c.e.redactor.Redact(causeText(err)))
+	return env
+}
+
+func isStoreCode(err error) bool {
+	code := errs.CodeOf(err)
+	return code == errs.StoreUnavailable || code == errs.StoreBusy
+}
+
+// unrecorded replaces env, whose audit record could not be written, with
+// the store's failure.
+func (c *call) unrecorded(env *result.Envelope, err error) *result.Envelope {
+	code := errs.CodeOf(err)
+	if code != errs.StoreBusy {
+		code = errs.StoreUnavailable
+	}
+	out := result.Failure(errs.Wrap(code, err, "the call's audit record could not be written, so its result is withheld; try again"))
+	out.TaskID, out.TraceID, out.Attempts, out.DurationMS = env.TaskID, env.TraceID, env.Attempts, env.DurationMS
+	return out
+}
+
+// audit appends the call's audit record; a failure is logged and returned.
+func (c *call) audit(ctx context.Context, env *result.Envelope, envID string) error {
 	if c.e.store == nil {
-		return
+		return nil
 	}
 	rec := &store.AuditRecord{
 		Time: time.Now(), TaskID: c.taskID, Tool: c.w.Name, Risk: c.w.Risk,
@@ -447,8 +496,10 @@ func (c *call) audit(ctx context.Context, env *result.Envelope, envID string) {
 		rec.Purpose = e.Purpose
 	}
 	if err := c.e.store.AppendAudit(ctx, rec); err != nil {
-		c.e.log.Error("audit record not appended", "trace_id", c.traceID, "err", c.e.redactor.Redact(err.Error()))
+		c.e.log.Error("audit record not appended", "trace_id", c.traceID, "tool", c.w.Name, "code", env.Code, "err", c.e.redactor.Redact(err.Error()))
+		return err
 	}
+	return nil
 }
 
 // taskIDOf reads task_id from arguments that failed validation.

@@ -170,6 +170,13 @@ type Store interface {
 	// records that expired or whose lease went stale (a zero olderThan
 	// keeps all traces). The audit log and grants are never purged.
 	Purge(ctx context.Context, olderThan time.Time) (Purged, error)
+	// Ready checks that the store can record a call now: it is still the
+	// database that was opened (not deleted or replaced under a running
+	// server) and it takes writes, within the store's lock wait (1.5 s by
+	// default). The error is an *errs.Error coded store_unavailable or
+	// store_busy. The engine asks before every call runs, so a call the
+	// store cannot record does not run; /readyz asks on every probe.
+	Ready(ctx context.Context) error
 	// Backend names the implementation ("sqlite", "postgres") for logs.
 	Backend() string
 	io.Closer

@@ -25,8 +25,12 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 		rec.Time = s.now()
 	}
 	rec.Time = store.FromMS(rec.Time.UnixMilli())
+	// A deleted file would take the record and lose it with the file.
+	if err := s.sameFile(); err != nil {
+		return err
+	}
 	var out store.AuditRecord
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var seq int64
 		var hash string
 		if err := s.q.auditHead.row(ctx, tx).Scan(&seq, &hash); err != nil {
@@ -52,7 +56,7 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: append audit record: %w", err)
+		return s.fail("append audit record", err)
 	}
 	*rec = out
 	return nil

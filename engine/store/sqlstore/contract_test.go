@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/store"
@@ -28,6 +29,7 @@ func sqliteBackend(t testing.TB) storetest.Database {
 			t.Helper()
 			execRaw(t, "sqlite", path, q, args...)
 		},
+		Lock: func(t testing.TB) func() { return holdLock(t, "sqlite", path, `BEGIN IMMEDIATE`) },
 	}
 }
 
@@ -71,7 +73,40 @@ func postgresBackend(t testing.TB) storetest.Database {
 			t.Helper()
 			execRaw(t, "pgx", u, q, args...)
 		},
+		Lock: func(t testing.TB) func() {
+			return holdLock(t, "pgx", u, `BEGIN`, `LOCK TABLE idempotency, audit_head, traces, store_meta IN EXCLUSIVE MODE`)
+		},
 	}
+}
+
+// holdLock runs stmts on a connection of its own and keeps its transaction
+// open (holding what it locked) until the returned func rolls it back.
+func holdLock(t testing.TB, driver, dsn string, stmts ...string) func() {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var once sync.Once
+	unlock := func() {
+		once.Do(func() {
+			conn.ExecContext(ctx, `ROLLBACK`)
+			conn.Close()
+			db.Close()
+		})
+	}
+	t.Cleanup(unlock)
+	return unlock
 }
 
 func openT(t testing.TB, open func() (*DB, error)) *DB {

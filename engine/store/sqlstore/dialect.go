@@ -3,12 +3,15 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"modernc.org/sqlite"               // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // dialect is everything SQLite and PostgreSQL do differently. The schema and
@@ -33,6 +36,19 @@ type dialect struct {
 	// caches prepared statements per connection; preparing through
 	// database/sql again would cost a round trip per transaction.
 	prepare bool
+	// busy reports an error that means another writer holds a lock.
+	busy func(error) bool
+	// retryBusy: a busy answer comes back after a short wait (SQLite's
+	// busy_timeout on the write connection is sqliteAttemptWait), so a
+	// write is tried again until its own bound (DB.locked). PostgreSQL
+	// waits for the lock itself, bounded by the write's context.
+	retryBusy bool
+	// probe is Ready's statement (health.go): $1 is the store_id seen at
+	// open, $2 (probeWrite only) the time; it must affect one row (SQLite: an UPDATE, which
+	// proves a write goes through) or return one row holding true
+	// (PostgreSQL: the session may write, checked without a commit).
+	probe      string
+	probeWrite bool
 }
 
 // migrationLockKey is the pg_advisory_xact_lock key of toolwright's
@@ -40,10 +56,39 @@ type dialect struct {
 const migrationLockKey = 0x746f6f6c77726967
 
 var sqliteDialect = dialect{
-	name:     "sqlite",
-	open:     openSQLiteDBs,
-	snapshot: sql.LevelDefault, // a read transaction is a snapshot in WAL mode
-	prepare:  true,
+	name:       "sqlite",
+	open:       openSQLiteDBs,
+	snapshot:   sql.LevelDefault, // a read transaction is a snapshot in WAL mode
+	prepare:    true,
+	busy:       sqliteBusy,
+	retryBusy:  true,
+	probe:      `UPDATE store_meta SET checked_ms = $2 WHERE id = 1 AND store_id = $1`,
+	probeWrite: true,
+}
+
+// sqliteAttemptWait is the busy_timeout of SQLite's write connection: one
+// attempt at the file's write lock; DB.locked tries again up to its bound.
+const sqliteAttemptWait = 200 * time.Millisecond
+
+func sqliteBusy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	c := e.Code() & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+func postgresBusy(err error) bool {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case "55P03", "40P01", "40001": // lock_not_available, deadlock_detected, serialization_failure
+		return true
+	}
+	return false
 }
 
 var postgresDialect = dialect{
@@ -52,6 +97,13 @@ var postgresDialect = dialect{
 	migrateLock: fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, int64(migrationLockKey)),
 	lockRow:     ` FOR UPDATE`,
 	snapshot:    sql.LevelRepeatableRead,
+	busy:        postgresBusy,
+	// One round trip and no commit: the database is the one opened and
+	// this session may write (not a standby after a failover, not
+	// default_transaction_read_only). A full disk shows on the call's own
+	// writes.
+	probe: `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'
+		FROM store_meta WHERE id = 1 AND store_id = $1`,
 }
 
 // openSQLiteDBs opens one write connection (BEGIN IMMEDIATE, so writers from
@@ -64,9 +116,9 @@ func openSQLiteDBs(path string, o Options) (*sql.DB, *sql.DB, error) {
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	wq := url.Values{}
-	for k, v := range q {
-		wq[k] = append([]string(nil), v...)
-	}
+	wq.Set("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteAttemptWait.Milliseconds()))
+	wq.Add("_pragma", "foreign_keys(1)")
+	wq.Add("_pragma", "synchronous(NORMAL)")
 	wq.Add("_pragma", "journal_mode(WAL)")
 	wq.Set("_txlock", "immediate")
 

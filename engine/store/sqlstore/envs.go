@@ -42,7 +42,7 @@ func (s *DB) ReserveEnv(ctx context.Context, rec *store.EnvRecord, lim store.Env
 		return errors.New("store: reserve an environment without an id")
 	}
 	now := s.nowMS()
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM env_pool WHERE id = 1`+s.d.lockRow).Scan(&one); err != nil {
 			return err
@@ -93,7 +93,7 @@ func (s *DB) envExec(ctx context.Context, what, id, q string, args ...any) error
 	if s.isClosed() {
 		return store.ErrClosed
 	}
-	if _, err := s.wdb.ExecContext(ctx, q, args...); err != nil {
+	if _, err := s.execW(ctx, q, args...); err != nil {
 		return fmt.Errorf("store: %s environment %q: %w", what, id, err)
 	}
 	return nil
@@ -120,7 +120,7 @@ func (s *DB) LeaseEnv(ctx context.Context, id, owner string, until time.Time) (b
 		return false, store.ErrClosed
 	}
 	now := s.nowMS()
-	res, err := s.wdb.ExecContext(ctx, `UPDATE environments SET lease_owner = $2, lease_until_ms = $3, last_used_ms = $4
+	res, err := s.execW(ctx, `UPDATE environments SET lease_owner = $2, lease_until_ms = $3, last_used_ms = $4
 		WHERE id = $1 AND closed = 0 AND (lease_owner = '' OR lease_owner = $2 OR lease_until_ms <= $4)`,
 		id, owner, store.MS(until), now)
 	if err != nil {
@@ -147,7 +147,7 @@ func (s *DB) CloseEnvsAt(ctx context.Context, endpoint, why string) (int64, erro
 	if s.isClosed() {
 		return 0, store.ErrClosed
 	}
-	res, err := s.wdb.ExecContext(ctx, `UPDATE environments SET closed = 1, closed_ms = $3, closed_why = $2, lease_owner = '', lease_until_ms = 0
+	res, err := s.execW(ctx, `UPDATE environments SET closed = 1, closed_ms = $3, closed_why = $2, lease_owner = '', lease_until_ms = 0
 		WHERE endpoint = $1 AND closed = 0`, endpoint, why, s.nowMS())
 	if err != nil {
 		return 0, fmt.Errorf("store: close the environments at %s: %w", endpoint, err)

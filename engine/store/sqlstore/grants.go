@@ -36,7 +36,7 @@ func (s *DB) AddGrant(ctx context.Context, tool, taskID string, ttl time.Duratio
 	now := store.FromMS(s.nowMS())
 	g := &store.Grant{ID: store.NewGrantID(), Tool: tool, TaskID: taskID, Reason: reason, By: strings.TrimSpace(by),
 		Created: now, Expires: now.Add(ttl)}
-	_, err := s.wdb.ExecContext(ctx, `INSERT INTO grants (id, tool, task_id, reason, granted_by, created_ms, expires_ms, revoked)
+	_, err := s.execW(ctx, `INSERT INTO grants (id, tool, task_id, reason, granted_by, created_ms, expires_ms, revoked)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 0)`, g.ID, g.Tool, g.TaskID, g.Reason, g.By, store.MS(g.Created), store.MS(g.Expires))
 	if err != nil {
 		return nil, fmt.Errorf("store: add grant: %w", err)
@@ -66,7 +66,7 @@ func (s *DB) Revoke(ctx context.Context, id string) error {
 	if s.isClosed() {
 		return store.ErrClosed
 	}
-	res, err := s.wdb.ExecContext(ctx, `UPDATE grants SET revoked = 1, revoked_ms = $1 WHERE id = $2 AND revoked = 0`, s.nowMS(), id)
+	res, err := s.execW(ctx, `UPDATE grants SET revoked = 1, revoked_ms = $1 WHERE id = $2 AND revoked = 0`, s.nowMS(), id)
 	if err != nil {
 		return fmt.Errorf("store: revoke grant %q: %w", id, err)
 	}

@@ -56,7 +56,7 @@ func (s *DB) Claim(ctx context.Context, tool, taskID, argsHash string, ttl time.
 	key := tool + "\x00" + taskID + "\x00" + argsHash
 	for {
 		if s.isClosed() {
-			return nil, store.ErrClosed
+			return nil, s.fail("claim", store.ErrClosed)
 		}
 		s.gateMu.Lock()
 		if ch, ok := s.inflight[key]; ok {
@@ -78,7 +78,7 @@ func (s *DB) Claim(ctx context.Context, tool, taskID, argsHash string, ttl time.
 		if err != nil || !c.Leased() {
 			s.leaveGate(key, gate)
 			if err != nil {
-				return nil, err
+				return nil, s.fail("claim task_id "+fmt.Sprintf("%q", taskID), err)
 			}
 			return c, nil
 		}
@@ -189,11 +189,14 @@ func (s *DB) claimOnce(ctx context.Context, tool, taskID, argsHash string, ttl t
 		leaseUntil := now + s.opts.LeaseDuration.Milliseconds()
 		expires := now + ttl.Milliseconds()
 		var res sql.Result
-		if r == nil {
-			res, err = s.q.idemInsert.exec(ctx, nil, tool, taskID, argsHash, owner, leaseUntil, now, expires)
-		} else {
-			res, err = s.q.idemTakeOver.exec(ctx, nil, tool, taskID, argsHash, owner, leaseUntil, now, expires, now)
-		}
+		err = s.locked(ctx, s.opts.LockWait, func(ctx context.Context) (err error) {
+			if r == nil {
+				res, err = s.q.idemInsert.exec(ctx, nil, tool, taskID, argsHash, owner, leaseUntil, now, expires)
+			} else {
+				res, err = s.q.idemTakeOver.exec(ctx, nil, tool, taskID, argsHash, owner, leaseUntil, now, expires, now)
+			}
+			return err
+		})
 		if err != nil {
 			return nil, false, fmt.Errorf("store: claim task_id %q: %w", taskID, err)
 		}
@@ -261,9 +264,13 @@ func (c *claim) Complete(ctx context.Context, env *result.Envelope) error {
 	defer c.end()
 	ctx, cancel := finishCtx(ctx)
 	defer cancel()
-	res, err := c.s.q.idemComplete.exec(ctx, nil, string(env.JSON()), c.s.nowMS()+c.ttl.Milliseconds(), c.tool, c.taskID, c.owner)
+	var res sql.Result
+	err := c.s.locked(ctx, c.s.opts.BusyTimeout, func(ctx context.Context) (err error) {
+		res, err = c.s.q.idemComplete.exec(ctx, nil, string(env.JSON()), c.s.nowMS()+c.ttl.Milliseconds(), c.tool, c.taskID, c.owner)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("store: store envelope of task_id %q: %w", c.taskID, err)
+		return c.s.fail(fmt.Sprintf("store envelope of task_id %q", c.taskID), err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("store: task_id %q: %w", c.taskID, store.ErrLeaseLost)
@@ -284,8 +291,11 @@ func (c *claim) Release(ctx context.Context) error {
 	defer c.end()
 	ctx, cancel := finishCtx(ctx)
 	defer cancel()
-	if _, err := c.s.q.idemRelease.exec(ctx, nil, c.tool, c.taskID, c.owner); err != nil {
-		return fmt.Errorf("store: release task_id %q: %w", c.taskID, err)
+	if err := c.s.locked(ctx, c.s.opts.BusyTimeout, func(ctx context.Context) error {
+		_, err := c.s.q.idemRelease.exec(ctx, nil, c.tool, c.taskID, c.owner)
+		return err
+	}); err != nil {
+		return c.s.fail(fmt.Sprintf("release task_id %q", c.taskID), err)
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func (s *DB) Stats(ctx context.Context) (store.Stats, error) {
 // The audit log and grants are never purged.
 func (s *DB) Purge(ctx context.Context, olderThan time.Time) (store.Purged, error) {
 	var p store.Purged
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
+	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if !olderThan.IsZero() {
 			res, err := tx.ExecContext(ctx, `DELETE FROM traces WHERE start_ms < $1`, olderThan.UnixMilli())
 			if err != nil {
@@ -86,8 +86,8 @@ func (s *DB) maybePurge(ctx context.Context) {
 		return
 	}
 	pctx := context.WithoutCancel(ctx)
-	_ = s.writeTx(pctx, func(tx *sql.Tx) error {
-		_, err := purgeIdempotency(pctx, tx, now.UnixMilli())
+	_ = s.writeTxWait(pctx, s.opts.LockWait, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := purgeIdempotency(ctx, tx, now.UnixMilli())
 		return err
 	})
 }

@@ -107,6 +107,15 @@ var migrations = [][]string{
 		`CREATE TABLE IF NOT EXISTS env_pool (id INTEGER NOT NULL PRIMARY KEY)`,
 		`INSERT INTO env_pool (id) SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM env_pool WHERE id = 1)`,
 	},
+	{ // 4: the store's identity: a random store_id (written by migrate), so
+		// a database replaced under a running server is noticed; checked_ms
+		// is what Ready's write probe touches on SQLite
+		`CREATE TABLE IF NOT EXISTS store_meta (
+			id         INTEGER NOT NULL PRIMARY KEY,
+			store_id   TEXT    NOT NULL,
+			checked_ms BIGINT  NOT NULL DEFAULT 0
+		)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -116,7 +125,7 @@ func SchemaVersion() int { return len(migrations) }
 // the dialect's migration lock, so processes and replicas that open a new
 // database at once do not both migrate it.
 func (s *DB) migrate(ctx context.Context) error {
-	return s.writeTx(ctx, func(tx *sql.Tx) error {
+	return s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if s.d.migrateLock != "" {
 			if _, err := tx.ExecContext(ctx, s.d.migrateLock); err != nil {
 				return fmt.Errorf("take the migration lock: %w", err)
@@ -141,6 +150,12 @@ func (s *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version) VALUES ($1)`, i+1); err != nil {
 				return fmt.Errorf("record schema version %d: %w", i+1, err)
 			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO store_meta (id, store_id) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, newOwner()); err != nil {
+			return fmt.Errorf("record the store id: %w", err)
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT store_id FROM store_meta WHERE id = 1`).Scan(&s.id); err != nil {
+			return fmt.Errorf("read the store id: %w", err)
 		}
 		return nil
 	})

@@ -40,10 +40,14 @@ func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
 	if len(t.Args) > 0 {
 		args = string(t.Args)
 	}
-	res, err := s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
-		t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error)
+	var res sql.Result
+	err = s.locked(ctx, s.opts.BusyTimeout, func(ctx context.Context) (err error) {
+		res, err = s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
+			t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("store: save trace %q: %w", t.ID, err)
+		return s.fail(fmt.Sprintf("save trace %q", t.ID), err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("store: save trace %q: a finished trace with this id exists", t.ID)

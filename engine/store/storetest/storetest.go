@@ -31,6 +31,10 @@ type Database struct {
 	// Exec runs raw SQL on the database, as someone editing it would (nil:
 	// the tamper tests are skipped).
 	Exec func(t testing.TB, query string, args ...any)
+	// Lock holds the database's write lock from another connection, as a
+	// second writer stuck in a long transaction would, until the returned
+	// func is called (nil: the store_busy tests are skipped).
+	Lock func(t testing.TB) (unlock func())
 }
 
 // Backend makes a fresh empty Database for each test.
@@ -56,6 +60,10 @@ func Run(t *testing.T, b Backend) {
 		{"AuditChainConcurrentWriters", testAuditChainConcurrentWriters},
 		{"AuditTamper", testAuditTamper},
 		{"AuditExportRoundTrip", testAuditExportRoundTrip},
+		{"ReadyOnAHealthyStore", testReadyHealthy},
+		{"LockedStoreAnswersBusy", testLockedStoreAnswersBusy},
+		{"ReplacedStoreIsUnavailable", testReplacedStoreIsUnavailable},
+		{"ClosedStoreIsUnavailable", testClosedStoreIsUnavailable},
 		{"Grants", testGrants},
 		{"TraceRoundTrip", testTraceRoundTrip},
 		{"ListTraces", testListTraces},

@@ -1,0 +1,105 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+// Ready implements store.Store: the database is still the one opened, and
+// it takes a write now (SQLite) or this session may write (PostgreSQL),
+// within Options.LockWait. The engine asks before every call, /readyz on
+// every probe.
+//
+// A SQLite file deleted or replaced while the server runs is noticed by
+// comparing the path with the file opened (a deleted file stays writable
+// through the open descriptor, so every later record would be lost
+// silently); a replaced PostgreSQL database by its store_id.
+func (s *DB) Ready(ctx context.Context) error {
+	if s.isClosed() {
+		return s.fail("check the store", store.ErrClosed)
+	}
+	if err := s.sameFile(); err != nil {
+		return err
+	}
+	err := s.locked(ctx, s.opts.LockWait, func(ctx context.Context) error {
+		if s.d.probeWrite {
+			res, err := s.wdb.ExecContext(ctx, s.d.probe, s.id, s.nowMS())
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n != 1 {
+				return errReplaced
+			}
+			return nil
+		}
+		var writable bool
+		err := s.rdb.QueryRowContext(ctx, s.d.probe, s.id).Scan(&writable)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return errReplaced
+		case err != nil:
+			return err
+		case !writable:
+			return errReadOnly
+		}
+		return nil
+	})
+	if errors.Is(err, errReplaced) {
+		return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %w", s.where, err),
+			"the state store cannot record calls (the database was replaced under the running server); an operator must restore it and restart the server")
+	}
+	return s.fail("check the store", err)
+}
+
+// sameFile reports, on SQLite, a database file deleted or replaced since
+// the store opened it (nil on PostgreSQL).
+func (s *DB) sameFile() error {
+	if s.file == nil {
+		return nil
+	}
+	now, err := os.Stat(s.where)
+	if err == nil && os.SameFile(s.file, now) {
+		return nil
+	}
+	why := "the database file was replaced"
+	if err != nil {
+		why = "the database file is gone"
+	}
+	return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %s since the store opened it", s.where, why),
+		"the state store cannot record calls (%s under the running server); an operator must restore it and restart the server", why)
+}
+
+var (
+	errReplaced = errors.New("the store_id differs from the one read at open: the database was replaced")
+	errReadOnly = errors.New("the database accepts no writes (read-only or a standby)")
+)
+
+// fail gives an error of the call path its code: store_busy when another
+// writer held a lock past the write's wait, store_unavailable for any other
+// failure to read or write (a closed store, a full disk, a read-only or
+// missing database, a lost connection). Coded errors and the caller's own
+// cancellation pass through. The raw error stays as the cause, for the
+// trace; the message is for the agent.
+func (s *DB) fail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *errs.Error
+	switch {
+	case errors.As(err, &e):
+		return err
+	case errors.Is(err, errLockWait) || s.d.busy(err):
+		return errs.Wrap(errs.StoreBusy, fmt.Errorf("store: %s: %w", what, err),
+			"the state store is locked by another writer, so the call did not run; try again")
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %w", what, err),
+		"the state store cannot record the call, so it did not run; try again later")
+}
