@@ -5,12 +5,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -127,5 +130,35 @@ func TestMetricsAndProbes(t *testing.T) {
 	h.ServeHTTP(w, r)
 	if w.Code != http.StatusForbidden {
 		t.Errorf("/healthz with a foreign Host: %d", w.Code)
+	}
+}
+
+// The SQLite file deleted, or replaced by another, under a running server:
+// /readyz fails and names the store (before, it kept answering ready while
+// every record went into the deleted file).
+func TestReadyzNoticesLostDatabase(t *testing.T) {
+	for _, how := range []string{"deleted", "replaced"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFixtureWith(t, mcpserver.Options{Metrics: mcpserver.NewMetrics()}, workflowFiles)
+			h := f.srv.Handler("127.0.0.1", "")
+			if code, body := get(t, h, "/readyz", ""); code != 200 {
+				t.Fatalf("/readyz: %d %s", code, body)
+			}
+			db := filepath.Join(f.cfg.StateDir, store.FileName)
+			switch how {
+			case "deleted":
+				must(t, os.Remove(db))
+			case "replaced":
+				other := filepath.Join(t.TempDir(), "copy.db")
+				data, err := os.ReadFile(db)
+				must(t, err)
+				must(t, os.WriteFile(other, data, 0o600)) // even a faithful copy is another file
+				must(t, os.Rename(other, db))
+			}
+			code, body := get(t, h, "/readyz", "")
+			if code != http.StatusServiceUnavailable || !strings.Contains(body, `"store":{"ok":false`) || !strings.Contains(body, "the database file was "+how+" under the running server") {
+				t.Fatalf("/readyz with the database %s: %d %s", how, code, body)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/toolwright/toolwright/engine/errs"
@@ -68,8 +69,11 @@ func (s *DB) sameFile() error {
 		return nil
 	}
 	why := "the database file was replaced"
-	if err != nil {
-		why = "the database file is gone"
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "the database file was deleted"
+	case err != nil:
+		why = "the database file cannot be checked"
 	}
 	return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %s since the store opened it", s.where, why),
 		"the state store cannot record calls (%s under the running server); an operator must restore it and restart the server", why)
