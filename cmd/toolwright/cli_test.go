@@ -333,7 +333,7 @@ func TestCLIAudit(t *testing.T) {
 	if r.Tool != "product_details" || r.Risk != "read" || r.Code != "ok" || r.GrantID != "" || !strings.HasPrefix(r.EnvID, "env_") {
 		t.Errorf("the read call's record: %+v", r)
 	}
-	if p := store.VerifyChain(recs); p != nil {
+	if p := store.VerifyChain(recs, nil); p != nil {
 		t.Errorf("the export does not verify: %s", p)
 	}
 

@@ -62,7 +62,8 @@ func exitStatus(root *cobra.Command, err error, stderr io.Writer) int {
 		return int(code)
 	}
 	fmt.Fprintln(stderr, "toolwright:", err)
-	if errors.As(err, &usage) || root.Annotations["ran"] == "" {
+	var cfgErr *config.Error
+	if errors.As(err, &usage) || errors.As(err, &cfgErr) || root.Annotations["ran"] == "" {
 		return exitUsage
 	}
 	return exitFailed

@@ -176,24 +176,42 @@ func auditCmd(g *globals) *cobra.Command {
 	export.Flags().StringVar(&until, "until", "", "up to this time (RFC 3339 or a duration ago)")
 	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (or json: the same) or csv")
 	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
-	var verifyFormat string
+	var verifyFormat, headFlag string
 	verify := &cobra.Command{
-		Use:   "verify",
+		Use:   "verify [--head SEQ:HASH]",
 		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
+		Long: `Check the audit chain: seqs without gaps, every link, every hash (with
+audit.key, every HMAC), and the head row. Exit 1 and print the first bad
+record on tampering; exit 2 when there is no database (it never makes one).
+
+--head SEQ:HASH (as printed earlier by "toolwright audit head" and kept
+somewhere the database's writers cannot reach) also requires that record to
+be there unchanged: a whole-chain rewrite or a cut tail is caught even
+without audit.key.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(verifyFormat); err != nil {
 				return err
 			}
-			// Verifying never creates a database: a missing one is an error.
-			if cfg, err := g.load(); err == nil && cfg.Store.URL == "" {
-				db := filepath.Join(cfg.StateDir, store.FileName)
-				if _, err := os.Stat(db); err != nil {
-					return usageError{fmt.Errorf("no audit database at %s (state_dir %s): nothing to verify", db, cfg.StateDir)}
+			var anchor *store.AuditAnchor
+			if headFlag != "" {
+				a, err := store.ParseAuditAnchor(headFlag)
+				if err != nil {
+					return usagef("--head: %w", err)
 				}
+				anchor = &a
+			}
+			if err := g.needDatabase("verify"); err != nil {
+				return err
 			}
 			return g.withStore(func(st store.Store) error {
 				out := cmd.OutOrStdout()
-				p, err := st.CheckAudit(cmd.Context())
+				var p *store.AuditProblem
+				var err error
+				if anchor != nil {
+					p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
+				} else {
+					p, err = st.CheckAudit(cmd.Context())
+				}
 				if err != nil {
 					return err
 				}
@@ -214,16 +232,64 @@ func auditCmd(g *globals) *cobra.Command {
 					return err
 				}
 				if verifyFormat == "json" {
-					return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash})
+					return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
 				}
 				fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
+				if anchor != nil {
+					fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
+				}
 				return nil
 			})
 		},
 	}
 	formatFlag(verify, &verifyFormat)
-	audit.AddCommand(export, verify)
+	verify.Flags().StringVar(&headFlag, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
+	var headFormat string
+	head := &cobra.Command{
+		Use:   "head",
+		Short: "Print the audit chain's head as SEQ:HASH, to keep elsewhere and check with audit verify --head",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(headFormat); err != nil {
+				return err
+			}
+			if err := g.needDatabase("head"); err != nil {
+				return err
+			}
+			return g.withStore(func(st store.Store) error {
+				seq, hash, err := st.AuditHead(cmd.Context())
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				if headFormat == "json" {
+					return printJSON(out, map[string]any{"seq": seq, "hash": hash, "keyed": strings.HasPrefix(hash, store.KeyedPrefix)})
+				}
+				if seq == 0 {
+					return usagef("the audit log is empty: no head to print yet")
+				}
+				fmt.Fprintln(out, store.AuditAnchor{Seq: seq, Hash: hash})
+				return nil
+			})
+		},
+	}
+	formatFlag(head, &headFormat)
+	audit.AddCommand(export, verify, head)
 	return audit
+}
+
+// needDatabase refuses an audit command on a SQLite store whose file does
+// not exist (exit 2): reading the audit log never creates a database.
+func (g *globals) needDatabase(what string) error {
+	cfg, err := g.load()
+	if err != nil || cfg.Store.URL != "" {
+		return nil
+	}
+	db := filepath.Join(cfg.StateDir, store.FileName)
+	if _, err := os.Stat(db); err != nil {
+		return usageError{fmt.Errorf("no audit database at %s (state_dir %s): nothing to %s", db, cfg.StateDir, what)}
+	}
+	return nil
 }
 
 // parseWhen reads an RFC 3339 time or a duration before now; "" is zero.

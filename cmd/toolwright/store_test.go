@@ -1,15 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -57,5 +64,131 @@ func TestFullDiskRefusesCalls(t *testing.T) {
 	}
 	if n := hits.Load() - before; n != 0 {
 		t.Fatalf("the call ran (%d requests) though the store could not record it", n)
+	}
+}
+
+// twCLI runs the binary with extra environment variables and returns its
+// stdout, stderr and exit status.
+func twCLI(t *testing.T, bin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// rewriteAuditPlain rewrites the whole audit chain of the SQLite file with
+// recomputed plain hashes, changing every code, as anyone who can write the
+// file (but lacks audit.key) could.
+func rewriteAuditPlain(t *testing.T, dbPath string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT seq, time_ms, task_id, tool, risk, env_id, purpose, grant_id, code, trace_id FROM audit ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.AuditRecord
+	for rows.Next() {
+		var r store.AuditRecord
+		var ms int64
+		if err := rows.Scan(&r.Seq, &ms, &r.TaskID, &r.Tool, &r.Risk, &r.EnvID, &r.Purpose, &r.GrantID, &r.Code, &r.TraceID); err != nil {
+			t.Fatal(err)
+		}
+		r.Time = store.FromMS(ms)
+		recs = append(recs, r)
+	}
+	rows.Close()
+	prev := ""
+	for _, r := range recs {
+		r.Code, r.PrevHash = "rewritten", prev
+		r.Seal(nil)
+		if _, err := db.Exec(`UPDATE audit SET code = $1, prev_hash = $2, hash = $3 WHERE seq = $4`, r.Code, r.PrevHash, r.Hash, r.Seq); err != nil {
+			t.Fatal(err)
+		}
+		prev = r.Hash
+	}
+	if _, err := db.Exec(`UPDATE audit_head SET hash = $1 WHERE id = 1`, prev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuditKeyAndHead: `audit head` prints SEQ:HASH and `audit verify
+// --head` catches a whole-chain rewrite that a plain chain cannot show;
+// with audit.key the chain turns keyed from the next record, and a rewrite
+// without the key fails `audit verify`; a key the config names but that
+// cannot be read stops the CLI with exit 2. Before: no audit.key, no `audit
+// head`, no --head, and the rewrite verified ok.
+func TestAuditKeyAndHead(t *testing.T) {
+	testsite.NeedChromium(t)
+	bin := serveBinary(t)
+	dir := t.TempDir()
+	cfg := serveSet(t, dir, "http://127.0.0.1:1", serveWorkflows)
+	dbPath := filepath.Join(dir, "state", store.FileName)
+	noKey := []string{"TOOLWRIGHT_AUDIT_KEY="} // never the default key of whoever runs the test
+	for range 2 {
+		if out, errb, code := twCLI(t, bin, noKey, "--config", cfg, "run", "set_only"); code != 0 {
+			t.Fatalf("run: %d %s %s", code, out, errb)
+		}
+	}
+	out, errb, code := twCLI(t, bin, noKey, "--config", cfg, "audit", "head")
+	anchor := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(anchor, "2:") || len(anchor) != 2+64 {
+		t.Fatalf("audit head: %d %q %s", code, out, errb)
+	}
+	if out, _, code := twCLI(t, bin, noKey, "--config", cfg, "audit", "verify", "--head", anchor); code != 0 || !strings.Contains(out, "anchored head") {
+		t.Fatalf("verify --head on the intact chain: %d %s", code, out)
+	}
+	rewriteAuditPlain(t, dbPath)
+	if out, _, code := twCLI(t, bin, noKey, "--config", cfg, "audit", "verify"); code != 0 {
+		t.Fatalf("a plain chain rewritten whole should verify without an anchor (that is its limit): %d %s", code, out)
+	}
+	out, _, code = twCLI(t, bin, noKey, "--config", cfg, "audit", "verify", "--head", anchor)
+	if code != 1 || !strings.Contains(out, "does not match") {
+		t.Fatalf("verify --head after a whole-chain rewrite: %d %s", code, out)
+	}
+	if _, errb, code := twCLI(t, bin, noKey, "--config", cfg, "audit", "verify", "--head", "two:abc"); code != 2 {
+		t.Fatalf("a malformed --head: exit %d %s", code, errb)
+	}
+
+	// audit.key from a file named in the config
+	keyFile := filepath.Join(dir, "audit.key")
+	cliMust(t, os.WriteFile(keyFile, []byte("the-operators-audit-key\n"), 0o600))
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	cliMust(t, err)
+	_, _ = f.WriteString("audit:\n  key: {file: ./audit.key}\n")
+	f.Close()
+	if out, errb, code := twCLI(t, bin, noKey, "--config", cfg, "run", "set_only"); code != 0 {
+		t.Fatalf("run with the key: %d %s %s", code, out, errb)
+	}
+	out, _, _ = twCLI(t, bin, noKey, "--config", cfg, "audit", "head")
+	if !strings.HasPrefix(strings.TrimSpace(out), "3:"+store.KeyedPrefix) {
+		t.Fatalf("head after a call with the key: %q", out)
+	}
+	if out, _, code := twCLI(t, bin, noKey, "--config", cfg, "audit", "verify"); code != 0 {
+		t.Fatalf("verify with the key (plain records, then keyed): %d %s", code, out)
+	}
+	// someone without the key rewrites the whole chain again
+	rewriteAuditPlain(t, dbPath)
+	out, _, code = twCLI(t, bin, noKey, "--config", cfg, "audit", "verify")
+	if code != 1 || !strings.Contains(out, "no record is keyed") {
+		t.Fatalf("verify with the key after a rewrite without it: %d %s", code, out)
+	}
+	// the key the config names cannot be read: exit 2, the value never printed
+	cliMust(t, os.Remove(keyFile))
+	_, errb, code = twCLI(t, bin, noKey, "--config", cfg, "audit", "verify")
+	if code != 2 || !strings.Contains(errb, "audit.key") {
+		t.Fatalf("verify with an unreadable audit.key: %d %s", code, errb)
 	}
 }

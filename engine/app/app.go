@@ -65,7 +65,11 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 			return nil, fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)
 		}
 	}
-	st, err := sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{})
+	key, err := cfg.AuditKey()
+	if err != nil {
+		return nil, err
+	}
+	st, err := sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key})
 	if err != nil {
 		return nil, err
 	}

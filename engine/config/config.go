@@ -37,6 +37,7 @@ type Config struct {
 	Policy     Policy
 	Limits     Limits
 	HTTP       HTTP
+	Audit      Audit
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
@@ -59,6 +60,46 @@ type Store struct {
 	// PostgreSQL database that several replicas share.
 	URL string
 }
+
+// Audit configures the audit log.
+type Audit struct {
+	// Key is where audit.key comes from: the HMAC key of the audit chain.
+	Key Secret
+	// KeySet is true when the config file names the key; the default
+	// ({env: TOOLWRIGHT_AUDIT_KEY}) is used only when that variable is set.
+	KeySet bool
+}
+
+// DefaultAuditKeyEnv is where audit.key is read from when the config does not say.
+const DefaultAuditKeyEnv = "TOOLWRIGHT_AUDIT_KEY"
+
+// AuditKey reads audit.key. With no key in the config file and
+// $TOOLWRIGHT_AUDIT_KEY unset it is nil (a plain hash chain). A key the
+// config names but that cannot be read, or is empty, is an error: the
+// store must not fall back to a plain chain without a word. The error never
+// holds the value.
+func (c *Config) AuditKey() ([]byte, error) {
+	if !c.Audit.KeySet {
+		if v, ok := os.LookupEnv(c.Audit.Key.Env); !ok || c.Audit.Key.Env == "" || v == "" {
+			return nil, nil
+		}
+	}
+	v, err := c.Audit.Key.Read()
+	if err != nil {
+		return nil, &Error{fmt.Errorf("audit.key: %v", err)}
+	}
+	if v == "" {
+		return nil, &Error{fmt.Errorf("audit.key is empty")}
+	}
+	return []byte(v), nil
+}
+
+// Error is a problem with the config found when a part that needs the
+// setting starts (an audit.key that cannot be read): the CLI exits 2.
+type Error struct{ Err error }
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Secret says where a secret value comes from.
 type Secret struct {
@@ -142,6 +183,7 @@ func Default(dir string) *Config {
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
 			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
+		Audit:         Audit{Key: Secret{Env: DefaultAuditKeyEnv}},
 		ShutdownGrace: 10 * time.Second,
 		GrantCommand:  "toolwright grant",
 		secretVals:    map[string]string{},
@@ -276,8 +318,14 @@ var Decl = &decl.Object{
 		{Name: "limits", Type: decl.Nested, Obj: LimitsDecl, Doc: "bounds on what one call may do"},
 		{Name: "shutdown_grace", Type: decl.Duration, Default: 10 * time.Second, Doc: "running calls may finish this long after EOF or SIGTERM"},
 		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
+		{Name: "audit", Type: decl.Nested, Obj: AuditDecl, Doc: "the audit log"},
 	},
 }
+
+// AuditDecl declares audit:.
+var AuditDecl = &decl.Object{Name: "audit", Doc: "The audit log.", Fields: []decl.Field{
+	secretField("key", "the HMAC key of the audit chain: with it a rewrite of the log by someone without the key is caught (default {env: TOOLWRIGHT_AUDIT_KEY}, used when that variable is set; without a key the chain is a plain hash chain)"),
+}}
 
 // StoreDecl declares store:.
 var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, grants, traces and the audit log live.", Fields: []decl.Field{
@@ -445,6 +493,13 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		if kv, ok := h.KV("token"); ok {
 			if sec, ok := decodeSecret(file, kv.Value, "http.token", dir, &ps); ok {
 				c.HTTP.Token = sec
+			}
+		}
+	}
+	if a := v.Sub("audit"); a != nil {
+		if kv, ok := a.KV("key"); ok {
+			if sec, ok := decodeSecret(file, kv.Value, "audit.key", dir, &ps); ok {
+				c.Audit.Key, c.Audit.KeySet = sec, true
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -16,6 +17,13 @@ import (
 // AuditRecord is one line of the audit log. Seq, PrevHash and Hash are set by
 // AppendAudit; Hash covers every other field and PrevHash, so a record cannot
 // be edited, removed or moved without breaking the chain.
+//
+// Hash is either a plain SHA-256 (64 hex digits: anyone can recompute it, so
+// someone who can write the database can rewrite the whole chain) or, when
+// the store has audit.key, an HMAC-SHA256 under that key written as
+// KeyedPrefix + 64 hex digits: without the key no record can be made or
+// changed. A chain may start plain and turn keyed when a key is first set
+// (the first keyed record links to the last plain one); it never turns back.
 type AuditRecord struct {
 	Seq      int64     `json:"seq"`
 	Time     time.Time `json:"time"`
@@ -52,12 +60,44 @@ func FromMS(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
+// KeyedPrefix starts the Hash of a record keyed by audit.key.
+const KeyedPrefix = "hmac-sha256:"
+
+// auditHMACVersion names the canonical encoding under an HMAC.
+const auditHMACVersion = "toolwright-audit-hmac-v1"
+
+// Keyed reports whether the record's hash is an HMAC under audit.key.
+func (r *AuditRecord) Keyed() bool { return strings.HasPrefix(r.Hash, KeyedPrefix) }
+
+// Seal sets r.Hash: ComputeHMAC(key) with a key, ComputeHash without.
+func (r *AuditRecord) Seal(key []byte) {
+	if len(key) > 0 {
+		r.Hash = r.ComputeHMAC(key)
+	} else {
+		r.Hash = r.ComputeHash()
+	}
+}
+
+// ComputeHMAC is KeyedPrefix and the hex HMAC-SHA256 under key of the
+// record's canonical encoding (ComputeHash's, with its own version tag).
+func (r *AuditRecord) ComputeHMAC(key []byte) string {
+	m := hmac.New(sha256.New, key)
+	r.encode(m, auditHMACVersion)
+	return KeyedPrefix + hex.EncodeToString(m.Sum(nil))
+}
+
 // ComputeHash is the hex SHA-256 of the record's canonical encoding: the
 // version tag, then Seq, Time (Unix milliseconds) and the string fields in a
 // fixed order, each written as "<byte length>:<bytes>," so no two different
 // records encode the same, then PrevHash. Hash itself is not covered.
 func (r *AuditRecord) ComputeHash() string {
 	h := sha256.New()
+	r.encode(h, auditHashVersion)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encode writes the canonical encoding, starting with version, to h.
+func (r *AuditRecord) encode(h io.Writer, version string) {
 	var buf []byte
 	field := func(v string) {
 		buf = strconv.AppendInt(buf[:0], int64(len(v)), 10)
@@ -66,13 +106,12 @@ func (r *AuditRecord) ComputeHash() string {
 		buf = append(buf, ',')
 		h.Write(buf)
 	}
-	field(auditHashVersion)
+	field(version)
 	field(strconv.FormatInt(r.Seq, 10))
 	field(strconv.FormatInt(MS(r.Time), 10))
 	for _, v := range []string{r.TaskID, r.Tool, r.Risk, r.EnvID, r.Purpose, r.GrantID, r.Code, r.TraceID, r.PrevHash} {
 		field(v)
 	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // AuditProblem says where and why the chain is broken.
@@ -89,12 +128,47 @@ func (p *AuditProblem) String() string {
 	return fmt.Sprintf("audit chain broken at seq %d: %s", p.Record.Seq, p.Reason)
 }
 
+// AuditAnchor is a head (seq and hash) kept somewhere the database's
+// writers cannot reach, printed earlier by `toolwright audit head`. A chain
+// checked against it must still hold that record unchanged, so a rewrite of
+// the whole chain, or records cut from its end and the head fixed, is caught
+// even without audit.key.
+type AuditAnchor struct {
+	Seq  int64
+	Hash string
+}
+
+// ParseAuditAnchor reads "SEQ:HASH" (a keyed hash keeps its own prefix:
+// "12:hmac-sha256:…").
+func ParseAuditAnchor(s string) (AuditAnchor, error) {
+	seq, hash, ok := strings.Cut(strings.TrimSpace(s), ":")
+	n, err := strconv.ParseInt(seq, 10, 64)
+	if !ok || err != nil || n < 1 || hash == "" {
+		return AuditAnchor{}, fmt.Errorf("want SEQ:HASH as printed by `toolwright audit head`, got %q", s)
+	}
+	return AuditAnchor{Seq: n, Hash: hash}, nil
+}
+
+func (a AuditAnchor) String() string { return fmt.Sprintf("%d:%s", a.Seq, a.Hash) }
+
 // ChainChecker checks records one by one in seq order; implementations of
 // Audit use it for CheckAudit, and VerifyChain for exported records.
+//
+// With Key set, plain records are accepted only before the first keyed one
+// (the chain turned keyed when the key was set), keyed ones must carry the
+// key's HMAC, and a chain with records but none keyed fails (Finish): it was
+// written, or rewritten, without the key. Without Key a keyed record cannot
+// be checked and fails. With Anchor set, the record at Anchor.Seq must have
+// Anchor.Hash and must exist (Finish).
 type ChainChecker struct {
+	Key    []byte
+	Anchor *AuditAnchor
+
 	started  bool
 	prevSeq  int64
 	prevHash string
+	keyed    bool // a keyed record was seen
+	anchored bool // the anchor's record was seen and matched
 }
 
 // Last is the seq and hash of the last record checked (0, "" before any).
@@ -124,25 +198,55 @@ func (c *ChainChecker) Check(r *AuditRecord, fromStart bool) *AuditProblem {
 			return bad("prev_hash does not match the hash of seq %d", c.prevSeq)
 		}
 	}
-	if r.ComputeHash() != r.Hash {
+	switch {
+	case r.Keyed() && len(c.Key) == 0:
+		return bad("the record is keyed by audit.key (an HMAC); give the key to verify it")
+	case r.Keyed():
+		if !hmac.Equal([]byte(r.ComputeHMAC(c.Key)), []byte(r.Hash)) {
+			return bad("the HMAC does not match the record's fields under audit.key (a record changed, or another key)")
+		}
+		c.keyed = true
+	case c.keyed:
+		return bad("a plain-hash record follows keyed records: the chain was rewritten without audit.key")
+	case r.ComputeHash() != r.Hash:
 		return bad("hash does not match the record's fields")
+	}
+	if c.Anchor != nil && r.Seq == c.Anchor.Seq {
+		if r.Hash != c.Anchor.Hash {
+			return bad("the anchored head %s does not match this record's hash: the chain was rewritten since the anchor was taken", c.Anchor)
+		}
+		c.anchored = true
 	}
 	c.started, c.prevSeq, c.prevHash = true, r.Seq, r.Hash
 	return nil
 }
 
+// Finish is the check after the last record: the anchor was met, and with
+// a key some record is keyed.
+func (c *ChainChecker) Finish() *AuditProblem {
+	next := &AuditRecord{Seq: c.prevSeq + 1, PrevHash: c.prevHash}
+	if c.Anchor != nil && !c.anchored {
+		return &AuditProblem{Record: next, Reason: fmt.Sprintf("the log ends at seq %d, before the anchored head %s: records were removed from the end", c.prevSeq, c.Anchor)}
+	}
+	if len(c.Key) > 0 && c.started && !c.keyed {
+		return &AuditProblem{Record: next, Reason: "audit.key is set but no record is keyed by it: the chain was written (or rewritten) without the key; records are keyed from the first call recorded with the key"}
+	}
+	return nil
+}
+
 // VerifyChain checks exported records (for example a file written by
 // WriteAudit and read back with ReadAudit): consecutive seqs, links and
-// hashes. A slice that does not start at seq 1 is trusted for its first
-// PrevHash. It returns nil when the records are intact.
-func VerifyChain(recs []AuditRecord) *AuditProblem {
-	var c ChainChecker
+// hashes, HMACs under key (nil: none expected). A slice that does not start
+// at seq 1 is trusted for its first PrevHash. It returns nil when the
+// records are intact.
+func VerifyChain(recs []AuditRecord, key []byte) *AuditProblem {
+	c := ChainChecker{Key: key}
 	for i := range recs {
 		if p := c.Check(&recs[i], false); p != nil {
 			return p
 		}
 	}
-	return nil
+	return c.Finish()
 }
 
 // Audit export formats.

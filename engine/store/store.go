@@ -130,8 +130,12 @@ type Audit interface {
 	// VerifyAudit is CheckAudit's first bad record (nil: intact).
 	VerifyAudit(ctx context.Context) (firstBad *AuditRecord, err error)
 	// CheckAudit checks the whole chain in one consistent snapshot; nil
-	// means intact. The error is for failures to read.
+	// means intact. The error is for failures to read. With the store's
+	// audit key, keyed records are checked by their HMAC (ChainChecker).
 	CheckAudit(ctx context.Context) (*AuditProblem, error)
+	// CheckAuditAnchor is CheckAudit that also requires the record at
+	// anchor.Seq to exist with anchor.Hash (`audit verify --head`).
+	CheckAuditAnchor(ctx context.Context, anchor AuditAnchor) (*AuditProblem, error)
 	// AuditHead is the seq and hash of the last record (0 and "" when the
 	// log is empty).
 	AuditHead(ctx context.Context) (seq int64, hash string, err error)

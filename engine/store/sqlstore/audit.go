@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/store"
 )
 
@@ -39,9 +40,13 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 			}
 			return err
 		}
+		if len(s.opts.AuditKey) == 0 && strings.HasPrefix(hash, store.KeyedPrefix) {
+			// a plain record after keyed ones would break the chain for good
+			return errs.New(errs.StoreUnavailable, "the audit chain is keyed by audit.key, which this server lacks, so the call is not recorded; an operator must set audit.key")
+		}
 		out = *rec
 		out.Seq, out.PrevHash = seq+1, hash
-		out.Hash = out.ComputeHash()
+		out.Seal(s.opts.AuditKey)
 		if _, err := s.q.auditInsert.exec(ctx, tx, out.Seq, store.MS(out.Time), out.TaskID, out.Tool,
 			out.Risk, out.EnvID, out.Purpose, out.GrantID, out.Code, out.TraceID, out.PrevHash, out.Hash); err != nil {
 			return err
@@ -146,9 +151,18 @@ func (s *DB) VerifyAudit(ctx context.Context) (*store.AuditRecord, error) {
 // reordered row makes it return the first bad record with a reason.
 //
 // Without an audit key the chain is a plain hash chain: someone who can
-// write the database can rebuild it whole. Compare AuditHead with a copy
-// kept elsewhere to rule that out.
+// write the database can rebuild it whole. Keep AuditHead somewhere else and
+// check against it (CheckAuditAnchor) to rule that out, or set audit.key.
 func (s *DB) CheckAudit(ctx context.Context) (*store.AuditProblem, error) {
+	return s.checkAudit(ctx, nil)
+}
+
+// CheckAuditAnchor implements store.Audit.
+func (s *DB) CheckAuditAnchor(ctx context.Context, anchor store.AuditAnchor) (*store.AuditProblem, error) {
+	return s.checkAudit(ctx, &anchor)
+}
+
+func (s *DB) checkAudit(ctx context.Context, anchor *store.AuditAnchor) (*store.AuditProblem, error) {
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
@@ -161,7 +175,7 @@ func (s *DB) CheckAudit(ctx context.Context) (*store.AuditProblem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
-	var c store.ChainChecker
+	c := store.ChainChecker{Key: s.opts.AuditKey, Anchor: anchor}
 	for rows.Next() {
 		a, err := scanAudit(rows)
 		if err != nil {
@@ -193,5 +207,5 @@ func (s *DB) CheckAudit(ctx context.Context) (*store.AuditProblem, error) {
 			Reason: fmt.Sprintf("the log ends at seq %d but its head is seq %d: records were removed from the end or the head was changed", lastSeq, headSeq),
 		}, nil
 	}
-	return nil, nil
+	return c.Finish(), nil
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func opts(o storetest.Options) Options {
-	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now}
+	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey}
 }
 
 // sqliteBackend makes a fresh file per test.

@@ -45,6 +45,11 @@ type Options struct {
 	// in Go instead of spinning on SQLite's busy handler) and of the whole
 	// pool on PostgreSQL (default 4 on SQLite, 16 on PostgreSQL).
 	Conns int
+	// AuditKey is audit.key: with it every audit record appended is keyed
+	// by an HMAC-SHA256 under it, and CheckAudit checks keyed records with
+	// it (store.ChainChecker). Without it the chain is a plain hash chain,
+	// and a chain that is already keyed takes no more records.
+	AuditKey []byte
 	// Now is the store's clock (default time.Now); tests set it.
 	Now func() time.Time
 }

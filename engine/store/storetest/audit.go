@@ -174,7 +174,7 @@ func testAuditExportRoundTrip(t *testing.T, b Backend) {
 	if len(part) != 3 || part[0].Seq != 3 {
 		t.Fatalf("since/until: %d records", len(part))
 	}
-	if p := store.VerifyChain(part); p != nil {
+	if p := store.VerifyChain(part, nil); p != nil {
 		t.Fatalf("a slice of the chain: %s", p)
 	}
 	for _, format := range []string{store.FormatJSONL, store.FormatCSV} {
@@ -189,11 +189,11 @@ func testAuditExportRoundTrip(t *testing.T, b Backend) {
 		if d := cmp.Diff(all, back); d != "" {
 			t.Fatalf("%s round trip (-want +got):\n%s", format, d)
 		}
-		if p := store.VerifyChain(back); p != nil {
+		if p := store.VerifyChain(back, nil); p != nil {
 			t.Fatalf("%s: %s", format, p)
 		}
 		back[4].Code = "edited"
-		if p := store.VerifyChain(back); p == nil || p.Record.Seq != 5 {
+		if p := store.VerifyChain(back, nil); p == nil || p.Record.Seq != 5 {
 			t.Fatalf("%s: edit not detected: %v", format, p)
 		}
 	}

@@ -20,6 +20,8 @@ type Options struct {
 	LeaseDuration time.Duration
 	// Now is the store's clock (nil: time.Now).
 	Now func() time.Time
+	// AuditKey is audit.key (nil: a plain hash chain).
+	AuditKey []byte
 }
 
 // Database is one empty database made for one test.
@@ -60,6 +62,9 @@ func Run(t *testing.T, b Backend) {
 		{"AuditChainConcurrentWriters", testAuditChainConcurrentWriters},
 		{"AuditTamper", testAuditTamper},
 		{"AuditExportRoundTrip", testAuditExportRoundTrip},
+		{"AuditKeyedChain", testAuditKeyedChain},
+		{"AuditKeyMigration", testAuditKeyMigration},
+		{"AuditAnchor", testAuditAnchor},
 		{"ReadyOnAHealthyStore", testReadyHealthy},
 		{"LockedStoreAnswersBusy", testLockedStoreAnswersBusy},
 		{"ReplacedStoreIsUnavailable", testReplacedStoreIsUnavailable},
