@@ -14,6 +14,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/run"
 )
 
 func serveCmd(g *globals) *cobra.Command {
@@ -81,6 +82,12 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 					log.Warn("shutdown", "err", err)
 				}
 			}()
+			// Retention: prune old traces and artifacts now and hourly,
+			// stopped before the store closes.
+			pctx, stopPruning := context.WithCancel(ctx)
+			pruning := make(chan struct{})
+			go func() { defer close(pruning); a.Engine.KeepPruning(pctx, run.RetentionEvery) }()
+			defer func() { stopPruning(); <-pruning }()
 			srv := mcpserver.New(a.Engine, mcpserver.Options{
 				Name: "toolwright", Version: buildVersion(), Logger: log, Metrics: metrics,
 				ShutdownGrace: cfg.ShutdownGrace,

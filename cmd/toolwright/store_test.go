@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -190,5 +192,73 @@ func TestAuditKeyAndHead(t *testing.T) {
 	_, errb, code = twCLI(t, bin, noKey, "--config", cfg, "audit", "verify")
 	if code != 2 || !strings.Contains(errb, "audit.key") {
 		t.Fatalf("verify with an unreadable audit.key: %d %s", code, errb)
+	}
+}
+
+// oldCallDir makes a call's folder under root, last modified days ago.
+func oldCallDir(t *testing.T, root string, days int) string {
+	t.Helper()
+	dir := filepath.Join(root, store.NewTraceID())
+	cliMust(t, os.MkdirAll(dir, 0o700))
+	f := filepath.Join(dir, "page.html")
+	cliMust(t, os.WriteFile(f, []byte("<p>old</p>"), 0o600))
+	when := time.Now().Add(-time.Duration(days) * 24 * time.Hour)
+	cliMust(t, os.Chtimes(f, when, when))
+	cliMust(t, os.Chtimes(dir, when, when))
+	return dir
+}
+
+// TestGCAndServePrune: `toolwright gc` deletes traces past retention.traces
+// and call folders past retention.artifacts and says how many; `serve`
+// does the same on its own when it starts (and hourly after). Before,
+// nothing pruned either.
+func TestGCAndServePrune(t *testing.T) {
+	bin := serveBinary(t)
+	dir := t.TempDir()
+	cfg := serveSet(t, dir, "http://127.0.0.1:1", serveWorkflows)
+	state := filepath.Join(dir, "state")
+	st, err := sqlstore.OpenSQLite(filepath.Join(state, store.FileName), sqlstore.Options{})
+	cliMust(t, err)
+	ctx := context.Background()
+	for _, age := range []time.Duration{40 * 24 * time.Hour, time.Hour} {
+		cliMust(t, st.SaveTrace(ctx, &store.Trace{Tool: "read_title", Start: time.Now().Add(-age), Code: "ok"}))
+	}
+	cliMust(t, st.Close())
+	old := oldCallDir(t, filepath.Join(state, "artifacts"), 8)
+	oldDownload := oldCallDir(t, filepath.Join(state, "downloads"), 9)
+	recent := oldCallDir(t, filepath.Join(state, "artifacts"), 1)
+
+	out, errb, code := twCLI(t, bin, nil, "--config", cfg, "gc", "--format", "json")
+	var p struct {
+		Traces       int64 `json:"traces"`
+		ArtifactDirs int   `json:"artifact_dirs"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil || p.Traces != 1 || p.ArtifactDirs != 2 {
+		t.Fatalf("gc: exit %d %s %s", code, out, errb)
+	}
+	for path, want := range map[string]bool{old: false, oldDownload: false, recent: true} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("after gc %s: exists=%v, want %v", path, err == nil, want)
+		}
+	}
+	if out, _, _ := twCLI(t, bin, nil, "--config", cfg, "gc"); !strings.HasPrefix(out, "pruned 0 traces (older than 30d)") {
+		t.Errorf("gc again: %q", out)
+	}
+
+	// serve prunes on its own
+	another := oldCallDir(t, filepath.Join(state, "artifacts"), 10)
+	p2 := startStdio(t, bin, "serve", "--config", cfg)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(another); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not prune %s within 30s; stderr:\n%s", another, p2.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := os.Stat(recent); err != nil {
+		t.Errorf("serve pruned a recent folder: %v", err)
 	}
 }

@@ -38,6 +38,7 @@ type Config struct {
 	Limits     Limits
 	HTTP       HTTP
 	Audit      Audit
+	Retention  Retention
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
@@ -59,6 +60,32 @@ type Store struct {
 	// URL is empty for SQLite in state_dir, or postgres://... for a
 	// PostgreSQL database that several replicas share.
 	URL string
+}
+
+// Retention is how long the server keeps what calls leave behind; 0 keeps it forever.
+type Retention struct {
+	Traces    time.Duration // traces in the store (default 30d)
+	Artifacts time.Duration // each call's files: screenshots, page.html, downloads (default 7d)
+}
+
+// ParseRetention reads a retention: a Go duration (36h), whole days (30d)
+// or 0 (keep forever).
+func ParseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		if _, err := fmt.Sscanf(n, "%d", &days); err == nil && days > 0 && fmt.Sprint(days) == n && days <= 100*365 {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a duration such as 30d, 36h or 0 (keep forever), got %q", s)
+	}
+	return d, nil
 }
 
 // Audit configures the audit log.
@@ -147,6 +174,9 @@ type Limits struct {
 	MaxListItems     int
 	MaxResponseBytes int
 	MaxDownloadBytes int64
+	// MaxArtifactBytes bounds each file a call keeps (page.html is cut with
+	// a marker; a screenshot above it is not kept).
+	MaxArtifactBytes int64
 }
 
 // HTTP configures `serve --http`.
@@ -179,11 +209,12 @@ func Default(dir string) *Config {
 		Limits: Limits{
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
-			MaxDownloadBytes: 50 << 20,
+			MaxDownloadBytes: 50 << 20, MaxArtifactBytes: 5 << 20,
 		},
 		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
 			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
 		Audit:         Audit{Key: Secret{Env: DefaultAuditKeyEnv}},
+		Retention:     Retention{Traces: 30 * 24 * time.Hour, Artifacts: 7 * 24 * time.Hour},
 		ShutdownGrace: 10 * time.Second,
 		GrantCommand:  "toolwright grant",
 		secretVals:    map[string]string{},
@@ -319,8 +350,15 @@ var Decl = &decl.Object{
 		{Name: "shutdown_grace", Type: decl.Duration, Default: 10 * time.Second, Doc: "running calls may finish this long after EOF or SIGTERM"},
 		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
 		{Name: "audit", Type: decl.Nested, Obj: AuditDecl, Doc: "the audit log"},
+		{Name: "retention", Type: decl.Nested, Obj: RetentionDecl, Doc: "how long traces and call artifacts are kept (pruned hourly by serve and by toolwright gc)"},
 	},
 }
+
+// RetentionDecl declares retention:.
+var RetentionDecl = &decl.Object{Name: "retention", Doc: "How long the server keeps what calls leave behind; serve prunes hourly, toolwright gc at once.", Fields: []decl.Field{
+	{Name: "traces", Type: decl.String, Default: "30d", Doc: "traces older than this are deleted from the store (30d, 36h; 0: keep forever); the audit log is never pruned"},
+	{Name: "artifacts", Type: decl.String, Default: "7d", Doc: "a call's files (screenshots, page.html, downloads) older than this are deleted (7d, 12h; 0: keep forever)"},
+}}
 
 // AuditDecl declares audit:.
 var AuditDecl = &decl.Object{Name: "audit", Doc: "The audit log.", Fields: []decl.Field{
@@ -370,6 +408,7 @@ var LimitsDecl = &decl.Object{Name: "limits", Doc: "Bounds on what one call may 
 	{Name: "max_list_items", Type: decl.Int, Min: decl.F(1), Default: 200, Doc: "the most items of a list in a result"},
 	{Name: "max_response_bytes", Type: decl.Int, Min: decl.F(1), Default: 65536, Doc: "the largest result"},
 	{Name: "max_download_bytes", Type: decl.Int, Min: decl.F(1), Default: 52428800, Doc: "the largest file a download step may save (its max_bytes is at most this)"},
+	{Name: "max_artifact_bytes", Type: decl.Int, Min: decl.F(1024), Default: 5242880, Doc: "the largest file a call keeps: a failure's page.html is cut to it with a marker, a screenshot above it is not kept (the screenshot step fails with limit_exceeded)"},
 }}
 
 // HTTPDecl declares http:.
@@ -483,6 +522,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		c.Limits.MaxListItems = l.Int("max_list_items", c.Limits.MaxListItems)
 		c.Limits.MaxResponseBytes = l.Int("max_response_bytes", c.Limits.MaxResponseBytes)
 		c.Limits.MaxDownloadBytes = int64(l.Int("max_download_bytes", int(c.Limits.MaxDownloadBytes)))
+		c.Limits.MaxArtifactBytes = int64(l.Int("max_artifact_bytes", int(c.Limits.MaxArtifactBytes)))
 	}
 	c.ShutdownGrace = v.Dur("shutdown_grace", c.ShutdownGrace)
 	if h := v.Sub("http"); h != nil {
@@ -494,6 +534,22 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 			if sec, ok := decodeSecret(file, kv.Value, "http.token", dir, &ps); ok {
 				c.HTTP.Token = sec
 			}
+		}
+	}
+	if r := v.Sub("retention"); r != nil {
+		for _, f := range []struct {
+			key string
+			dst *time.Duration
+		}{{"traces", &c.Retention.Traces}, {"artifacts", &c.Retention.Artifacts}} {
+			if !r.Has(f.key) {
+				continue
+			}
+			d, err := ParseRetention(r.Str(f.key, ""))
+			if err != nil {
+				ps.Addf(r.Pos(f.key), lint.BadValue, "retention.%s: %v", f.key, err)
+				continue
+			}
+			*f.dst = d
 		}
 	}
 	if a := v.Sub("audit"); a != nil {

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,5 +241,62 @@ func TestArtifactsDir(t *testing.T) {
 	}
 	if got := c.Artifacts(); got != "/srv/shared/art" {
 		t.Errorf("artifacts_dir %s", got)
+	}
+}
+
+func TestRetentionAndArtifactLimit(t *testing.T) {
+	c, ps := config.Parse("/srv/tw/toolwright.yaml", []byte("# nothing set\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if c.Retention.Traces != 30*24*time.Hour || c.Retention.Artifacts != 7*24*time.Hour || c.Limits.MaxArtifactBytes != 5<<20 {
+		t.Fatalf("defaults: retention %+v, max_artifact_bytes %d", c.Retention, c.Limits.MaxArtifactBytes)
+	}
+	c, ps = config.Parse("/srv/tw/toolwright.yaml", []byte("retention: {traces: 90d, artifacts: 36h}\nlimits: {max_artifact_bytes: 65536}\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	if c.Retention.Traces != 90*24*time.Hour || c.Retention.Artifacts != 36*time.Hour || c.Limits.MaxArtifactBytes != 65536 {
+		t.Fatalf("set: %+v %d", c.Retention, c.Limits.MaxArtifactBytes)
+	}
+	c, ps = config.Parse("/srv/tw/toolwright.yaml", []byte("retention: {traces: 0, artifacts: \"0\"}\n"))
+	if len(ps) > 0 || c.Retention.Traces != 0 || c.Retention.Artifacts != 0 {
+		t.Fatalf("keep forever: %+v %v", c.Retention, ps.Err())
+	}
+	_, ps = config.Parse("/srv/tw/toolwright.yaml", []byte("retention:\n  traces: a month\n  artifacts: -3d\n"))
+	if err := ps.Err(); err == nil || !strings.Contains(err.Error(), "toolwright.yaml:2:11: retention.traces: want a duration such as 30d") ||
+		!strings.Contains(err.Error(), "retention.artifacts") {
+		t.Fatalf("bad retention: %v", err)
+	}
+}
+
+func TestAuditKey(t *testing.T) {
+	t.Setenv(config.DefaultAuditKeyEnv, "")
+	c, _ := config.Parse("/srv/tw/toolwright.yaml", []byte("# nothing set\n"))
+	if k, err := c.AuditKey(); k != nil || err != nil {
+		t.Fatalf("no key configured, default variable empty: %q %v", k, err)
+	}
+	t.Setenv(config.DefaultAuditKeyEnv, "from-the-environment")
+	if k, err := c.AuditKey(); string(k) != "from-the-environment" || err != nil {
+		t.Fatalf("default variable set: %q %v", k, err)
+	}
+	dir := t.TempDir()
+	c, ps := config.Parse(filepath.Join(dir, "toolwright.yaml"), []byte("audit:\n  key: {file: audit.key}\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	_, err := c.AuditKey()
+	var ce *config.Error
+	if err == nil || !errors.As(err, &ce) || !strings.Contains(err.Error(), "audit.key: cannot read file") {
+		t.Fatalf("a named key file that is missing: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "audit.key"), []byte("s3cr3t-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := c.AuditKey(); string(k) != "s3cr3t-key" || err != nil {
+		t.Fatalf("key file: %q %v", k, err)
+	}
+	if _, ps := config.Parse(filepath.Join(dir, "toolwright.yaml"), []byte("audit:\n  key: s3cr3t-key\n")); ps.Err() == nil || strings.Contains(ps.Err().Error(), "s3cr3t") {
+		t.Fatalf("a key written in the config itself: %v", ps.Err())
 	}
 }

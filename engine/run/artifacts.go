@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-rod/rod/lib/proto"
 )
@@ -65,6 +66,7 @@ func (c *call) saveFailure(ctx context.Context) {
 	page := env.Page().Context(ctx)
 	_ = proto.PageStopLoading{}.Call(page) // a page still loading would hold the capture
 	var missed []string
+	bound := c.e.cfg.Limits.MaxArtifactBytes
 	var why error // the first reason something was not kept
 	miss := func(name string, err error) {
 		missed = append(missed, name)
@@ -74,7 +76,7 @@ func (c *call) saveFailure(ctx context.Context) {
 	}
 	if res, err := page.Eval(blankPasswordsJS); err != nil {
 		miss("page.html", err)
-	} else if err := os.WriteFile(filepath.Join(dir, "page.html"), []byte(c.e.redactor.Redact(res.Value.Str())), 0o600); err != nil {
+	} else if err := os.WriteFile(filepath.Join(dir, "page.html"), []byte(cutHTML(c.e.redactor.Redact(res.Value.Str()), bound)), 0o600); err != nil {
 		miss("page.html", err)
 	}
 	// No screenshot unless every field and text showing a secret is hidden.
@@ -85,6 +87,8 @@ func (c *call) saveFailure(ctx context.Context) {
 			miss("failure.png", err)
 		} else if png, err := page.Screenshot(false, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}); err != nil {
 			miss("failure.png", err)
+		} else if bound > 0 && int64(len(png)) > bound {
+			miss("failure.png", fmt.Errorf("the screenshot is %d bytes, above limits.max_artifact_bytes (%d)", len(png), bound))
 		} else if err := os.WriteFile(filepath.Join(dir, "failure.png"), png, 0o600); err != nil {
 			miss("failure.png", err)
 		}
@@ -97,6 +101,22 @@ func (c *call) saveFailure(ctx context.Context) {
 	default:
 		c.setCapture(fmt.Sprintf("the failure capture kept no %s: %v", strings.Join(missed, " or "), why))
 	}
+}
+
+// cutHTML keeps page.html within max bytes (limits.max_artifact_bytes; 0:
+// no bound): the start of the page, cut at a character boundary, then a
+// marker saying how much was kept of how much.
+func cutHTML(html string, bound int64) string {
+	if bound <= 0 || int64(len(html)) <= bound {
+		return html
+	}
+	marker := fmt.Sprintf("\n<!-- toolwright: page.html cut here: %d of its %d bytes kept (limits.max_artifact_bytes) -->\n", bound, len(html))
+	keep := bound - int64(len(marker))
+	keep = min(max(keep, 0), int64(len(html)))
+	for keep > 0 && !utf8.RuneStart(html[keep]) {
+		keep--
+	}
+	return html[:keep] + marker
 }
 
 // setCapture notes, in the trace's error, why the failure capture kept less

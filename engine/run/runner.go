@@ -891,6 +891,9 @@ func (r *runner) DownloadDir() (string, error) {
 // MaxDownloadBytes is limits.max_download_bytes.
 func (r *runner) MaxDownloadBytes() int64 { return r.c.e.cfg.Limits.MaxDownloadBytes }
 
+// MaxArtifactBytes is limits.max_artifact_bytes.
+func (r *runner) MaxArtifactBytes() int64 { return r.c.e.cfg.Limits.MaxArtifactBytes }
+
 // output evaluates the workflow's output into the envelope's data.
 func (r *runner) output(ctx context.Context) (map[string]any, error) {
 	data := make(map[string]any, len(r.w.Output))

@@ -254,6 +254,9 @@ type Exec interface {
 	DownloadDir() (string, error)
 	// MaxDownloadBytes is limits.max_download_bytes.
 	MaxDownloadBytes() int64
+	// MaxArtifactBytes is limits.max_artifact_bytes: the largest file a
+	// step may keep as an artifact (a screenshot).
+	MaxArtifactBytes() int64
 }
 
 // FindOpt refines a Find.

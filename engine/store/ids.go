@@ -74,7 +74,11 @@ func newID(prefix string) string { return prefix + encodeULID(ids.next(time.Now(
 
 // NewTraceID makes a trace id: "tr_" and 26 Crockford base32 characters
 // (ULID-style: time first, so ids sort by creation time).
-func NewTraceID() string { return newID("tr_") }
+func NewTraceID() string { return newID(TraceIDPrefix) }
+
+// TraceIDPrefix starts every trace id (and the name of every call's folder
+// of artifacts and downloads).
+const TraceIDPrefix = "tr_"
 
 // NewGrantID makes a grant id: "gr_" and a ULID-style suffix.
 func NewGrantID() string { return newID("gr_") }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/tmpl"
 )
@@ -56,6 +57,9 @@ func init() {
 			}
 			if err != nil {
 				return err
+			}
+			if max := x.MaxArtifactBytes(); max > 0 && int64(len(data)) > max {
+				return errs.New(errs.LimitExceeded, "the screenshot is %d bytes, above limits.max_artifact_bytes (%d): screenshot a target instead of the page, or raise the limit", len(data), max)
 			}
 			path, uri, err := x.Artifact("png")
 			if err != nil {
