@@ -13,10 +13,14 @@ import (
 	"github.com/toolwright/toolwright/engine/store"
 )
 
-// callOverhead is what the store adds to one tool call: claim the task_id,
-// store the envelope, save the trace (5 steps) and append the audit record.
+// callOverhead is what the store adds to one tool call: check it can
+// record the call (Ready), claim the task_id, store the envelope, save the
+// trace (5 steps) and append the audit record.
 func callOverhead(b *testing.B, s store.Store, i int64) {
 	ctx := context.Background()
+	if err := s.Ready(ctx); err != nil {
+		b.Fatalf("ready: %v", err)
+	}
 	taskID := fmt.Sprintf("T-%d", i)
 	c, err := s.Claim(ctx, "place_order", taskID, "0f3a9c", 0)
 	if err != nil || !c.Leased() {
@@ -76,6 +80,19 @@ func BenchmarkStoreCallOverheadParallel(b *testing.B) {
 				callOverhead(b, s, n.Add(1))
 			}
 		})
+	})
+}
+
+// BenchmarkReady is the check before every call (a write on SQLite, one
+// query on PostgreSQL).
+func BenchmarkReady(b *testing.B) {
+	benchBackends(b, func(b *testing.B, s store.Store) {
+		ctx := context.Background()
+		for b.Loop() {
+			if err := s.Ready(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }
 
