@@ -271,10 +271,18 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 	defer cancel()
 	g.mu.Lock()
 	env := g.contexts[ev.TargetInfo.BrowserContextID]
+	second := false
 	if env != nil {
+		second = !ev.WaitingForDebugger && g.watchingLocked(ev.TargetInfo.TargetID)
 		g.sessions[ev.SessionID] = watched{env: env, target: ev.TargetInfo.TargetID}
 	}
 	g.mu.Unlock()
+	if second {
+		// rod's own session of a page the guard auto-attached to (paused,
+		// so before it sent anything): that session's rules hold every
+		// request; enabling them here too would pause each one twice.
+		return
+	}
 
 	if env == nil {
 		var judged bool
@@ -309,6 +317,17 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 		g.c.log.Debug("cannot resume a new page", "env", env.ID, "err", err)
 	}
 	g.markReady(target, env.ctxID, err)
+}
+
+// watchingLocked reports whether a session of ours already watches page
+// target.
+func (g *guard) watchingLocked(target proto.TargetTargetID) bool {
+	for _, w := range g.sessions {
+		if !w.frame && w.target == target {
+			return true
+		}
+	}
+	return false
 }
 
 // watchFrames has the browser attach this session's out-of-process
