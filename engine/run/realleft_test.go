@@ -281,3 +281,34 @@ output:
 		t.Errorf("greeted: the call took %s", took)
 	}
 }
+
+// TestWithinFrameInSteps: a target with within whose parent is in a
+// cross-site frame works in every step that takes a target (wait, fill,
+// click, extract), not only in extract fields.
+func TestWithinFrameInSteps(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"pay_within": `
+name: pay_within
+description: Fill and pay through targets within the card form of the cross-site frame.
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/frames.html
+  - wait: {visible: real.card.form_number}
+  - fill: {target: real.card.form_number, value: "4242424242421234"}
+  - click: real.card.form_pay
+  - wait: {text: Card ending 1234}
+  - extract: {from: real.card.form_number, attr: value, into: number}
+  - extract: {from: real.card.status, into: status}
+output:
+  number: ${{ vars.number }}
+  status: ${{ vars.status }}
+`}, nil)
+	env := h.call("pay_within", `{}`)
+	if !env.OK {
+		t.Fatalf("%s\n%s", env.JSON(), h.trace(env).Error)
+	}
+	if env.Data["number"] != "4242424242421234" || env.Data["status"] != "Card ending 1234" {
+		t.Errorf("data: %v", env.Data)
+	}
+}

@@ -68,6 +68,13 @@ real.card.field_value:
 real.card.status:
   frame: real.frame.card
   css: "#card-status"
+real.card.form_pay:
+  within: real.card.form
+  role: button
+  name: Pay
+real.card.form_number:
+  within: real.card.form
+  label: Card number
 real.card.lost:
   frame: real.frame.missing
   css: "#card-number"

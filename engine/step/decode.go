@@ -562,10 +562,10 @@ func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) 
 		c.Addf(c.Pos(n), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
 		return
 	}
+	// A within target in a step is resolved inside the first match of its
+	// parent (in extract fields: inside each match); within and frame
+	// compose either way.
 	c.Targets = append(c.Targets, Ref{Name: name, Pos: c.Pos(n), Step: s})
-	if t.Within != "" {
-		c.Addf(c.Pos(n), lint.BadValue, "target %q is resolved within %q: use it in extract.fields with from: %s", name, t.Within, t.Within)
-	}
 	if s.Spec.Acts && c.ReadOnly && t.Writes() {
 		c.Addf(c.Pos(n), lint.Risk, "a risk: read workflow may not %s target %q: the selector map marks it effect: write (declare risk: write)", s.Spec.Kind, name)
 	}
