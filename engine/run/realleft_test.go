@@ -238,15 +238,7 @@ output:
 			t.Errorf("rename %s: %s", c.args, env.JSON())
 		}
 	}
-	notes := func(env *result.Envelope) string {
-		var out []string
-		for _, s := range h.trace(env).Steps {
-			if s.Dialog != "" {
-				out = append(out, s.Path+": "+s.Dialog)
-			}
-		}
-		return strings.Join(out, " | ")
-	}
+	notes := func(env *result.Envelope) string { return strings.Join(h.dialogNotes(env), " | ") }
 	env := h.code(h.call("leave", `{}`), "navigation_failed")
 	if env.Retryable || !strings.Contains(env.Message, "the page asked before leaving (beforeunload) and the dialog was dismissed") ||
 		notes(env) != `3: beforeunload "" dismissed by default` {
@@ -311,4 +303,15 @@ output:
 	if env.Data["number"] != "4242424242421234" || env.Data["status"] != "Card ending 1234" {
 		t.Errorf("data: %v", env.Data)
 	}
+}
+
+// dialogNotes are the dialog notes of a call's trace, "PATH: NOTE" each.
+func (h *harness) dialogNotes(env *result.Envelope) []string {
+	var out []string
+	for _, s := range h.trace(env).Steps {
+		if s.Dialog != "" {
+			out = append(out, s.Path+": "+s.Dialog)
+		}
+	}
+	return out
 }

@@ -62,12 +62,7 @@ output:
 		if n := list(t, env, "rows").Count; n != c.rows {
 			t.Errorf("%s: %d rows left, want %d: %s", c.answer, n, c.rows, env.JSON())
 		}
-		var notes []string
-		for _, s := range h.trace(env).Steps {
-			if s.Dialog != "" {
-				notes = append(notes, s.Path+": "+s.Dialog)
-			}
-		}
+		notes := h.dialogNotes(env)
 		want := "dismissed by default"
 		if c.answer == "accept" {
 			want = "accepted as the step's dialog key says"
