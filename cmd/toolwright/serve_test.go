@@ -507,6 +507,9 @@ output:
   done: ${{ vars.done }}
 `}
 	cfg := serveSet(t, t.TempDir(), site.URL(""), wfs)
+	// The call in flight at EOF may first start Chromium: on a busy
+	// machine that alone can outlast the default grace of 10s.
+	appendFile(t, cfg, "shutdown_grace: 2m\n")
 	p := startStdio(t, bin, "serve", "--config", cfg)
 	p.send(t, stdioInit)
 	p.await(t, 1, 20*time.Second)
@@ -719,5 +722,20 @@ func TestAuditVerifyNeverCreatesDB(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "state")); len(ents) != 0 {
 		t.Errorf("audit verify left files in the state dir: %v", ents)
+	}
+}
+
+// appendFile adds text at the end of the file at path.
+func appendFile(tb testing.TB, path, text string) {
+	tb.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
 	}
 }
