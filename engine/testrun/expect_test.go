@@ -228,11 +228,12 @@ func TestCheck(t *testing.T) {
 // TestDeriveCopiesConfig fails when config.Config grows a field that
 // derive does not know about: a test run must not silently drop a setting.
 func TestDeriveCopiesConfig(t *testing.T) {
-	// Store and ArtifactsDir are left out on purpose (a test run keeps its
-	// records and files under its own state dir, never in shared ones);
+	// Store, ArtifactsDir, Audit and Retention are left out on purpose (a
+	// test run keeps its records and files under its own throwaway state
+	// dir: never in shared ones, keyed by the server's audit key or pruned);
 	// GrantCommand keeps its default so messages name plain `toolwright grant`;
 	// ShutdownGrace is for serve, not for test runs.
-	copied := []string{"File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
+	copied := []string{"File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Audit", "Retention", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
 	var fields []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
 		if f.IsExported() {

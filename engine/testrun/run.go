@@ -313,9 +313,10 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	cfg = config.Default(dir)
 	cfg.File = base.File
 	cfg.Workflows, cfg.Selectors, cfg.StateDir, cfg.UploadsDir = base.Workflows, base.Selectors, stateDir, base.UploadsDir
-	// cfg.Store and cfg.ArtifactsDir stay empty on purpose: test cases keep
-	// their state in SQLite and their files under their own state dir, never
-	// in the server's shared database or artifacts folder.
+	// cfg.Store, cfg.ArtifactsDir, cfg.Audit and cfg.Retention stay at their
+	// defaults on purpose: test cases keep their state in SQLite and their
+	// files under their own throwaway state dir, never in the server's shared
+	// database or artifacts folder, unkeyed and unpruned.
 	if base.File == "" && len(f.Workflows) == 0 {
 		// No config file: the built-in workflows when ./workflows does not
 		// exist, as for the other commands, extracted under the state dir.
