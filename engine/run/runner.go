@@ -582,17 +582,45 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 	if err != nil {
 		return nil, r.frameBlocked(name, err)
 	}
-	if r.current >= 0 && opt.Parent == nil {
-		r.c.updateStep(r.current, func(sr *store.StepRecord) {
-			if sr.Strategy == "" {
-				sr.Strategy = m.Describe()
-				if sr.Target == "" || strings.HasPrefix(sr.Target, "${{") {
-					sr.Target = name
-				}
-			}
-		})
+	if opt.Parent == nil && !opt.Quiet {
+		r.recordStrategy(name, m.Describe())
 	}
 	return m, nil
+}
+
+// recordStrategy notes in the current step's record the strategy that
+// found its target (the first one found, when a step finds several).
+func (r *runner) recordStrategy(name, strategy string) {
+	if r.current < 0 {
+		return
+	}
+	r.c.updateStep(r.current, func(sr *store.StepRecord) {
+		if sr.Strategy == "" {
+			sr.Strategy = strategy
+			if sr.Target == "" || strings.HasPrefix(sr.Target, "${{") {
+				sr.Target = name
+			}
+		}
+	})
+}
+
+// Ready finds a one-element target and readies it for a click in one
+// round trip when the page can do both (selector.Map.Ready).
+func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions) (*selector.Ready, error) {
+	name, err := r.targetName(name)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := r.c.set.Selectors.Ready(ctx, page, name, o)
+	if err != nil || rd == nil {
+		return nil, err
+	}
+	r.recordStrategy(name, rd.Describe())
+	return rd, nil
 }
 
 // targetName resolves a target field: a selector-map name as written, or
@@ -700,11 +728,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 	if err != nil {
 		return err
 	}
-	event := proto.PageLifecycleEventNameLoad
-	if waitUntil == "domcontentloaded" {
-		event = proto.PageLifecycleEventNameDOMContentLoaded
-	}
-	wait := page.WaitNavigation(event)
+	wait := waitLoaded(page, waitUntil == "domcontentloaded")
 	r.c.ownNavigation()
 	r.c.navigating()
 	r.c.stayed()
@@ -725,6 +749,28 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 		return err
 	}
 	return r.blocked()
+}
+
+// waitLoaded returns a wait for the page's next document to fire its load
+// event (or DOMContentLoaded): the main frame must commit a new document
+// first, so a load event of the document being left (stopped by the
+// navigation) does not count; a navigation within the document before any
+// commit (a goto to a new #fragment) ends the wait too. It listens to the Page domain's own
+// events, which every page has enabled, instead of switching lifecycle
+// events on and off around each navigation (two requests).
+func waitLoaded(page *rod.Page, dcl bool) func() {
+	committed := false
+	return page.EachEvent(
+		func(e *proto.PageFrameNavigated) bool {
+			if e.Frame != nil && e.Frame.ParentID == "" {
+				committed = true
+			}
+			return false
+		},
+		func(e *proto.PageNavigatedWithinDocument) bool { return !committed && e.FrameID == page.FrameID },
+		func(*proto.PageDomContentEventFired) bool { return dcl && committed },
+		func(*proto.PageLoadEventFired) bool { return committed },
+	)
 }
 
 // SetVar sets or appends to a variable.

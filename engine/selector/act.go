@@ -15,7 +15,8 @@ import (
 // Actions on a resolved element, in as few CDP requests as their guarantees
 // allow. Each one first runs page.js's prepare in one Runtime.callFunctionOn:
 // the element is scrolled into view (only when it is not), given an
-// animation frame to stand still, checked enabled and not covered, and
+// animation frame to stand still (a click only: the mouse must land on it;
+// a focus lands wherever it is), checked enabled and not covered, and
 // focused or cleared; then comes the input itself.
 //
 //	Click: prepare (1) + mouse moved, pressed, released (3)           = 4
@@ -44,8 +45,9 @@ type point struct {
 func prepare(ctx context.Context, el *rod.Element, name string, focus, clear bool) (point, error) {
 	p := el.Page().Context(ctx)
 	front := false
+	settle := !focus // a pointer action
 	for {
-		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front}, true, true)
+		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front, "settle": settle}, true, true)
 		if err != nil {
 			var nf *rod.ObjectNotFoundError
 			if errors.As(err, &nf) {
@@ -95,7 +97,11 @@ func Click(ctx context.Context, el *rod.Element, o ActOptions) error {
 	if err != nil {
 		return err
 	}
-	p := el.Page().Context(ctx)
+	return clickAt(el.Page().Context(ctx), pt)
+}
+
+// clickAt moves the mouse to pt, presses and releases the left button.
+func clickAt(p *rod.Page, pt point) error {
 	for _, ev := range []proto.InputDispatchMouseEvent{
 		{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y},
 		{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1},
@@ -197,4 +203,110 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 		return err
 	}
 	return Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)})
+}
+
+// Ready is a target found and readied for a click in one round trip (see
+// Map.Ready): where to click, and which locator matched.
+type Ready struct {
+	// Strategy and Locator name the locator that matched, as in Match.
+	Strategy string
+	Locator  int
+	// Disabled is set when the element is disabled (nothing was prepared).
+	Disabled bool
+	// URL and Text are the page's URL and the marker's text, read when a
+	// marker was given (ReadyOptions.Marker).
+	URL, Text string
+
+	page *rod.Page
+	pt   point
+}
+
+// Describe names the locator that matched, like Match.Describe.
+func (r *Ready) Describe() string {
+	return (&Match{Strategy: r.Strategy, Locator: r.Locator}).Describe()
+}
+
+// ReadyOptions tune Map.Ready.
+type ReadyOptions struct {
+	// Probe only finds the element and tells whether it is disabled.
+	Probe bool
+	// ClassDisabled counts a "disabled" class as disabled too (a next-page
+	// control drawn as a link).
+	ClassDisabled bool
+	// Marker is an element whose text (and the page's URL) is read in the
+	// same call, after the element was readied: the state a click should
+	// change (paginate).
+	Marker *rod.Element
+}
+
+// Ready looks for the one-element target name once and, when the page can
+// find it on its own (a css, xpath, text or label locator before any role
+// locator matches; no frame, no within), readies its first visible match for a click in the same
+// Runtime.callFunctionOn: scrolled into view, standing still for a frame,
+// checked enabled and not covered — Resolve (Visible, Once) and prepare in
+// one request instead of three. A covered element fails at once with
+// target_covered, like Click. It returns nil, nil when this way does not
+// apply or found nothing visible yet: the caller then resolves (and waits)
+// the usual way. A disabled element comes back with Disabled set.
+func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOptions) (*Ready, error) {
+	t, ok := m.Lookup(name)
+	if !ok || t.Many || t.Frame != "" || t.Within != "" {
+		return nil, nil
+	}
+	// The locators the page runs alone, up to the first that needs the
+	// accessibility tree: when one of them matches, it is the one Resolve
+	// would have taken (the first in order that matches).
+	var locs []jsLoc
+	for _, l := range t.Locators {
+		if l.Strategy == Role {
+			break
+		}
+		locs = append(locs, locJS(l))
+	}
+	if len(locs) == 0 {
+		return nil, nil
+	}
+	p := page.Context(ctx)
+	req := map[string]any{"locs": locs, "settle": true, "off": o.ClassDisabled, "probe": o.Probe}
+	var nodes []any
+	if o.Marker != nil {
+		nodes = append(nodes, o.Marker.Object)
+	}
+	res, err := evalOp(p, nil, "ready", req, true, true, nodes...)
+	if err != nil {
+		var nf *rod.ObjectNotFoundError
+		if errors.As(err, &nf) {
+			return nil, nil // the marker's document is gone
+		}
+		return nil, err
+	}
+	v := res.Value
+	if v.Get("missing").Bool() || v.Get("background").Bool() {
+		return nil, nil // not there yet, or behind another tab: Click brings it to the front
+	}
+	i := v.Get("i").Int()
+	if i < 0 || i >= len(t.Locators) {
+		return nil, errs.New(errs.Internal, "ready: locator %d of %s", i, name)
+	}
+	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page,
+		URL: v.Get("url").Str(), Text: v.Get("text").Str()}
+	r.pt = point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Gone: v.Get("gone").Bool()}
+	if c := v.Get("cover"); !c.Nil() {
+		r.pt.Cover = c.Str()
+	}
+	switch {
+	case r.Disabled || o.Probe:
+		return r, nil
+	case r.pt.Gone:
+		return nil, nil
+	case r.pt.Cover != "":
+		return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, r.pt.Cover)
+	}
+	return r, nil
+}
+
+// Click clicks the readied element: the mouse moves to its centre, presses
+// and releases (three requests).
+func (r *Ready) Click(ctx context.Context) error {
+	return clickAt(r.page.Context(ctx), r.pt)
 }

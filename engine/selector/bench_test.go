@@ -67,6 +67,21 @@ b.free:
 			t.Errorf("%s took %d CDP requests, want at most 6", what, n)
 		}
 	}
+	// A click found and readied in one request (the click step's way when
+	// the page can find its target alone): ready (1) + the mouse (3), what
+	// leaves room in 6 for the two requests the guard lets through when
+	// the click navigates.
+	n := cost("ready click", func() error {
+		rd, err := m.Ready(ctx, p, "b.free", ReadyOptions{})
+		if err != nil || rd == nil {
+			return fmt.Errorf("ready: %v, %v", rd, err)
+		}
+		return rd.Click(ctx)
+	})
+	t.Logf("ready click: %d CDP requests", n)
+	if n > 4 {
+		t.Errorf("a ready click took %d CDP requests, want at most 4", n)
+	}
 
 	lp, lc := countingPage(t, "/list.html?n=200&fields=8")
 	lm := loadMap(t, listMap(8))

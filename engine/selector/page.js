@@ -8,12 +8,39 @@ function (op, req, ...nodes) {
   //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → plain data
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
+  //   op "ready":   find a one-element target once and prepare it in the same call
   //   op "events":  fire DOM events on the element
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
-  const norm = (s) => String(s == null ? "" : s).replace(/\s+/g, " ").trim();
+  // norm collapses white space; most strings need nothing done, and a scan
+  // tells so at a fraction of a regular expression's cost on the strings
+  // the DOM hands out (a 200 × 8 read spent half its time here).
+  const norm = (s) => {
+    s = String(s == null ? "" : s);
+    let prev = 32;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      const ws = c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+        c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+      if (ws && (c !== 32 || prev === 32)) return s.replace(/\s+/g, " ").trim();
+      prev = ws ? 32 : c;
+    }
+    return prev === 32 && s.length ? s.replace(/\s+/g, " ").trim() : s;
+  };
+  // shown is the text a person sees of el (innerText). An element holding
+  // one text node, drawn visible and without text-transform, shows that
+  // node's text (up to white space, which norm collapses): read it without
+  // innerText's walk over the layout.
+  const shown = (el) => {
+    const c = el.firstChild;
+    if (c && c.nodeType === 3 && !c.nextSibling && "innerText" in el) {
+      const cs = getComputedStyle(el);
+      if (cs.textTransform === "none" && cs.visibility === "visible") return c.data;
+    }
+    return el.innerText !== undefined ? el.innerText : el.textContent;
+  };
   const isEl = (n) => n && n.nodeType === 1;
   let root = isEl(this) ? this : null;
   let doc = root ? root.ownerDocument : (this && this.nodeType === 9 ? this : document);
@@ -82,7 +109,7 @@ function (op, req, ...nodes) {
     if (el.tagName === "INPUT") {
       return ["button", "submit", "reset"].includes(el.type) ? el.value : null;
     }
-    return el.innerText !== undefined ? el.innerText : el.textContent;
+    return shown(el);
   };
   const labelText = (l) => {
     if (!l.querySelector("select, textarea, button, datalist, output")) return l.innerText;
@@ -190,6 +217,14 @@ function (op, req, ...nodes) {
   const first = (locs, r, many, visibleOnly, anyOne) => {
     for (let i = 0; i < locs.length; i++) {
       let h;
+      if (anyOne && !many && !visibleOnly && locs[i].kind === "css" && !hasShadow()) {
+        // An extract's field, the usual case: one css match in the row,
+        // taken as it is (what find would do, without its copies).
+        let nl = null;
+        try { nl = (r || doc).querySelectorAll(locs[i].value); } catch (e) { continue; }
+        if (nl.length === 0) continue;
+        if (nl.length === 1) return { i, els: [nl[0]], hidden: false };
+      }
       try {
         h = find(locs[i], r, many, visibleOnly, undefined, anyOne);
       } catch (e) {
@@ -204,7 +239,7 @@ function (op, req, ...nodes) {
     if (el.tagName === "INPUT" && (el.type || "").toLowerCase() === "password") return "";
     switch (attr) {
       case "text": {
-        const t = el.innerText !== undefined ? el.innerText : el.textContent;
+        const t = shown(el);
         return t == null ? null : norm(t);
       }
       case "value": return "value" in el ? String(el.value) : (el.getAttribute("value") == null ? null : norm(el.getAttribute("value")));
@@ -239,6 +274,89 @@ function (op, req, ...nodes) {
     return optionsOf(lb).find((o) => visible(o) && (accName(o) === want || o.getAttribute("data-value") === value)) || null;
   };
 
+  // prepareEl gets el ready for a user action, in one round trip:
+  // scroll it into view when it is not, wait one animation frame for it
+  // to stand still (a click), and report what stops the action. The point is in
+  // the coordinates of the page whose session dispatches the input
+  // (same-process frames add their iframes' offsets).
+  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, gone} | {background}
+  const prepareEl = (el, req) => {
+    if (!el || !el.isConnected) return { gone: true };
+    // A page behind another tab (a target=_blank popup left open) runs
+    // no animation frames: the Go side brings it to the front (front set
+    // once it tried) and asks again.
+    const background = el.ownerDocument.visibilityState === "hidden";
+    if (background && !req.front) return { background: true };
+    const win = el.ownerDocument.defaultView;
+    const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+    if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    // In view of its frame is not in view of the page: a frame below the
+    // fold is scrolled into view too ("nearest": nothing moves when it
+    // shows). A cross-site frame out of view gets no animation frames.
+    else if (win !== win.top) el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
+    const rectKey = (r) => [r.x, r.y, r.width, r.height].map((v) => Math.round(v)).join(",");
+    const settle = (tries) => new Promise((resolve) => {
+      if (background) { resolve(); return; }
+      // Frames the browser does not render (throttled) run no animation
+      // frames: a timer ends the wait (nothing moves there either).
+      const timer = setTimeout(resolve, 250);
+      let before = rectKey(el.getBoundingClientRect());
+      const step = (n) => requestAnimationFrame(() => {
+        const now = rectKey(el.getBoundingClientRect());
+        if (now === before || n <= 0) { clearTimeout(timer); resolve(); }
+        else { before = now; step(n - 1); }
+      });
+      step(tries);
+    });
+    const coverAt = (d, x, y, target) => {
+      let hit = d.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      if (!hit || contains(target, hit)) return null;
+      if (hit.tagName === "LABEL" && hit.control === target) return null;
+      // Name the outermost positioned box of the cover that does not hold the target.
+      let cover = hit;
+      for (let n = parentOf(hit); n && isEl(n) && !contains(n, target); n = parentOf(n)) {
+        const s = getComputedStyle(n);
+        if (s.position === "fixed" || s.position === "absolute" || s.position === "sticky") cover = n;
+      }
+      const id = cover.id ? "#" + cover.id : "";
+      const cls = typeof cover.className === "string" && cover.className.trim()
+        ? "." + cover.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+      let text = norm(cover.innerText || cover.textContent || "");
+      if (text.length > 40) text = text.slice(0, 40) + "…";
+      return cover.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
+    };
+    // Only a pointer action needs the element to stand still: a focus
+    // (fill, press) lands wherever it is (req.settle).
+    return (req.settle ? settle(5) : Promise.resolve()).then(() => {
+      const r = el.getBoundingClientRect();
+      let x = r.left + r.width / 2, y = r.top + r.height / 2;
+      const out = { disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true" };
+      out.cover = coverAt(el.ownerDocument, x, y, el);
+      // Up through same-process iframes: their offsets, and what covers them.
+      for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
+        const f = w.frameElement, fr = f.getBoundingClientRect();
+        x += fr.left + f.clientLeft;
+        y += fr.top + f.clientTop;
+        out.cover = coverAt(f.ownerDocument, x, y, f);
+      }
+      out.x = x;
+      out.y = y;
+      if (!out.cover && !out.disabled) {
+        if (req.focus || req.clear) el.focus();
+        if (req.clear) {
+          if ("value" in el) el.value = ""; else el.textContent = "";
+          el.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+      }
+      return out;
+    });
+  };
+
   switch (op) {
     case "select": {
       // A native <select>: choose by value or label at once. Else report
@@ -266,7 +384,7 @@ function (op, req, ...nodes) {
     case "find": {
       const h = find(req.loc, root, req.many, req.visibleOnly, nodes);
       if (!h) return null;
-      if (!req.many && h.els.length === 1 && !h.hidden) return h.els[0];
+      if ((!req.many || req.first) && h.els.length >= 1 && !h.hidden && (req.first || h.els.length === 1)) return h.els[0];
       const out = req.many ? h.els : h.els.slice(0, 1);
       out.count = h.els.length;
       out.hidden = h.hidden;
@@ -300,83 +418,28 @@ function (op, req, ...nodes) {
       return res;
     }
 
-    case "prepare": {
-      // Get the element (this) ready for a user action, in one round trip:
-      // scroll it into view when it is not, wait one animation frame for it
-      // to stand still, and report what stops the action. The point is in
-      // the coordinates of the page whose session dispatches the input
-      // (same-process frames add their iframes' offsets).
-      // req: {focus, clear, front}. → {x, y, cover, disabled, gone} | {background}
-      const el = root;
-      if (!el || !el.isConnected) return { gone: true };
-      // A page behind another tab (a target=_blank popup left open) runs
-      // no animation frames: the Go side brings it to the front (front set
-      // once it tried) and asks again.
-      const background = el.ownerDocument.visibilityState === "hidden";
-      if (background && !req.front) return { background: true };
-      const win = el.ownerDocument.defaultView;
-      const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
-      if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-      // In view of its frame is not in view of the page: a frame below the
-      // fold is scrolled into view too ("nearest": nothing moves when it
-      // shows). A cross-site frame out of view gets no animation frames.
-      else if (win !== win.top) el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
-      const rectKey = (r) => [r.x, r.y, r.width, r.height].map((v) => Math.round(v)).join(",");
-      const settle = (tries) => new Promise((resolve) => {
-        if (background) { resolve(); return; }
-        // Frames the browser does not render (throttled) run no animation
-        // frames: a timer ends the wait (nothing moves there either).
-        const timer = setTimeout(resolve, 250);
-        let before = rectKey(el.getBoundingClientRect());
-        const step = (n) => requestAnimationFrame(() => {
-          const now = rectKey(el.getBoundingClientRect());
-          if (now === before || n <= 0) { clearTimeout(timer); resolve(); }
-          else { before = now; step(n - 1); }
-        });
-        step(tries);
-      });
-      const coverAt = (d, x, y, target) => {
-        let hit = d.elementFromPoint(x, y);
-        while (hit && hit.shadowRoot) {
-          const inner = hit.shadowRoot.elementFromPoint(x, y);
-          if (!inner || inner === hit) break;
-          hit = inner;
-        }
-        if (!hit || contains(target, hit)) return null;
-        if (hit.tagName === "LABEL" && hit.control === target) return null;
-        // Name the outermost positioned box of the cover that does not hold the target.
-        let cover = hit;
-        for (let n = parentOf(hit); n && isEl(n) && !contains(n, target); n = parentOf(n)) {
-          const s = getComputedStyle(n);
-          if (s.position === "fixed" || s.position === "absolute" || s.position === "sticky") cover = n;
-        }
-        const id = cover.id ? "#" + cover.id : "";
-        const cls = typeof cover.className === "string" && cover.className.trim()
-          ? "." + cover.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
-        let text = norm(cover.innerText || cover.textContent || "");
-        if (text.length > 40) text = text.slice(0, 40) + "…";
-        return cover.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
-      };
-      return settle(5).then(() => {
-        const r = el.getBoundingClientRect();
-        let x = r.left + r.width / 2, y = r.top + r.height / 2;
-        const out = { disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true" };
-        out.cover = coverAt(el.ownerDocument, x, y, el);
-        // Up through same-process iframes: their offsets, and what covers them.
-        for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
-          const f = w.frameElement, fr = f.getBoundingClientRect();
-          x += fr.left + f.clientLeft;
-          y += fr.top + f.clientTop;
-          out.cover = coverAt(f.ownerDocument, x, y, f);
-        }
-        out.x = x;
-        out.y = y;
-        if (!out.cover && !out.disabled) {
-          if (req.focus || req.clear) el.focus();
-          if (req.clear) {
-            if ("value" in el) el.value = ""; else el.textContent = "";
-            el.dispatchEvent(new Event("input", { bubbles: true }));
-          }
+    case "prepare":
+      return prepareEl(root, req);
+
+    case "ready": {
+      // A one-element target looked for once (its locators in order, the
+      // first visible match) and, when found, prepared in the same call:
+      // → {missing} | prepare's answer with i, the locator that matched.
+      // req: {locs, focus, clear, settle, off, probe}: with off a
+      // "disabled" class counts as disabled too (paginate's next), with
+      // probe nothing is prepared (is it there, is it enabled). A node
+      // given (paginate's marker) has its text and the URL read as well,
+      // the state a click must change.
+      const m = first(req.locs, null, false, true);
+      if (!m) return { missing: true };
+      const el = m.els[0];
+      const off = !!el.disabled || el.getAttribute("aria-disabled") === "true" || (!!req.off && el.classList.contains("disabled"));
+      if (off || req.probe) return { i: m.i, disabled: off };
+      return Promise.resolve(prepareEl(el, req)).then((out) => {
+        out.i = m.i;
+        if (nodes.length) {
+          out.url = location.href;
+          out.text = nodes[0] ? nodes[0].innerText : "";
         }
         return out;
       });
@@ -478,16 +541,21 @@ function (op, req, ...nodes) {
           clearInterval(tick);
           removeEventListener("popstate", again);
           removeEventListener("hashchange", again);
+          soon.port1.close();
           resolve(v);
         };
         let queued = false;
-        // Mutations are checked once per animation frame (after layout, so
-        // visibility is current); a poll covers what no mutation shows
-        // (CSS transitions, pushState, network quiet, frames).
+        // Mutations are checked once the task that made them is over (a
+        // message to ourselves runs after its microtasks: a framework's
+        // batched render is complete, and layout queries are current),
+        // at most once per batch of mutations; a poll covers what no
+        // mutation shows (CSS transitions, pushState, network quiet, frames).
+        const soon = new MessageChannel();
+        soon.port1.onmessage = () => { queued = false; if (done) return; const i = check(); if (i >= 0) finish(i); };
         const again = () => {
           if (queued || done) return;
           queued = true;
-          requestAnimationFrame(() => { queued = false; const i = check(); if (i >= 0) finish(i); });
+          soon.port2.postMessage(0);
         };
         const obs = new MutationObserver(again);
         obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });

@@ -31,8 +31,9 @@ type Options struct {
 	// Once tries every locator one time, without waiting (asserts, probes
 	// such as "is there a next page", fields read inside a row).
 	Once bool
-	// First wraps only the first match of a many target as an element
-	// (Count still counts them all): one request instead of one per match.
+	// First returns only the first visible match of a many target, as the
+	// element itself (two requests, whatever the number of matches; Count
+	// is then 1). Hidden matches come back as usual.
 	First bool
 	// objects: the match keeps the remote objects only (Match.objs), no
 	// rod elements (a frame target: one request less).
@@ -83,7 +84,7 @@ func (m *Match) Describe() string {
 // or ctx is done: the step's timeout lives in ctx, so ctx should carry a
 // deadline. When it passes, the error has code target_not_found; when ctx is
 // cancelled, code cancelled. Waiting is a promise in the page that settles
-// within an animation frame of a change (see page.js); the poll is only the
+// once the task that made a change is over (see page.js); the poll is only the
 // fallback for what the page cannot see itself (accessibility-tree roles).
 func Resolve(ctx context.Context, page *rod.Page, parent *rod.Element, t *Target, opt Options) (*Match, error) {
 	if t == nil || len(t.Locators) == 0 {
@@ -123,7 +124,7 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 				continue
 			}
 			usable = true
-			h, err := find(sc, loc, t.Many, opt.Visible)
+			h, err := find(sc, loc, t.Many, opt.Visible, opt.First)
 			if ctx.Err() != nil {
 				break
 			}
@@ -487,8 +488,9 @@ func evalOp(p *rod.Page, this *proto.RuntimeRemoteObject, op string, req any, by
 	return p.Evaluate(&rod.EvalOptions{JS: pageJS, ThisObj: this, JSArgs: args, ByValue: byValue, AwaitPromise: await})
 }
 
-// find runs one locator once. It returns nil, nil when nothing matched.
-func find(sc scope, loc Locator, many, visibleOnly bool) (*hit, error) {
+// find runs one locator once (only its first match with firstOnly). It
+// returns nil, nil when nothing matched.
+func find(sc scope, loc Locator, many, visibleOnly, firstOnly bool) (*hit, error) {
 	p := sc.page
 	var nodes []any
 	jl := locJS(loc)
@@ -515,7 +517,7 @@ func find(sc scope, loc Locator, many, visibleOnly bool) (*hit, error) {
 		defer func(o *proto.RuntimeRemoteObject) { _ = p.Release(o) }(this)
 		frame = false
 	}
-	req := map[string]any{"loc": jl, "many": many, "visibleOnly": visibleOnly, "frame": frame}
+	req := map[string]any{"loc": jl, "many": many, "visibleOnly": visibleOnly, "frame": frame, "first": firstOnly}
 	res, err := evalOp(p, this, "find", req, false, false, nodes...)
 	if err != nil {
 		var nf *rod.ObjectNotFoundError

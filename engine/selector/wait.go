@@ -51,9 +51,9 @@ const fastPoll = 16 * time.Millisecond
 // Wait waits until one of conds holds and returns its index (the first
 // that holds, in order, when several do). The conditions the page can
 // answer itself (css, text, label and xpath targets of the top document,
-// text, URL) are one promise in the page, settled within an animation frame
-// of a change (MutationObserver + requestAnimationFrame; a poll for what no
-// mutation shows). Targets in frames or found through the accessibility
+// text, URL) are one promise in the page, settled once the task that made a
+// change is over (MutationObserver + a message to itself, which runs after
+// the task's microtasks; a poll for what no mutation shows). Targets in frames or found through the accessibility
 // tree, text inside out-of-process frames and network idleness are checked
 // from Go between short promises. When ctx ends first the error says what
 // did not happen (target_not_found; navigation_failed for a URL).
@@ -315,7 +315,7 @@ func globRE(glob string) string {
 // WaitChanged waits until the page moved on from a state seen before: its
 // URL is no longer url (a new document, or history.pushState), or el went
 // stale (detached, or its text is no longer text). The page answers it
-// with a promise, within a frame of the change.
+// with a promise, once the task that changed it is over.
 func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) error {
 	sc := scope{page: el.Page(), this: el.Object, within: true}
 	cond := []map[string]any{{"kind": "changed", "url": url, "text": text}}

@@ -213,6 +213,11 @@ type Exec interface {
 	Page(ctx context.Context) (*rod.Page, error)
 	// Find resolves a target and records which strategy matched.
 	Find(ctx context.Context, target string, opt FindOpt) (*selector.Match, error)
+	// Ready finds a one-element target once and readies it for a click in
+	// the same round trip when the page can find it alone
+	// (selector.Map.Ready), recording the strategy like Find; nil, nil when
+	// the caller must Find (and wait) instead.
+	Ready(ctx context.Context, target string, o selector.ReadyOptions) (*selector.Ready, error)
 	// Extract reads a target's matches and their fields (one round trip on
 	// most pages) and records the strategies that matched.
 	Extract(ctx context.Context, spec selector.ExtractSpec) (*selector.Extracted, error)
@@ -265,7 +270,8 @@ type FindOpt struct {
 	Visible bool         // wait until visible
 	All     bool         // return every match even for a one-element target
 	Once    bool         // look once, without waiting
-	First   bool         // of a many target, only the first match as an element (Count still counts all)
+	First   bool         // of a many target, only the first visible match, in one request (Count is then 1)
+	Quiet   bool         // not recorded as the step's strategy (a step's secondary target)
 }
 
 // Frame is the scope of a loop body.

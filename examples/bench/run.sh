@@ -150,6 +150,8 @@ EOF
 "$BIN/harness" proc -spec "$OUT/proc-spec.json" -runs "$RUNS" -out "$RES/proc.json"
 log "(b) in process on a warm browser: engine.Call vs the rod code"
 "$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm.json"
+# The same on a kept environment (env: given), as the floor keeps its page.
+"$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -open search_catalog_open -tool search_catalog_given -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-kept.json"
 # The spare environment, with 1 s between calls (an agent thinks between calls;
 # the spare is made then): spare 1 (the default) against spare 0.
 "$BIN/harness" warm -config "$CFG/toolwright.yaml" -runs "$RUNS" -gap 1s -tool search_catalog -args '{"query":"ACM","max_pages":3}' -out "$RES/warm-spare-gap.json"

@@ -21,6 +21,18 @@ func init() {
 		},
 		Example: "click: acme.login.submit",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			if s.Int("nth") == 0 {
+				// Found, in view, still, enabled and not covered in one
+				// round trip when the page can tell on its own; else the
+				// way below, which waits.
+				rd, err := x.Ready(ctx, s.Str("target"), selector.ReadyOptions{})
+				if err != nil {
+					return err
+				}
+				if rd != nil && !rd.Disabled {
+					return rd.Click(ctx)
+				}
+			}
 			el, err := element(ctx, x, s, "target", s.Int("nth"))
 			if err != nil {
 				return err

@@ -44,18 +44,12 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 		if err := x.RunSteps(ctx, s.Steps("steps"), f); err != nil {
 			return err
 		}
-		m, err := x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
-		if errs.CodeOf(err) == errs.TargetNotFound {
-			return nil // no next page
-		}
-		if err != nil {
-			return err
-		}
-		el := m.Elements[0].Context(ctx)
-		if off, err := disabled(el); err != nil || off {
-			return err
-		}
 		if page >= max {
+			// Is there a next page? Then the lists were cut short.
+			more, err := hasNext(ctx, x, next)
+			if err != nil || !more {
+				return err
+			}
 			for name := range touched {
 				x.MarkTruncated(name)
 			}
@@ -65,13 +59,63 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 		if err != nil {
 			return err
 		}
-		if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
+		// Next found, enabled, readied for the click and the marker's text
+		// read, in one round trip when the page can find next on its own.
+		rd, err := x.Ready(ctx, next, selector.ReadyOptions{ClassDisabled: true, Marker: before.el})
+		if err != nil {
 			return err
+		}
+		if rd != nil {
+			if rd.Disabled {
+				return nil
+			}
+			before.url, before.text = rd.URL, rd.Text
+			if err := rd.Click(ctx); err != nil {
+				return err
+			}
+		} else {
+			el, err := nextControl(ctx, x, next)
+			if err != nil || el == nil {
+				return err
+			}
+			if err := before.read(ctx, x); err != nil {
+				return err
+			}
+			if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
+				return err
+			}
 		}
 		if err := waitChanged(ctx, x, before); err != nil {
 			return err
 		}
 	}
+}
+
+// hasNext reports whether the next control is there and enabled.
+func hasNext(ctx context.Context, x step.Exec, next string) (bool, error) {
+	rd, err := x.Ready(ctx, next, selector.ReadyOptions{ClassDisabled: true, Probe: true})
+	if err != nil || rd != nil {
+		return rd != nil && !rd.Disabled, err
+	}
+	el, err := nextControl(ctx, x, next)
+	return el != nil, err
+}
+
+// nextControl finds the next control once: nil when it is missing or
+// disabled (there is no next page).
+func nextControl(ctx context.Context, x step.Exec, next string) (*rod.Element, error) {
+	m, err := x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
+	if errs.CodeOf(err) == errs.TargetNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	el := m.Elements[0].Context(ctx)
+	if off, err := disabled(el); err != nil || off {
+		return nil, err
+	}
+	return el, nil
 }
 
 // listMarker picks the first many target the page steps read: its first
@@ -109,31 +153,43 @@ type pageState struct {
 	text string
 }
 
+// snapshot finds the marker's first match (or the body): what going stale
+// shows the page changed. Its text and the URL are read by Ready, or by read.
 func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error) {
-	page, err := x.Page(ctx)
-	if err != nil {
-		return pageState{}, err
-	}
-	info, err := page.Info()
-	if err != nil {
-		return pageState{}, err
-	}
-	st := pageState{url: info.URL}
+	var st pageState
 	if marker != "" {
-		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true}); err == nil {
+		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true, Quiet: true}); err == nil {
 			st.el = m.Elements[0]
 		}
 	}
 	if st.el == nil {
+		page, err := x.Page(ctx)
+		if err != nil {
+			return pageState{}, err
+		}
 		if st.el, err = page.Element("body"); err != nil {
 			return pageState{}, err
 		}
 	}
-	res, err := st.el.Eval(`function () { return this.innerText }`)
+	return st, nil
+}
+
+// read notes the page's URL and the marker's text.
+func (st *pageState) read(ctx context.Context, x step.Exec) error {
+	page, err := x.Page(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := page.Info()
+	if err != nil {
+		return err
+	}
+	st.url = info.URL
+	res, err := st.el.Context(ctx).Eval(`function () { return this.innerText }`)
 	if err == nil {
 		st.text = res.Value.Str()
 	}
-	return st, nil
+	return nil
 }
 
 // waitChanged waits until the URL changed (a new document or pushState) or

@@ -36,6 +36,8 @@ type cdpProxy struct {
 type cdpRecord struct {
 	at     time.Time
 	method string
+	id     int64
+	done   time.Time // when its response came back (zero: not yet, or an event)
 }
 
 // newCDPProxy proxies the DevTools WebSocket URL wsURL on a loopback port.
@@ -126,7 +128,7 @@ func (p *cdpProxy) relay(client net.Conn) {
 	}
 	defer server.Close()
 	go func() {
-		_, _ = io.Copy(client, server)
+		p.answers(bufio.NewReader(server), client)
 		client.Close()
 	}()
 	r := bufio.NewReader(client)
@@ -151,11 +153,12 @@ func (p *cdpProxy) relay(client net.Conn) {
 		}
 		if opcode == 1 { // text: one JSON request
 			var m struct {
+				ID     int64  `json:"id"`
 				Method string `json:"method"`
 			}
 			if json.Unmarshal(payload, &m) == nil && m.Method != "" {
 				p.mu.Lock()
-				p.records = append(p.records, cdpRecord{time.Now(), m.Method})
+				p.records = append(p.records, cdpRecord{at: time.Now(), method: m.Method, id: m.ID})
 				p.mu.Unlock()
 			}
 		}
@@ -163,6 +166,74 @@ func (p *cdpProxy) relay(client net.Conn) {
 			return
 		}
 	}
+}
+
+// answers forwards what Chromium sends to the client and notes when each
+// request's response arrives (matched by id, the latest request first).
+func (p *cdpProxy) answers(r *bufio.Reader, client net.Conn) {
+	for { // the handshake's answer, as it is
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if _, err := io.WriteString(client, line); err != nil {
+			return
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	for {
+		frame, payload, opcode, err := readFrame(r)
+		if err != nil {
+			return
+		}
+		if opcode == 1 {
+			var m struct {
+				ID     int64  `json:"id"`
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(payload, &m) == nil && m.Method == "" && m.ID != 0 {
+				now := time.Now()
+				p.mu.Lock()
+				for i := len(p.records) - 1; i >= 0; i-- {
+					if p.records[i].id == m.ID && p.records[i].done.IsZero() {
+						p.records[i].done = now
+						break
+					}
+				}
+				p.mu.Unlock()
+			}
+		}
+		if _, err := client.Write(frame); err != nil {
+			return
+		}
+	}
+}
+
+// timeline is every request sent in [from, to): its start and its round
+// trip, relative to from.
+func (p *cdpProxy) timeline(from, to time.Time) []timed {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []timed
+	for _, r := range p.records {
+		if !r.at.Before(from) && r.at.Before(to) {
+			t := timed{Method: r.method, AtMS: millis(r.at.Sub(from))}
+			if !r.done.IsZero() {
+				t.RoundTripMS = millis(r.done.Sub(r.at))
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// timed is one request of a timeline.
+type timed struct {
+	AtMS        float64 `json:"at_ms"`
+	Method      string  `json:"method"`
+	RoundTripMS float64 `json:"round_trip_ms"`
 }
 
 // readFrame reads one WebSocket frame sent by a client: its raw bytes, its

@@ -180,6 +180,12 @@ func reportFloor(p func(string, ...any), dir string, cmp *compareResult, warm *w
 	}
 	p("")
 	p("The rod numbers are measured in process against the same site (no MCP framing); toolwright's over MCP (stdio). In process, `engine.Call` of search_catalog takes %s ms (section b).", orDash(warm != nil, fmt.Sprintf("%.0f", median(warmRuns(warm)))))
+	var warmKept warmResult
+	if readJSON(dir, "warm-kept.json", &warmKept) == nil && len(warmKept.RunsMS) > 0 && haveFloor {
+		p("")
+		p("In process on a kept environment (`harness warm -open search_catalog_open -tool search_catalog_given`, no MCP framing), the action takes %.0f ms: %s × the floor's %.0f ms.",
+			median(warmKept.RunsMS), ratio(median(warmKept.RunsMS), floor.MedianMS), floor.MedianMS)
+	}
 	p("")
 	var spare, noSpare warmResult
 	if readJSON(dir, "warm-spare-gap.json", &spare) == nil && readJSON(dir, "warm-nospare-gap.json", &noSpare) == nil {

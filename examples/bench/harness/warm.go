@@ -31,6 +31,8 @@ func warmCmd(args []string) error {
 	out := fs.String("out", "", "write the JSON result here (default stdout)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed calls here")
 	gap := fs.Duration("gap", 0, "pause between calls (an agent's thinking time), not timed")
+	openTool := fs.String("open", "", "first call this tool once (env: new, e.g. search_catalog_open) and pass the env_id it returns in -tool's arguments: a kept environment (env: given)")
+	openArgs := fs.String("open-args", `{"purpose":"kept"}`, "arguments of -open")
 	countCDP := fs.Bool("count-cdp", false, "run on a Chromium of its own through a counting DevTools proxy (browser.provider: cdp) and report the CDP requests of each step")
 	_ = fs.Parse(args)
 
@@ -62,6 +64,26 @@ func warmCmd(args []string) error {
 		}
 		return env, d, nil
 	}
+	if *openTool != "" {
+		env, err := a.Engine.Call(ctx, run.Request{Tool: *openTool, Args: json.RawMessage(*openArgs)})
+		if err != nil {
+			return err
+		}
+		if !env.OK {
+			return fmt.Errorf("%s failed: %s", *openTool, env.JSON())
+		}
+		id, _ := env.Data["env_id"].(string)
+		if id == "" {
+			return fmt.Errorf("%s returned no env_id: %s", *openTool, env.JSON())
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(*argJSON), &m); err != nil {
+			return fmt.Errorf("-args: %w", err)
+		}
+		m["env_id"] = id
+		raw, _ := json.Marshal(m)
+		*argJSON = string(raw)
+	}
 	if _, _, err := call(); err != nil { // launches the browser
 		return err
 	}
@@ -80,6 +102,7 @@ func warmCmd(args []string) error {
 	phases := newPhases()
 	requests := newPhases() // CDP requests per step, when the trace records them or -count-cdp counts them
 	var lastMethods map[string]string
+	var timeline []any
 	cpu0, tree0 := cpuTime(), procstat.TreeCPU(os.Getpid())
 	for i := 0; i < *runs; i++ {
 		if *gap > 0 {
@@ -158,6 +181,21 @@ func warmCmd(args []string) error {
 		}
 		phases.add("executor between steps (sum of the gaps)", between)
 		if proxy != nil {
+			timeline = timeline[:0]
+			reqs := proxy.timeline(callStart, callStart.Add(d))
+			k := 0
+			for j, ev := range events {
+				for k < len(reqs) && reqs[k].AtMS < millis(ev.at) {
+					timeline = append(timeline, reqs[k])
+					k++
+				}
+				timeline = append(timeline, map[string]any{"at_ms": millis(ev.at), "step": tr.Steps[j].Path + " " + stepName(ev.label), "duration_ms": tr.Steps[j].DurationMS})
+			}
+			for ; k < len(reqs); k++ {
+				timeline = append(timeline, reqs[k])
+			}
+		}
+		if proxy != nil {
 			requests.addN("executor between steps (sum of the gaps)", float64(len(betweenMethods)))
 			lastMethods["executor between steps (sum of the gaps)"] = methodCounts(betweenMethods)
 		}
@@ -178,6 +216,7 @@ func warmCmd(args []string) error {
 		"cdp_counted_by":       countedBy(proxy != nil),
 		"steps_note":           "engine.Call on a warm engine: store (traces, audit) on, fresh browser context per call",
 		"gap_ms":               millis(*gap),
+		"last_timeline":        timeline, // with -count-cdp: the last call's steps and CDP requests in time order
 	})
 }
 
