@@ -42,13 +42,16 @@ echo.missing:
 `
 
 // withEchoSelectors points the config at the demo map plus echoSelectors.
-func withEchoSelectors(t *testing.T, c *config.Config) {
+func withEchoSelectors(t *testing.T, c *config.Config) { addSelectors(t, c, echoSelectors) }
+
+// addSelectors points the config at its selector map plus more targets.
+func addSelectors(t *testing.T, c *config.Config, more string) {
 	demo, err := os.ReadFile(c.Selectors)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "selectors.yaml")
-	writeFile(t, p, string(demo)+echoSelectors)
+	writeFile(t, p, string(demo)+more)
 	c.Selectors = p
 }
 

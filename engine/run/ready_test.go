@@ -2,8 +2,6 @@ package run_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,15 +34,7 @@ ready.c: {within: ready.cells, css: td.c}
 ready.d: {within: ready.cells, css: td.d}
 `
 
-func withReadySelectors(t *testing.T, c *config.Config) {
-	demo, err := os.ReadFile(c.Selectors)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "selectors.yaml")
-	writeFile(t, p, string(demo)+readySelectors)
-	c.Selectors = p
-}
+func withReadySelectors(t *testing.T, c *config.Config) { addSelectors(t, c, readySelectors) }
 
 // TestClickGuaranteesInOneRoundTrip: a click found and readied in one
 // request (selector.Map.Ready) keeps the guarantees of the way that waits:

@@ -134,17 +134,8 @@ func (p *cdpProxy) relay(client net.Conn) {
 	r := bufio.NewReader(client)
 	// The handshake, forwarded as it is (the Host header names the proxy;
 	// Chromium accepts loopback hosts).
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		if _, err := io.WriteString(server, line); err != nil {
-			return
-		}
-		if line == "\r\n" {
-			break
-		}
+	if !forwardHeaders(r, server) {
+		return
 	}
 	for {
 		frame, payload, opcode, err := readFrame(r)
@@ -171,17 +162,8 @@ func (p *cdpProxy) relay(client net.Conn) {
 // answers forwards what Chromium sends to the client and notes when each
 // request's response arrives (matched by id, the latest request first).
 func (p *cdpProxy) answers(r *bufio.Reader, client net.Conn) {
-	for { // the handshake's answer, as it is
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		if _, err := io.WriteString(client, line); err != nil {
-			return
-		}
-		if line == "\r\n" {
-			break
-		}
+	if !forwardHeaders(r, client) { // the handshake's answer, as it is
+		return
 	}
 	for {
 		frame, payload, opcode, err := readFrame(r)
@@ -207,6 +189,23 @@ func (p *cdpProxy) answers(r *bufio.Reader, client net.Conn) {
 		}
 		if _, err := client.Write(frame); err != nil {
 			return
+		}
+	}
+}
+
+// forwardHeaders copies HTTP header lines from r to w up to the blank line
+// that ends them; false when either side failed.
+func forwardHeaders(r *bufio.Reader, w io.Writer) bool {
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return false
+		}
+		if _, err := io.WriteString(w, line); err != nil {
+			return false
+		}
+		if line == "\r\n" {
+			return true
 		}
 	}
 }
