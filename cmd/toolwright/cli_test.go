@@ -409,7 +409,7 @@ func TestCLITracesAndReplay(t *testing.T) {
 	}
 	if n := len(tr.Steps); n > 0 {
 		last := tr.Steps[n-1]
-		if last.Kind != "click" || last.Target != "acme.missing" || last.Code != "target_not_found" || last.Attempt != 1 || last.DurationMS < 250 {
+		if last.Kind != "click" || last.Target != "acme.missing" || last.Code != "target_not_found" || last.Attempt != 1 || last.DurationMS < 150 {
 			t.Errorf("last step: %+v", last)
 		}
 		if first := tr.Steps[1]; first.Kind != "fill" || first.Strategy == "" || first.Code != "ok" {

@@ -603,7 +603,7 @@ func TestFailedCallTrace(t *testing.T) {
 			t.Errorf("fill matched by %q, want the primary css", s)
 		}
 		for _, s := range tr.Steps[2:] {
-			if s.DurationMS < 250 || s.Error == "" {
+			if s.DurationMS < 150 || s.Error == "" {
 				t.Errorf("failed attempt %d: %d ms, error %q", s.Attempt, s.DurationMS, s.Error)
 			}
 		}
