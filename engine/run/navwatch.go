@@ -163,11 +163,13 @@ func (c *call) keepNav(w *navWatch) {
 	old.stop()
 }
 
-// ownNavigation closes the window of the latest acting step when it saw no
-// navigation start: the one about to start is the engine's own (goto).
+// ownNavigation marks the navigation about to start as the engine's own
+// (goto): the running step becomes the latest to navigate the page, and the
+// window of the latest acting step closes when it saw no navigation start.
 func (c *call) ownNavigation() {
 	c.mu.Lock()
 	w := c.nav
+	c.actor, c.passive = c.stepLabel, false
 	c.mu.Unlock()
 	if w == nil {
 		return
@@ -251,13 +253,6 @@ func (c *call) enterStep(label string, navigates, nested bool) (leave func()) {
 		c.stepLabel, c.passive = outerLabel, outerPassive
 		c.mu.Unlock()
 	}
-}
-
-// navigating records that the running step navigates the page itself (goto).
-func (c *call) navigating() {
-	c.mu.Lock()
-	c.actor, c.passive = c.stepLabel, false
-	c.mu.Unlock()
 }
 
 // passiveActor is the step to name for a refusal noticed now: the latest

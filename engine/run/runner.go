@@ -730,7 +730,6 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
 	}
 	wait := waitLoaded(page, waitUntil == "domcontentloaded")
 	r.c.ownNavigation()
-	r.c.navigating()
 	r.c.stayed()
 	if err := page.Navigate(url); err != nil {
 		if b := r.blocked(); b != nil {
