@@ -645,12 +645,7 @@ steps:
 `,
 	}
 	cfg := serveSet(t, dir, site.URL(""), wfs)
-	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = f.WriteString("policy:\n  write_tools: enabled\n")
-	f.Close()
+	appendFile(t, cfg, "policy:\n  write_tools: enabled\n")
 	first := exec.Command(bin, "--config", cfg, "run", "slow_write", "--task-id", "T-crash")
 	first.Stderr = &testsite.Buffer{}
 	if err := first.Start(); err != nil {

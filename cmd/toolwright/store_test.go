@@ -167,10 +167,7 @@ func TestAuditKeyAndHead(t *testing.T) {
 	// audit.key from a file named in the config
 	keyFile := filepath.Join(dir, "audit.key")
 	cliMust(t, os.WriteFile(keyFile, []byte("the-operators-audit-key\n"), 0o600))
-	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
-	cliMust(t, err)
-	_, _ = f.WriteString("audit:\n  key: {file: ./audit.key}\n")
-	f.Close()
+	appendFile(t, cfg, "audit:\n  key: {file: ./audit.key}\n")
 	if out, errb, code := twCLI(t, bin, noKey, "--config", cfg, "run", "set_only"); code != 0 {
 		t.Fatalf("run with the key: %d %s %s", code, out, errb)
 	}
