@@ -10,7 +10,11 @@
 //         the same agent on a second Playwright MCP started with
 //         --timeout-settle 0 (no wait after each action for it to settle).
 //     Both servers are started once and warmed up (one untimed run each, which
-//     launches their browser), then runs alternate. Reported per run: tool
+//     launches their browser), then runs alternate, each after the same pause
+//     (--gap, 1 s: an agent's thinking time between actions), so no run pays
+//     for the background work of the run before it on a shared 2-core machine
+//     (a temporary environment's disposal, the spare's refill, Playwright's
+//     settling). Reported per run: tool
 //     calls, bytes of tool-result content returned to the agent, wall time.
 //     The rows read are checked to be the same 15 on both sides.
 // (e) The wide page (/bench/wide?rows=N, N products × 8 fields): the bytes an
@@ -22,7 +26,7 @@
 //
 // node compare.mjs --toolwright BIN --config CFG --base URL [--runs 7] [--query ACM]
 //                  [--pages 3] [--chromium PATH] [--out FILE] [--skip pw,pw0,lean,cdt,kept,wide,load,mem]
-//                  [--pw-settle MS] [--parallel 8] [--rounds 3]
+//                  [--pw-settle MS] [--parallel 8] [--rounds 3] [--gap MS]
 // ACME_USER and ACME_PASSWORD must be set (toolwright reads them as secrets;
 // the Playwright agent types them, as an agent given them would).
 
@@ -38,13 +42,13 @@ import { contentBytes, resultBytes, textOf, round, median, recorder, ref } from 
 const here = dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
-  const o = { runs: 7, query: "ACM", pages: 3, chromium: "", out: "", parallel: 8, rounds: 3, skip: "", "pw-settle": "" };
+  const o = { runs: 7, query: "ACM", pages: 3, chromium: "", out: "", parallel: 8, rounds: 3, skip: "", "pw-settle": "", gap: 1000 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, "");
     if (!(k in o) && !["toolwright", "config", "base"].includes(k)) throw new Error(`unknown flag ${argv[i]}`);
     o[k] = argv[++i];
   }
-  for (const k of ["runs", "pages", "parallel", "rounds"]) o[k] = Number(o[k]);
+  for (const k of ["runs", "pages", "parallel", "rounds", "gap"]) o[k] = Number(o[k]);
   o.pwSettle = o["pw-settle"];
   if (!o.toolwright || !o.config || !o.base) throw new Error("need --toolwright, --config and --base");
   if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
@@ -392,7 +396,7 @@ async function settledMemory(root) {
 const key = (rows) => JSON.stringify(rows.map((r) => [r.sku, r.name, r.price]));
 
 async function main() {
-  const result = { runs: opt.runs, query: opt.query, pages: opt.pages, node: process.version };
+  const result = { runs: opt.runs, gap_ms: opt.gap, query: opt.query, pages: opt.pages, node: process.version };
   const tw = await startToolwright();
   result.toolwright_tools = (await tw.client.listTools()).tools.length;
   const pw = skip.has("pw") ? null : await startPlaywright();
@@ -428,7 +432,9 @@ async function main() {
   if (kept) await toolwrightRun(tw.client, "search_catalog_given", { env_id: kept }); // warm-up
   const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [], chrome_devtools: [] };
   // CPU of the server's whole process tree (server + its Chromium) during one run.
+  // Each timed run starts after the same pause, whoever ran before it.
   const withCPU = async (pid, fn) => {
+    await sleep(opt.gap);
     const c0 = treeCPU(pid);
     const run = await fn();
     run.cpu = treeCPU(pid) - c0;
