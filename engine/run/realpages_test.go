@@ -161,7 +161,7 @@ func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.C
 		t.Fatal(err)
 	}
 	sel := filepath.Join(t.TempDir(), "selectors.yaml")
-	writeFile(t, sel, string(demo)+resolveTargets)
+	writeFile(t, sel, string(demo)+resolveTargets+scrollTargets)
 	h := newHarness(t, workflows, func(c *config.Config) {
 		c.Selectors = sel
 		c.Vars["real_base"] = site.URL("")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
@@ -149,37 +150,24 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	scrollJS := `() => { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
-		const h = document.documentElement.scrollHeight;
-		return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }`
-	var target func() (map[string]any, error)
-	target = func() (map[string]any, error) {
-		res, err := page.Eval(scrollJS)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int(), "end": res.Value.Get("end").Bool()}, nil
+	// One JS function scrolls a screen and waits for the page to change:
+	// `this` is the scrollable target, or the page's document element.
+	eval := func(ctx context.Context, js string, args ...any) (*proto.RuntimeRemoteObject, error) {
+		return page.Context(ctx).Eval(`function () { return (`+js+`).apply(document.documentElement, arguments) }`, args...)
 	}
 	if s.Has("target") {
 		m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
 		if err != nil {
 			return err
 		}
-		el := m.Elements[0].Context(ctx)
-		target = func() (map[string]any, error) {
-			res, err := el.Eval(`function () {
-				const scrollable = this.scrollHeight > this.clientHeight + 1 && getComputedStyle(this).overflowY !== 'visible';
-				if (!scrollable) { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
-					const h = document.documentElement.scrollHeight;
-					return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }
-				const before = this.scrollTop; this.scrollBy(0, Math.max(this.clientHeight * 0.9, 50));
-				return {moved: this.scrollTop !== before, height: this.scrollHeight, end: this.scrollTop + this.clientHeight >= this.scrollHeight - 2} }`)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"moved": res.Value.Get("moved").Bool(), "height": res.Value.Get("height").Int(), "end": res.Value.Get("end").Bool()}, nil
+		el := m.Elements[0]
+		eval = func(ctx context.Context, js string, args ...any) (*proto.RuntimeRemoteObject, error) {
+			return el.Context(ctx).Eval(js, args...)
 		}
 	}
+	// Attribute changes matter only to visible and hidden; count and text
+	// change with nodes and text.
+	attrs := cond.kind == "visible" || cond.kind == "hidden"
 	stuck := 0
 	for screen := 0; ; screen++ {
 		ok, err := scrollHolds(ctx, x, cond)
@@ -189,40 +177,94 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 		if screen >= max {
 			return errs.New(errs.LimitExceeded, "scrolled %d screens and %s never held", max, cond)
 		}
-		st, err := target()
+		res, err := eval(ctx, scrollScreenJS)
 		if err != nil {
 			return err
 		}
+		st := scrollState{moved: res.Value.Get("moved").Bool(), end: res.Value.Get("end").Bool(), height: res.Value.Get("height").Int()}
 		// Mid-page the next screen follows at once (content a scroll loads
 		// is checked on the next round). At the end, give lazy content a
 		// moment to arrive: until the condition holds or the page grows, at
-		// most scrollSettle.
-		if st["moved"].(bool) && !st["end"].(bool) {
+		// most scrollSettle. The page wakes the wait when it changes.
+		if st.moved && !st.end {
 			stuck = 0
 			continue
 		}
-		grew := false
-		sctx, cancel := context.WithTimeout(ctx, scrollSettle)
-		_ = poll(sctx, func() (bool, error) {
-			if ok, err := scrollHolds(sctx, x, cond); ok || err != nil {
-				return true, nil
-			}
-			res, err := page.Eval(`() => document.documentElement.scrollHeight`)
-			if err == nil && res.Value.Int() != st["height"].(int) {
-				grew = true
-			}
-			return grew, nil
-		})
-		cancel()
-		if ctx.Err() != nil {
-			return ctx.Err()
+		grew, err := settleScroll(ctx, x, cond, eval, st.height, attrs)
+		if err != nil {
+			return err
 		}
-		if !st["moved"].(bool) && !grew {
+		if !st.moved && !grew {
 			if stuck++; stuck >= 2 {
 				return errs.New(errs.TargetNotFound, "reached the end of %s after %d screens and %s never held", pagePath(page), screen+1, cond)
 			}
 		} else {
 			stuck = 0
+		}
+	}
+}
+
+// scrollState is what one screen of scrolling did.
+type scrollState struct {
+	moved, end bool
+	height     int
+}
+
+// scrollScreenJS scrolls `this` a screen (90% of it) when it scrolls by
+// itself, else the page; it reports whether anything moved, the scrolled
+// height and whether its end is reached.
+const scrollScreenJS = `function () {
+	const own = this !== document.documentElement && this.scrollHeight > this.clientHeight + 1 && getComputedStyle(this).overflowY !== 'visible';
+	if (!own) { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
+		const h = document.documentElement.scrollHeight;
+		return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }
+	const before = this.scrollTop; this.scrollBy(0, Math.max(this.clientHeight * 0.9, 50));
+	return {moved: this.scrollTop !== before, height: this.scrollHeight, end: this.scrollTop + this.clientHeight >= this.scrollHeight - 2} }`
+
+// scrollChangeJS resolves when the document of `this` changes (nodes or
+// text; attributes too when attrs), or its scrolled height is no longer
+// height (also a change made before the wait began), or after ms. It
+// returns the scrolled height then.
+const scrollChangeJS = `function (height, attrs, ms) {
+	const el = this, doc = el.ownerDocument;
+	const own = el !== doc.documentElement && el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== 'visible';
+	const now = () => own ? el.scrollHeight : doc.documentElement.scrollHeight;
+	if (now() !== height) return now();
+	return new Promise(done => {
+		const end = () => { o.disconnect(); clearTimeout(t); done(now()) };
+		const o = new MutationObserver(end);
+		o.observe(doc, {childList: true, subtree: true, characterData: true, attributes: attrs});
+		const t = setTimeout(end, ms);
+	}) }`
+
+// scrollWake bounds one wait for a change: a change the page's document
+// does not see (inside a frame) is noticed at least this often.
+const scrollWake = 50 * time.Millisecond
+
+// settleScroll waits, after a screen that reached the end, until the
+// condition holds or the page grows past height, at most scrollSettle. It
+// checks the condition each time the page changes, not on a timer.
+func settleScroll(ctx context.Context, x step.Exec, cond scrollCond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew bool, err error) {
+	sctx, cancel := context.WithTimeout(ctx, scrollSettle)
+	defer cancel()
+	for {
+		if ok, err := scrollHolds(sctx, x, cond); ok || err != nil {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			return false, nil // the caller looks again: it holds, or the error repeats
+		}
+		res, err := eval(sctx, scrollChangeJS, height, attrs, scrollWake.Milliseconds())
+		switch {
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		case sctx.Err() != nil:
+			return false, nil
+		case err != nil:
+			// The document went away (a navigation): the next round looks again.
+			return false, nil
+		case res.Value.Int() != height:
+			return true, nil
 		}
 	}
 }

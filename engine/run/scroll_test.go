@@ -1,0 +1,57 @@
+package run_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// scrollTargets are the targets of testdata/real/resolve/scrollbox.html.
+const scrollTargets = `
+real.scroll.inbox:
+  css: "#inbox"
+real.scroll.messages:
+  css: "#inbox li.msg"
+  many: true
+real.scroll.archive:
+  css: "#archive"
+real.scroll.old:
+  css: "#archive li.old"
+  many: true
+`
+
+// TestScrollBox: scrolling a scrollable element (not the page) waits at
+// its end for the messages a scroll loads, until the condition holds; a box
+// that loads nothing more ends target_not_found ("reached the end"), not
+// limit_exceeded after burning its screens. Before, the wait at the end
+// compared the page's height with the box's, saw a change at once and
+// went on: the screens ran out before the box loaded anything.
+func TestScrollBox(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"read_inbox": `
+name: read_inbox
+description: Scroll the inbox until it holds 20 messages, or the archive until it holds 10.
+risk: read
+params:
+  box: {type: string, enum: [inbox, archive], description: Which box, default: inbox}
+steps:
+  - goto: ${{ config.real_base }}/scrollbox.html?ms=1000
+  - scroll: {target: real.scroll.inbox, until: {count: real.scroll.messages, at_least: 20}, max: 10}
+    if: params.box == "inbox"
+    timeout: 30s
+  - scroll: {target: real.scroll.archive, until: {count: real.scroll.old, at_least: 10}, max: 10}
+    if: params.box == "archive"
+    timeout: 30s
+  - extract: {from: real.scroll.messages, list: true, into: messages}
+output:
+  messages: ${{ vars.messages }}
+`}, nil)
+	env := h.ok(h.call("read_inbox", `{}`))
+	if n := list(t, env, "messages").Count; n != 20 {
+		t.Errorf("inbox: %d messages, want 20: %s", n, env.JSON())
+	}
+	env = h.code(h.call("read_inbox", `{"box": "archive"}`), "target_not_found")
+	if !strings.Contains(env.Message, "reached the end of /scrollbox.html") || !strings.Contains(env.Message, "10 of real.scroll.old never held") {
+		t.Errorf("archive: %s", env.Message)
+	}
+}
