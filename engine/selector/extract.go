@@ -2,8 +2,8 @@ package selector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/go-rod/rod"
 	"github.com/toolwright/toolwright/engine/errs"
@@ -91,7 +91,10 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 		if err != nil {
 			return nil, err
 		}
-		out := readExtract(res.Value)
+		out, err := readExtract(res.Value, spec.Fields)
+		if err != nil {
+			return nil, err
+		}
 		if !out.Found && !spec.List {
 			// A single value waits for its target, as Resolve does, and
 			// fails the way Resolve does.
@@ -108,13 +111,17 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 			ex.Items = []any{}
 		}
 		if out.Found {
+			if out.From < 0 || out.From >= len(from.Locators) {
+				return nil, errs.New(errs.Internal, "extract: locator %d of %s", out.From, from.Name)
+			}
 			ex.Match = (&Match{Strategy: from.Locators[out.From].Strategy, Locator: out.From}).Describe()
 		}
 		for i, f := range spec.Fields {
-			for _, k := range sortedKeys(out.Fields[f.Name]) {
-				var li int
-				fmt.Sscan(k, &li)
-				if li > 0 && li < len(fields[i].Locators) {
+			if i >= len(out.Used) {
+				break
+			}
+			for li, n := range out.Used[i] {
+				if n > 0 && li > 0 && li < len(fields[i].Locators) {
 					ex.Fields = append(ex.Fields, fmt.Sprintf("%s: %s", f.Name, (&Match{Strategy: fields[i].Locators[li].Strategy, Locator: li}).Describe()))
 				}
 			}
@@ -123,55 +130,69 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 	}
 }
 
-// extracted is page.js's extract answer.
+// extracted is page.js's extract answer, decoded from its JSON text.
 type extracted struct {
-	Found  bool
-	From   int
-	Count  int
-	Items  []any
-	Fields map[string]map[string]int
+	Found bool            `json:"found"`
+	From  int             `json:"from"`
+	Count int             `json:"count"`
+	Items json.RawMessage `json:"items"`
+	// Used[f][i] is how many matches had field f found by its locator i.
+	Used [][]int `json:"used"`
 }
 
-// readExtract walks the answer as rod decoded it (no second JSON pass).
-func readExtract(v gson.JSON) extracted {
-	out := extracted{Fields: map[string]map[string]int{}}
+// extractOut is an extract answer with its items as the step hands them
+// on: values (a string or nil), or with fields a map per match.
+type extractOut struct {
+	extracted
+	Items []any
+}
+
+// readExtract decodes the answer: one JSON text, whose rows hold their
+// fields' values in the order of fields.
+func readExtract(v gson.JSON, fields []FieldSpec) (extractOut, error) {
+	var out extractOut
 	if v.Nil() {
-		return out // the scope went away: nothing found
+		return out, nil // the scope went away: nothing found
 	}
-	out.Found, out.From, out.Count = v.Get("found").Bool(), v.Get("from").Int(), v.Get("count").Int()
-	items := v.Get("items").Arr()
-	out.Items = make([]any, len(items))
-	for i, it := range items {
-		out.Items[i] = plain(it)
+	if err := json.Unmarshal([]byte(v.Str()), &out.extracted); err != nil {
+		return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
 	}
-	for name, used := range v.Get("fields").Map() {
-		m := map[string]int{}
-		for k, n := range used.Map() {
-			m[k] = n.Int()
+	if len(fields) == 0 {
+		var vals []*string
+		if err := json.Unmarshal(out.extracted.Items, &vals); err != nil {
+			return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
 		}
-		out.Fields[name] = m
+		out.Items = make([]any, len(vals))
+		for i, s := range vals {
+			out.Items[i] = orNil(s)
+		}
+		return out, nil
 	}
-	return out
+	var rows [][]*string
+	if err := json.Unmarshal(out.extracted.Items, &rows); err != nil {
+		return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
+	}
+	out.Items = make([]any, len(rows))
+	for i, row := range rows {
+		item := make(map[string]any, len(fields))
+		for j, f := range fields {
+			var s *string
+			if j < len(row) {
+				s = row[j]
+			}
+			item[f.Name] = orNil(s)
+		}
+		out.Items[i] = item
+	}
+	return out, nil
 }
 
-// plain is a read value: a string, null, or a map of them.
-func plain(v gson.JSON) any {
-	switch val := v.Val().(type) {
-	case map[string]any:
-		m := make(map[string]any, len(val))
-		for k := range val {
-			f := v.Get(k)
-			if f.Nil() {
-				m[k] = nil
-			} else {
-				m[k] = f.Str()
-			}
-		}
-		return m
-	case nil:
+// orNil is *s, or nil (not a typed nil) when the page read null.
+func orNil(s *string) any {
+	if s == nil {
 		return nil
 	}
-	return v.Str()
+	return *s
 }
 
 func (m *Map) extractScope(ctx context.Context, page *rod.Page, spec ExtractSpec, from *Target) (scope, error) {
@@ -287,14 +308,5 @@ func jsLocs(t *Target) []jsLoc {
 	for i, l := range t.Locators {
 		out[i] = locJS(l)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -5,7 +5,7 @@ function (op, req, ...nodes) {
   // req.frame is set) or the window.
   //
   //   op "find":    one locator → null | the element | [elements] with .count, .hidden
-  //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → plain data
+  //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → its JSON text
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
   //   op "ready":   find a one-element target once and prepare it in the same call
@@ -35,11 +35,78 @@ function (op, req, ...nodes) {
   // innerText's walk over the layout.
   const shown = (el) => {
     const c = el.firstChild;
-    if (c && c.nodeType === 3 && !c.nextSibling && "innerText" in el) {
-      const cs = getComputedStyle(el);
-      if (cs.textTransform === "none" && cs.visibility === "visible") return c.data;
-    }
+    if (c && c.nodeType === 3 && !c.nextSibling && "innerText" in el && asIs(el)) return c.data;
     return el.innerText !== undefined ? el.innerText : el.textContent;
+  };
+  // asIs: whether el's text is drawn (visibility: visible) and not
+  // transformed (text-transform: none). Both are inherited: el has the
+  // values of the nearest element at or above it that may declare them
+  // itself, so when the page's style sheets tell which elements may
+  // (declares, worked out by a large read), that element's style is asked
+  // once for all the cells below it instead of once per cell.
+  const styleOk = (cs) => cs.textTransform === "none" && cs.visibility === "visible";
+  let declares = null; // the selectors of the rules that may set them; null: ask each element
+  const anchored = new Map(); // element → whether the text below it shows as it is
+  // Elements the browser's own style sheet gives neither property.
+  const plainTags = new Set(("HTML BODY MAIN DIV SPAN P A B I U S EM STRONG SMALL MARK CODE KBD SAMP VAR TIME DATA " +
+    "ABBR CITE Q SUB SUP BDI BDO TABLE CAPTION THEAD TBODY TFOOT TR TD TH UL OL LI DL DT DD SECTION ARTICLE " +
+    "HEADER FOOTER NAV ASIDE FIGURE FIGCAPTION BLOCKQUOTE PRE ADDRESS H1 H2 H3 H4 H5 H6 HGROUP FORM LABEL").split(" "));
+  const mayDeclare = (a) => !plainTags.has(a.tagName) || a.hasAttribute("style") || (declares !== "" && a.matches(declares));
+  const asIs = (el) => {
+    if (declares === null || el.ownerDocument !== doc || mayDeclare(el)) return styleOk(getComputedStyle(el));
+    const path = [];
+    let v = true; // nothing above declares them: the initial values
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      const known = anchored.get(a);
+      if (known !== undefined) { v = known; break; }
+      if (mayDeclare(a)) { v = styleOk(getComputedStyle(a)); anchored.set(a, v); break; }
+      path.push(a);
+    }
+    for (const a of path) anchored.set(a, v);
+    return v;
+  };
+  // declarers is the selector list of the style sheets' rules that set
+  // text-transform, visibility or all (elements with a style attribute and
+  // those the browser's own sheet may style are checked apart: mayDeclare),
+  // or null when that is not known: a sheet of another origin, nested
+  // rules, animations, shadow roots, or more rules than budget.
+  const declarers = (budget) => {
+    if (hasShadow() || (doc.getAnimations && doc.getAnimations().length > 0)) return null;
+    const sels = [];
+    const scan = (rules) => {
+      for (let i = 0; i < rules.length; i++) {
+        const r = rules[i];
+        if (--budget < 0) return false;
+        if (r.styleSheet) { // @import
+          if (!scan(r.styleSheet.cssRules)) return false;
+          continue;
+        }
+        const st = r.style;
+        const sets = !!st && !!(st.textTransform || st.visibility || st.all);
+        if (typeof r.selectorText === "string") {
+          if (r.cssRules && r.cssRules.length) return false; // nested rules: relative selectors
+          if (sets) {
+            if (/::|:(before|after|first-line|first-letter)/i.test(r.selectorText)) return false;
+            sels.push(r.selectorText);
+          }
+        } else if (r.cssRules) {
+          if (!scan(r.cssRules)) return false; // @media, @supports, @layer, @scope: whatever their condition
+        } else if (sets) {
+          return false; // keyframes and the like
+        }
+      }
+      return true;
+    };
+    try {
+      for (const sheet of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
+        if (!scan(sheet.cssRules)) return null; // (another origin's sheet throws)
+      }
+      const list = sels.join(",");
+      if (list) doc.documentElement.matches(list); // throws when a selector cannot be matched
+      return list;
+    } catch (e) {
+      return null;
+    }
   };
   const isEl = (n) => n && n.nodeType === 1;
   let root = isEl(this) ? this : null;
@@ -214,25 +281,81 @@ function (op, req, ...nodes) {
   const find = (loc, r, many, visibleOnly, given, anyOne) => pick(loc, candidates(loc, r, given), many, visibleOnly, anyOne);
 
   // first resolves a locator list: the first locator that matches wins.
-  const first = (locs, r, many, visibleOnly, anyOne) => {
+  const first = (locs, r, many, visibleOnly) => {
     for (let i = 0; i < locs.length; i++) {
       let h;
-      if (anyOne && !many && !visibleOnly && locs[i].kind === "css" && !hasShadow()) {
-        // An extract's field, the usual case: one css match in the row,
-        // taken as it is (what find would do, without its copies).
-        let nl = null;
-        try { nl = (r || doc).querySelectorAll(locs[i].value); } catch (e) { continue; }
-        if (nl.length === 0) continue;
-        if (nl.length === 1) return { i, els: [nl[0]], hidden: false };
-      }
       try {
-        h = find(locs[i], r, many, visibleOnly, undefined, anyOne);
+        h = find(locs[i], r, many, visibleOnly);
       } catch (e) {
         continue; // a broken locator never matches; the Go side reports it
       }
       if (h) return { i, els: h.els, hidden: h.hidden };
     }
     return null;
+  };
+
+  // rowIndex maps the rows els[k] (k in ks; null: all) to k, with the
+  // element to query below: their parent when they share one.
+  let allRows = null; // rowIndex of all the rows, made once per extract
+  const rowIndex = (els, ks) => {
+    const idx = new Map();
+    const p0 = els[ks ? ks[0] : 0].parentNode;
+    let same = !!(p0 && p0.querySelectorAll);
+    const add = (k) => { const el = els[k]; idx.set(el, k); if (el.parentNode !== p0) same = false; };
+    if (ks) for (const k of ks) add(k);
+    else for (let k = 0; k < els.length; k++) add(k);
+    return { idx, scope: same ? p0 : (root || doc) };
+  };
+  // cellsOf finds one field in every row of els: for each row what
+  // find(loc, row, false, false, undefined, true) of its locators in turn
+  // finds first (a field's one match is taken as it is, visible or not),
+  // each locator tried only on the rows still without a match. A css
+  // locator runs once for all rows: row.querySelectorAll(sel) is the
+  // document's matches of sel that lie below row, so the matches below the
+  // rows' parent, each walked up to the rows that hold it, are every row's
+  // (not with shadow roots, nor with :scope, which names the row itself).
+  // → {cells: an element or null per row, used: the rows each locator found}
+  const cellsOf = (els, locs) => {
+    const n = els.length;
+    const cells = new Array(n).fill(null);
+    const used = new Array(locs.length).fill(0);
+    let todo = n ? null : []; // the rows still without a match (null: all of them)
+    for (let i = 0; i < locs.length && (todo === null || todo.length > 0); i++) {
+      const loc = locs[i];
+      let one = null, cnt = null;
+      if (loc.kind === "css" && !hasShadow() && !/:scope/i.test(loc.value)) {
+        const { idx, scope } = todo ? rowIndex(els, todo) : (allRows || (allRows = rowIndex(els, null)));
+        let nl;
+        try { nl = scope.querySelectorAll(loc.value); } catch (e) { continue; } // broken: never matches
+        one = new Array(n);
+        cnt = new Uint32Array(n);
+        for (let j = 0; j < nl.length; j++) {
+          const c = nl[j];
+          for (let a = c.parentNode; a && a !== scope; a = a.parentNode) {
+            const k = idx.get(a);
+            if (k !== undefined && cnt[k]++ === 0) one[k] = c;
+          }
+        }
+      }
+      const left = [];
+      const visit = (k) => {
+        let el = null;
+        if (cnt && cnt[k] === 0) { left.push(k); return; }
+        if (cnt && cnt[k] === 1) el = one[k];
+        else {
+          let h = null;
+          try { h = find(loc, els[k], false, false, undefined, true); } catch (e) { h = null; }
+          if (h) el = h.els[0];
+        }
+        if (!el) { left.push(k); return; }
+        cells[k] = el;
+        used[i]++;
+      };
+      if (todo) for (const k of todo) visit(k);
+      else for (let k = 0; k < n; k++) visit(k);
+      todo = left;
+    }
+    return { cells, used };
   };
 
   const read = (el, attr) => {
@@ -392,30 +515,37 @@ function (op, req, ...nodes) {
     }
 
     case "extract": {
-      // req: {from: [loc], many, list, limit, max, attr, fields: [{name, locs}]}
+      // req: {from: [loc], many, list, limit, attr, fields: [{name, locs}]}
+      // → the JSON text (one string crosses the protocol at a fraction of
+      // the cost of a tree of objects) of {found, from, count, items, used}:
+      // items the values read, or with fields one array per match of its
+      // fields' values in order; used[f][i] how many matches had field f
+      // found by its locator i (the trace names the fallbacks).
       const m = first(req.from, root, req.many, false);
-      const res = { found: !!m, from: m ? m.i : -1, count: 0, items: [], fields: {} };
-      if (!m) return res;
-      let els = m.els;
-      res.count = els.length;
-      if (!req.list) els = els.slice(0, 1);
-      if (req.limit > 0 && els.length > req.limit) els = els.slice(0, req.limit);
-      for (const el of els) {
-        if (!req.fields || req.fields.length === 0) {
-          res.items.push(read(el, req.attr));
-          continue;
+      const res = { found: !!m, from: m ? m.i : -1, count: 0, items: [], used: [] };
+      if (m) {
+        let els = m.els;
+        res.count = els.length;
+        if (!req.list) els = els.slice(0, 1);
+        if (req.limit > 0 && els.length > req.limit) els = els.slice(0, req.limit);
+        const fields = req.fields || [];
+        // Many cells: one style query per element that may declare how
+        // text shows, not one per cell (see asIs).
+        const cells = els.length * Math.max(1, fields.length);
+        if (req.attr === "text" && cells >= 100) declares = declarers(4 * cells);
+        if (fields.length === 0) {
+          res.items = els.map((el) => read(el, req.attr));
+        } else {
+          const rows = els.map(() => new Array(fields.length));
+          fields.forEach((f, j) => {
+            const { cells, used } = cellsOf(els, f.locs);
+            for (let k = 0; k < cells.length; k++) rows[k][j] = cells[k] ? read(cells[k], req.attr) : null;
+            res.used.push(used);
+          });
+          res.items = rows;
         }
-        const item = {};
-        for (const f of req.fields) {
-          const fm = first(f.locs, el, false, false, true);
-          if (!fm) { item[f.name] = null; continue; }
-          item[f.name] = read(fm.els[0], req.attr);
-          const used = res.fields[f.name] || (res.fields[f.name] = {});
-          used[fm.i] = (used[fm.i] || 0) + 1;
-        }
-        res.items.push(item);
       }
-      return res;
+      return JSON.stringify(res);
     }
 
     case "prepare":
