@@ -6,10 +6,8 @@
 // the workflow's generated JSON schemas. The SDK does not validate raw
 // arguments; the engine does (gojsonschema) and answers invalid ones with an
 // invalid_params envelope. Every result is the engine's envelope, as
-// structuredContent and as one JSON text block, with isError = !ok; the
-// call's attempts and duration_ms, which no agent decides from, go in the
-// result's _meta instead (result.Envelope.AgentJSON). Only an unknown tool
-// name is a JSON-RPC error (-32602).
+// structuredContent and as one JSON text block, with isError = !ok. Only an
+// unknown tool name is a JSON-RPC error (-32602).
 package mcpserver
 
 import (
@@ -271,9 +269,8 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	if p != nil {
 		p.finish(env.Code)
 	}
-	b := env.AgentJSON()
+	b := env.JSON()
 	return &mcp.CallToolResult{
-		Meta:              env.Meta(),
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
 		StructuredContent: json.RawMessage(b),
 		IsError:           !env.OK,

@@ -97,18 +97,6 @@ func TestCallReturnsEnvelope(t *testing.T) {
 	if id, _ := env["trace_id"].(string); !strings.HasPrefix(id, "tr_") {
 		t.Errorf("trace_id %q", id)
 	}
-	// The call's bookkeeping is in _meta, out of the model's way.
-	for _, k := range []string{"attempts", "duration_ms"} {
-		if v, ok := env[k]; ok {
-			t.Errorf("the envelope the model reads has %s = %v", k, v)
-		}
-	}
-	if a, ok := res.Meta["toolwright/attempts"].(float64); !ok || a != 1 {
-		t.Errorf("_meta toolwright/attempts = %v, want 1 (_meta %v)", res.Meta["toolwright/attempts"], res.Meta)
-	}
-	if d, ok := res.Meta["toolwright/duration_ms"].(float64); !ok || d < 0 {
-		t.Errorf("_meta toolwright/duration_ms = %v (_meta %v)", res.Meta["toolwright/duration_ms"], res.Meta)
-	}
 }
 
 // checkResult checks the result's shape: the envelope as structuredContent

@@ -41,38 +41,6 @@ func (e *Envelope) JSON() []byte {
 	return b
 }
 
-// AgentJSON is the envelope as an agent's model reads it over MCP: what
-// it decides from (ok, code, message, retryable, needs_human, data,
-// task_id, trace_id, step), without the call's bookkeeping (attempts,
-// duration_ms), which the trace keeps and an MCP result carries in its
-// _meta (Meta). It is JSON's compact form.
-func (e *Envelope) AgentJSON() []byte {
-	b, _ := json.Marshal(agentEnvelope{
-		OK: e.OK, Code: e.Code, Message: e.Message, Retryable: e.Retryable, NeedsHuman: e.NeedsHuman,
-		Data: e.Data, TaskID: e.TaskID, TraceID: e.TraceID, Step: e.Step,
-	})
-	return b
-}
-
-// agentEnvelope is Envelope without attempts and duration_ms, in its order.
-type agentEnvelope struct {
-	OK         bool           `json:"ok"`
-	Code       string         `json:"code"`
-	Message    string         `json:"message,omitempty"`
-	Retryable  bool           `json:"retryable"`
-	NeedsHuman bool           `json:"needs_human"`
-	Data       map[string]any `json:"data,omitempty"`
-	TaskID     string         `json:"task_id,omitempty"`
-	TraceID    string         `json:"trace_id,omitempty"`
-	Step       string         `json:"step,omitempty"`
-}
-
-// Meta is the call's bookkeeping an MCP result carries in _meta, out of
-// the model's way: "toolwright/attempts" and "toolwright/duration_ms".
-func (e *Envelope) Meta() map[string]any {
-	return map[string]any{"toolwright/attempts": e.Attempts, "toolwright/duration_ms": e.DurationMS}
-}
-
 // List is the shape of every list that leaves the engine.
 type List struct {
 	Items     []any `json:"items"`

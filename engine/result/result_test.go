@@ -56,21 +56,3 @@ func TestNewTable(t *testing.T) {
 		t.Errorf("empty table with declared columns: %s", b)
 	}
 }
-
-// TestAgentJSON: the envelope a model reads keeps every field of JSON but
-// attempts and duration_ms, in the same order; Meta holds those two.
-func TestAgentJSON(t *testing.T) {
-	env := result.Failure(errs.New(errs.TargetNotFound, "not found"))
-	env.Data, env.TaskID, env.TraceID, env.Attempts, env.DurationMS, env.Step = map[string]any{"n": 1}, "T-1", "tr_1", 3, 812, "click x (#2)"
-	want := `{"ok":false,"code":"target_not_found","message":"not found","retryable":true,"needs_human":false,"data":{"n":1},"task_id":"T-1","trace_id":"tr_1","step":"click x (#2)"}`
-	if got := string(env.AgentJSON()); got != want {
-		t.Errorf("AgentJSON\n got %s\nwant %s", got, want)
-	}
-	if m := env.Meta(); m["toolwright/attempts"] != 3 || m["toolwright/duration_ms"] != int64(812) || len(m) != 2 {
-		t.Errorf("Meta %v", m)
-	}
-	ok := result.Success(nil)
-	if got := string(ok.AgentJSON()); got != `{"ok":true,"code":"ok","retryable":false,"needs_human":false}` {
-		t.Errorf("success: %s", got)
-	}
-}
