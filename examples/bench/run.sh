@@ -203,7 +203,8 @@ log "load at end: $(uptime)"
 for hook in "$BENCH"/side-by-side/*.sh; do
   [ -x "$hook" ] || continue
   log "side-by-side: $hook"
-  BIN=$BIN RES=$RES BASE=$BASE CFG=$CFG RUNS=$RUNS CHROMIUM=$CHROMIUM "$hook" >>"$OUT/RESULTS.md"
+  BIN=$BIN RES=$RES BASE=$BASE CFG=$CFG RUNS=$RUNS CHROMIUM=$CHROMIUM PLAYWRIGHT=$PLAYWRIGHT "$hook" >>"$OUT/RESULTS.md"
+  printf 'Load average (1/5/15 min) after it: %s.\n\n' "$(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/RESULTS.md"
 done
 cat "$OUT/RESULTS.md"
 log "report: $OUT/RESULTS.md (raw results in $RES)"
