@@ -23,6 +23,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
@@ -148,9 +149,15 @@ func New(eng *run.Engine, o Options) *Server {
 		// The SDK's own chatter (sessions opening and closing) is debug detail.
 		Logger: slog.New(debugOnly{o.Logger.Handler()}),
 		// Advertise tools (with list_changed) even while the set is empty,
-		// and nothing else: no prompts, resources or MCP logging.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// and the resources of downloads; no prompts or MCP logging.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
 	})
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name: "download", Title: "A file a download step saved",
+		Description: "The file of a download reference's uri {file, uri, name, bytes, mime}: text with secrets redacted, or bytes. " +
+			"It obeys the rules of the call that saved it (a write tool's file needs that call's grant).",
+		URITemplate: run.DownloadURITemplate,
+	}, s.readDownload)
 	s.Sync(eng.Workflows())
 	return s
 }
@@ -275,6 +282,19 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		StructuredContent: json.RawMessage(b),
 		IsError:           !env.OK,
 	}, nil
+}
+
+// readDownload serves resources/read of a download URI (run.ReadDownload).
+func (s *Server) readDownload(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	d, err := s.eng.ReadDownload(ctx, req.Params.URI)
+	if errors.Is(err, run.ErrNoDownload) {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	if err != nil {
+		e := errs.As(err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Code + ": " + s.eng.Redactor().Redact(e.Message)}
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: d.URI, MIMEType: d.MIME, Text: d.Text, Blob: d.Blob}}}, nil
 }
 
 // progress turns the engine's step reports into notifications/progress.

@@ -385,15 +385,16 @@ output:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// file is relative to state_dir; uri is the MCP resource that serves it.
 	file, _ := ref["file"].(string)
-	got, err := os.ReadFile(file)
+	got, err := os.ReadFile(filepath.Join(h.cfg.StateDir, filepath.FromSlash(file)))
 	if err != nil || string(got) != string(want) {
 		t.Errorf("the saved file %s differs (%v)", file, err)
 	}
-	if dir := filepath.Join(h.cfg.StateDir, "downloads", env.TraceID); filepath.Dir(file) != dir {
-		t.Errorf("saved in %s, want %s", filepath.Dir(file), dir)
+	if file != "downloads/"+env.TraceID+"/orders.csv" {
+		t.Errorf("saved as %s, want downloads/%s/orders.csv", file, env.TraceID)
 	}
-	if ref["name"] != "orders.csv" || fmt.Sprint(ref["bytes"]) != fmt.Sprint(len(want)) || !strings.HasPrefix(ref["mime"].(string), "text/csv") || ref["uri"] != "file://"+file {
+	if ref["name"] != "orders.csv" || fmt.Sprint(ref["bytes"]) != fmt.Sprint(len(want)) || ref["mime"] != "text/csv" || ref["uri"] != "toolwright://downloads/"+env.TraceID+"/orders.csv" {
 		t.Errorf("file reference: %v", ref)
 	}
 	if strings.Contains(string(env.JSON()), "NW-4959") {

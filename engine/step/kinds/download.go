@@ -22,8 +22,9 @@ func init() {
 	step.Register(&step.Spec{
 		Kind: "download",
 		Doc: "Click a target that downloads a file and save the file under state_dir/downloads/TRACE_ID/. " +
-			"The variable gets a file reference {file, uri, name, bytes, mime}, never the content. A file " +
-			"larger than max_bytes (at most limits.max_download_bytes) is limit_exceeded and nothing is kept.",
+			"The variable gets a file reference {file, uri, name, bytes, mime}, never the content: file is the path " +
+			"relative to state_dir, uri the MCP resource (toolwright://downloads/TRACE_ID/NAME) a client reads with " +
+			"resources/read. A file larger than max_bytes (at most limits.max_download_bytes) is limit_exceeded and nothing is kept.",
 		Risk:      "read",
 		Acts:      true,
 		Navigates: true,
@@ -173,23 +174,25 @@ func keepDownload(x step.Exec, dir string, begin *proto.BrowserDownloadWillBegin
 	if err := os.Rename(src, dst); err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "the downloaded file cannot be kept")
 	}
-	return map[string]any{
-		"file": dst, "uri": "file://" + filepath.ToSlash(dst), "name": filepath.Base(dst),
-		"bytes": st.Size(), "mime": mimeOf(dst),
-	}, nil
+	file, uri := x.DownloadRef(filepath.Base(dst))
+	return map[string]any{"file": file, "uri": uri, "name": filepath.Base(dst), "bytes": st.Size(), "mime": MediaType(dst)}, nil
 }
 
-// mimeOf is the file's type by its extension, else by its first bytes.
-func mimeOf(path string) string {
-	if t := mime.TypeByExtension(filepath.Ext(path)); t != "" {
-		return t
+// MediaType is a file's media type, without parameters: by its
+// extension, else by its first bytes.
+func MediaType(path string) string {
+	t := mime.TypeByExtension(filepath.Ext(path))
+	if t == "" {
+		t = "application/octet-stream"
+		if f, err := os.Open(path); err == nil {
+			head := make([]byte, 512)
+			n, _ := f.Read(head)
+			f.Close()
+			t = http.DetectContentType(head[:n])
+		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "application/octet-stream"
+	if mt, _, err := mime.ParseMediaType(t); err == nil {
+		return mt
 	}
-	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := f.Read(head)
-	return http.DetectContentType(head[:n])
+	return t
 }

@@ -160,6 +160,8 @@ function after(snapshot, label) {
   throw new Error(`nothing after ${label} in:\n${snapshot}`);
 }
 
+let pwDownload = ""; // the path of the file Playwright MCP saved last
+
 const arrival = (t) => { const m = /^(Arrival \d+) (NW-\d+)$/.exec(t); return m && { title: m[1], sku: m[2] }; };
 
 // ---- the actions -------------------------------------------------------------
@@ -232,6 +234,12 @@ const actions = (base, pwFiles) => [
     name: "export the orders (CSV download)",
     tw: (c) => toolwright(c, "export_orders", {}),
     twAnswer: (d) => `${d.csv.name}|${d.csv.bytes}`,
+    // Unmeasured, once: the file itself, read through the reference's
+    // MCP resource (resources/read), is the one Playwright MCP saved.
+    check: async (c, d) => {
+      const r = await c.readResource({ uri: d.csv.uri });
+      if (r.contents?.[0]?.text !== readFileSync(pwDownload, "utf8")) throw new Error(`resources/read ${d.csv.uri} differs from Playwright MCP's file`);
+    },
     pw: (c) => playwright(c, async (rec, snap) => {
       await rec.call("browser_navigate", { url: `${base}/orders.html` });
       const s = await snap();
@@ -242,7 +250,8 @@ const actions = (base, pwFiles) => [
         m = /Downloaded file (\S+) to "?([^"\n]+?)"?$/m.exec(w);
       }
       if (!m) throw new Error(`no download reported:\n${res}`);
-      return `${m[1]}|${statSync(resolve(pwFiles, m[2])).size}`;
+      pwDownload = resolve(pwFiles, m[2]);
+      return `${m[1]}|${statSync(pwDownload).size}`;
     }),
   },
   {
@@ -276,6 +285,7 @@ try {
     // One untimed warm-up run each, then alternate.
     const w1 = await a.tw(tw.client), w2 = await a.pw(pw.client);
     if (a.twAnswer(w1.data) !== w2.data) throw new Error(`${a.name}: toolwright answered ${a.twAnswer(w1.data)}, Playwright MCP ${w2.data}`);
+    if (a.check) await a.check(tw.client, w1.data);
     const runs = { toolwright: [], playwright_mcp: [] };
     for (let i = 0; i < opt.runs; i++) {
       const order = i % 2 ? ["playwright_mcp", "toolwright"] : ["toolwright", "playwright_mcp"];
