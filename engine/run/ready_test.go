@@ -130,3 +130,69 @@ func asJSON(t *testing.T, v, out any) {
 		t.Fatal(err)
 	}
 }
+
+// Targets of testdata/site/typing.html, added to the demo map.
+const typingSelectors = `
+typing.email:
+  css: "#email"
+typing.nick:
+  css: "#not-on-this-page"
+  fallbacks:
+    - label: Nickname
+typing.late:
+  css: "#late"
+typing.prefilled:
+  css: "#prefilled"
+typing.search:
+  css: "#search"
+typing.under:
+  css: "#under"
+typing.log:
+  css: "#log"
+typing.out:
+  css: "#out"
+`
+
+// TestTypingGuaranteesInOneRoundTrip: a fill and a press found and readied
+// in one request (selector.Map.Typing) keep the guarantees of the way that
+// waits: the field is cleared, typed into and told of it (input, then
+// change, with the value typed), a disabled field is waited for, a covered
+// one fails at once naming its cover, a fallback is recorded in the trace,
+// and a press lands in its target.
+func TestTypingGuaranteesInOneRoundTrip(t *testing.T) {
+	wf := func(name, steps string) string {
+		return "name: " + name + "\ndescription: On typing.html, " + name + ".\nrisk: read\nsteps:\n  - goto: ${{ config.acme_base }}/typing.html\n" + steps
+	}
+	h := newHarness(t, map[string]string{
+		"type_all": wf("type_all", `  - fill: {target: typing.email, value: ann@example.com}
+  - fill: {target: typing.nick, value: Annie}
+  - fill: {target: typing.late, value: later}
+  - fill: {target: typing.prefilled, value: new text}
+  - fill: {target: typing.search, value: anvils}
+  - press: {key: Enter, target: typing.search}
+  - extract: {from: typing.log, into: log}
+  - extract: {from: typing.out, into: out}
+output:
+  log: ${{ vars.log }}
+  out: ${{ vars.out }}
+`),
+		"covered": wf("covered", "  - fill: {target: typing.under, value: x}\n"),
+	}, func(c *config.Config) { addSelectors(t, c, typingSelectors) })
+
+	env := h.ok(h.call("type_all", `{}`))
+	if want := "email=ann@example.com nick=Annie late=later prefilled=new text search=anvils"; env.Data["log"] != want {
+		t.Errorf("change events: %q, want %q", env.Data["log"], want)
+	}
+	if env.Data["out"] != "searched anvils" {
+		t.Errorf("press Enter in the search field: %q, want %q", env.Data["out"], "searched anvils")
+	}
+	for _, s := range h.trace(env).Steps {
+		if s.Kind == "fill" && s.Target == "typing.nick" && s.Strategy != "fallback 1 (label)" {
+			t.Errorf("fill typing.nick strategy %q, want fallback 1 (label)", s.Strategy)
+		}
+	}
+	env = h.code(h.call("covered", `{}`), "target_covered")
+	if !strings.Contains(env.Message, "#cover") || !strings.Contains(env.Message, "A cookie banner") {
+		t.Errorf("covered: %s", env.JSON())
+	}
+}

@@ -623,6 +623,25 @@ func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions
 	return rd, nil
 }
 
+// Typing finds a one-element target and readies it for typing in one
+// round trip when the page can do both (selector.Map.Typing).
+func (r *runner) Typing(ctx context.Context, name string, clear bool) (*selector.Typing, error) {
+	name, err := r.targetName(name)
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.Page(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ty, err := r.c.set.Selectors.Typing(ctx, page, name, clear)
+	if err != nil || ty == nil {
+		return nil, err
+	}
+	r.recordStrategy(name, ty.Describe())
+	return ty, nil
+}
+
 // targetName resolves a target field: a selector-map name as written, or
 // ${{ params.NAME }} of a type: target parameter, whose argument the schema
 // restricted to the names under its prefix.

@@ -2,6 +2,7 @@ package selector
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,7 +25,8 @@ import (
 //	Press: prepare with focus (1) + key down, up (2)                   = 3
 //
 // (plus the resolve itself: one call for a single match, and one to wrap the
-// match as a rod element).
+// match as a rod element). Map.Ready (a click) and Map.Typing (a fill, a
+// press) find the target and prepare it in one call instead.
 
 // ActOptions name the target for messages.
 type ActOptions struct {
@@ -122,7 +124,13 @@ func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) erro
 	if _, err := prepare(ctx, el, o.Name, true, true); err != nil {
 		return err
 	}
-	p := el.Page().Context(ctx)
+	return typeInto(el.Page().Context(ctx), el.Object, value)
+}
+
+// typeInto types value into el, focused and cleared: the text inserted as
+// by an IME (one request; the page fires beforeinput and input), then input
+// and change fired on el (one request), as rod's el.Input does.
+func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
 	names := []string{"change"}
 	if value != "" {
 		if err := (proto.InputInsertText{Text: value}).Call(p); err != nil {
@@ -130,7 +138,7 @@ func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) erro
 		}
 		names = []string{"input", "change"}
 	}
-	_, err := evalOp(p, el.Object, "events", map[string]any{"names": names}, true, false)
+	_, err := evalOp(p, el, "events", map[string]any{"names": names}, true, false)
 	return err
 }
 
@@ -140,6 +148,96 @@ func Press(ctx context.Context, el *rod.Element, key input.Key, o ActOptions) er
 		return err
 	}
 	return el.Page().Context(ctx).Keyboard.Type(key)
+}
+
+// Typing is a target found and readied for typing in one round trip (see
+// Map.Typing): focused (and cleared, for a fill), in view, enabled and not
+// covered.
+//
+//	Fill:  typing (1) + insertText (1) + events (1) = 3 (was resolve 2 + 3)
+//	Press: typing (1) + key down, up (2)            = 3 (was resolve 2 + 3)
+//
+// (one request more when a fallback locator matched: see Map.Typing).
+type Typing struct {
+	// Strategy and Locator name the locator that matched, as in Match.
+	Strategy string
+	Locator  int
+
+	page *rod.Page
+	el   *proto.RuntimeRemoteObject
+}
+
+// Describe names the locator that matched, like Match.Describe.
+func (t *Typing) Describe() string {
+	return (&Match{Strategy: t.Strategy, Locator: t.Locator}).Describe()
+}
+
+// Fill types value into the readied (and cleared) element.
+func (t *Typing) Fill(ctx context.Context, value string) error {
+	return typeInto(t.page.Context(ctx), t.el, value)
+}
+
+// Press presses key in the readied element.
+func (t *Typing) Press(ctx context.Context, key input.Key) error {
+	return t.page.Context(ctx).Keyboard.Type(key)
+}
+
+// Typing looks for the one-element target name once and, when the page
+// can find it on its own (as Map.Ready: the css, xpath, text or label
+// locators before any role locator; no frame, no within), readies its first
+// visible match for typing in the same Runtime.callFunctionOn: in view,
+// enabled, not covered, focused, and its value cleared when clear is set —
+// Resolve (Visible, Once) and prepare in one request instead of three. The
+// answer is the element itself, for the events that follow the typing. A
+// match by a fallback locator is readied by a second call naming that
+// locator alone (the page says which one matched, without readying it). A
+// covered element fails at once with target_covered, like Fill. It returns
+// nil, nil when this way does not apply, or found nothing visible yet, a
+// disabled element, or a page behind another tab: the caller then resolves
+// and waits (for it to show, to be enabled; brings the tab to the front)
+// the usual way.
+func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear bool) (*Typing, error) {
+	t, ok := m.Lookup(name)
+	if !ok || t.Many || t.Frame != "" || t.Within != "" {
+		return nil, nil
+	}
+	var locs []jsLoc
+	for _, l := range t.Locators {
+		if l.Strategy == Role {
+			break
+		}
+		locs = append(locs, locJS(l))
+	}
+	p := page.Context(ctx)
+	for from := 0; from < len(locs); {
+		res, err := evalOp(p, nil, "typing", map[string]any{"locs": locs[from:], "clear": clear}, false, true)
+		if err != nil {
+			return nil, err
+		}
+		if res.Subtype == proto.RuntimeRemoteObjectSubtypeNode {
+			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, el: res}, nil
+		}
+		if res.Type != proto.RuntimeRemoteObjectTypeString {
+			return nil, errs.New(errs.Internal, "typing: the page answered a %s for %s", res.Type, name)
+		}
+		var st struct {
+			Fallback bool   `json:"fallback"`
+			I        int    `json:"i"`
+			Cover    string `json:"cover"`
+		}
+		if err := json.Unmarshal([]byte(res.Value.Str()), &st); err != nil {
+			return nil, errs.Wrap(errs.Internal, err, "typing: reading the page's answer for %s: %v", name, err)
+		}
+		switch {
+		case st.Cover != "":
+			return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, st.Cover)
+		case st.Fallback && from == 0 && st.I > 0:
+			from = st.I // that locator alone: readied if it still matches
+			continue
+		}
+		return nil, nil // missing, disabled, gone, behind another tab: the usual way
+	}
+	return nil, nil
 }
 
 // Select chooses value in el: an option's value or label of a native

@@ -33,6 +33,12 @@ b.name:
   label: Your name
 b.free:
   css: "#free"
+b.field:
+  css: "#name"
+b.by_label:
+  css: "#not-on-this-page"
+  fallbacks:
+    - label: Your name
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -81,6 +87,42 @@ b.free:
 	t.Logf("ready click: %d CDP requests", n)
 	if n > 4 {
 		t.Errorf("a ready click took %d CDP requests, want at most 4", n)
+	}
+	// A fill and a press found and readied in one request (the fill and
+	// press steps' way when the page can find the target alone): typing
+	// (1) + insertText and the events (2), or the key down and up (2); one
+	// more when a fallback matched (the page names it, then readies it).
+	typing := func(name string, act func(*Typing) error) func() error {
+		return func() error {
+			ty, err := m.Typing(ctx, p, name, true)
+			if err != nil || ty == nil {
+				return fmt.Errorf("typing %s: %v, %v", name, ty, err)
+			}
+			return act(ty)
+		}
+	}
+	for _, c := range []struct {
+		what string
+		max  int64
+		f    func() error
+	}{
+		{"typing fill", 3, typing("b.field", func(ty *Typing) error { return ty.Fill(ctx, "Ann") })},
+		{"typing press", 3, typing("b.field", func(ty *Typing) error { return ty.Press(ctx, input.Tab) })},
+		{"typing fill by a fallback", 4, typing("b.by_label", func(ty *Typing) error {
+			if ty.Describe() != "fallback 1 (label)" {
+				return fmt.Errorf("strategy %q, want fallback 1 (label)", ty.Describe())
+			}
+			return ty.Fill(ctx, "Bo")
+		})},
+	} {
+		n := cost(c.what, c.f)
+		t.Logf("%s: %d CDP requests", c.what, n)
+		if n > c.max {
+			t.Errorf("%s took %d CDP requests, want at most %d", c.what, n, c.max)
+		}
+	}
+	if v, err := p.MustElement("#name").Property("value"); err != nil || v.Str() != "Bo" {
+		t.Errorf("after the fills the field holds %v (%v), want Bo", v, err)
 	}
 
 	lp, lc := countingPage(t, "/list.html?n=200&fields=8")

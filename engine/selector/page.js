@@ -9,6 +9,7 @@ function (op, req, ...nodes) {
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
   //   op "ready":   find a one-element target once and prepare it in the same call
+  //   op "typing":  the same for typing (focus, clear) → the element itself, or its state
   //   op "events":  fire DOM events on the element
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
@@ -592,6 +593,23 @@ function (op, req, ...nodes) {
       };
       inDoc(doc);
       return out;
+    }
+
+    case "typing": {
+      // A one-element target looked for once like op "ready" and, found by
+      // its first locator, readied for typing in the same call: in view,
+      // enabled, not covered, focused, its value cleared with req.clear.
+      // → the element itself (the input that follows fires its events on
+      // it), else the state as JSON text: {missing} | {fallback, i} (found
+      // by locator i: not readied, the Go side asks for that one alone) |
+      // {disabled} | {cover} | {gone} | {background}.
+      const m = first(req.locs, null, false, true);
+      if (!m) return JSON.stringify({ missing: true });
+      if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
+      const el = m.els[0];
+      if (!!el.disabled || el.getAttribute("aria-disabled") === "true") return JSON.stringify({ disabled: true });
+      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear })).then((out) =>
+        out.background || out.gone || out.cover || out.disabled ? JSON.stringify(out) : el);
     }
 
     case "events":

@@ -218,6 +218,11 @@ type Exec interface {
 	// (selector.Map.Ready), recording the strategy like Find; nil, nil when
 	// the caller must Find (and wait) instead.
 	Ready(ctx context.Context, target string, o selector.ReadyOptions) (*selector.Ready, error)
+	// Typing finds a one-element target once and readies it for typing
+	// (focused; cleared with clear) in the same round trip when the page
+	// can find it alone (selector.Map.Typing), recording the strategy like
+	// Find; nil, nil when the caller must Find (and wait) instead.
+	Typing(ctx context.Context, target string, clear bool) (*selector.Typing, error)
 	// Extract reads a target's matches and their fields (one round trip on
 	// most pages) and records the strategies that matched.
 	Extract(ctx context.Context, spec selector.ExtractSpec) (*selector.Extracted, error)

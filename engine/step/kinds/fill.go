@@ -19,11 +19,21 @@ func init() {
 		},
 		Example: `fill: {target: acme.login.email, value: "${{ secrets.acme_user }}"}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			el, err := element(ctx, x, s, "target", 0)
+			value, err := x.Text(ctx, s.Tmpl("value"))
 			if err != nil {
 				return err
 			}
-			value, err := x.Text(ctx, s.Tmpl("value"))
+			// Found, in view, enabled, not covered, focused and cleared in
+			// one round trip when the page can tell on its own, then typed
+			// into (see selector.Typing); else the way below, which waits.
+			ty, err := x.Typing(ctx, s.Str("target"), true)
+			if err != nil {
+				return err
+			}
+			if ty != nil {
+				return ty.Fill(ctx, value)
+			}
+			el, err := element(ctx, x, s, "target", 0)
 			if err != nil {
 				return err
 			}

@@ -51,6 +51,16 @@ func init() {
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			key := keys[s.Str("key")]
 			if s.Str("target") != "" {
+				// Found and focused in one round trip when the page can
+				// tell on its own (see selector.Typing); else the way
+				// below, which waits.
+				ty, err := x.Typing(ctx, s.Str("target"), false)
+				if err != nil {
+					return err
+				}
+				if ty != nil {
+					return ty.Press(ctx, key)
+				}
 				el, err := element(ctx, x, s, "target", 0)
 				if err != nil {
 					return err
