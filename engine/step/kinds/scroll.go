@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -190,11 +191,11 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 			stuck = 0
 			continue
 		}
-		grew, err := settleScroll(ctx, x, cond, eval, st.height, attrs)
+		grew, held, err := settleScroll(ctx, x, cond, eval, st.height, attrs)
 		if err != nil {
 			return err
 		}
-		if !st.moved && !grew {
+		if !st.moved && !grew && !held {
 			if stuck++; stuck >= 2 {
 				return errs.New(errs.TargetNotFound, "reached the end of %s after %d screens and %s never held", pagePath(page), screen+1, cond)
 			}
@@ -242,31 +243,78 @@ const scrollChangeJS = `function (height, attrs, ms) {
 const scrollWake = 50 * time.Millisecond
 
 // settleScroll waits, after a screen that reached the end, until the
-// condition holds or the page grows past height, at most scrollSettle. It
-// checks the condition each time the page changes, not on a timer.
-func settleScroll(ctx context.Context, x step.Exec, cond scrollCond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew bool, err error) {
+// condition may hold or the page grows past height, at most scrollSettle:
+// the page itself watches both (selector.Map.Wait for the condition, a
+// MutationObserver for the growth), so the wait ends as soon as the page
+// changes, not on a timer. held says the page saw the condition hold (the
+// caller looks again with scrollHolds).
+func settleScroll(ctx context.Context, x step.Exec, cond scrollCond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew, held bool, err error) {
 	sctx, cancel := context.WithTimeout(ctx, scrollSettle)
+	var wg sync.WaitGroup
+	defer wg.Wait() // nothing of this wait runs on after it
 	defer cancel()
-	for {
-		if ok, err := scrollHolds(sctx, x, cond); ok || err != nil {
-			if ctx.Err() != nil {
-				return false, ctx.Err()
+	holds := make(chan struct{})
+	if c, ok := cond.waitCond(sctx, x); ok {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := x.Wait(sctx, []selector.Cond{c}); err == nil {
+				close(holds)
 			}
-			return false, nil // the caller looks again: it holds, or the error repeats
-		}
-		res, err := eval(sctx, scrollChangeJS, height, attrs, scrollWake.Milliseconds())
-		switch {
-		case ctx.Err() != nil:
-			return false, ctx.Err()
-		case sctx.Err() != nil:
-			return false, nil
-		case err != nil:
-			// The document went away (a navigation): the next round looks again.
-			return false, nil
-		case res.Value.Int() != height:
-			return true, nil
-		}
+		}()
 	}
+	grows := make(chan bool, 1)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			res, err := eval(sctx, scrollChangeJS, height, attrs, scrollWake.Milliseconds())
+			switch {
+			case sctx.Err() != nil || err != nil:
+				// Out of time, or the document went away (a navigation):
+				// the next round looks again.
+				grows <- false
+				return
+			case res.Value.Int() != height:
+				grows <- true
+				return
+			}
+		}
+	}()
+	select {
+	case <-holds:
+		return false, true, nil
+	case g := <-grows:
+		if ctx.Err() != nil {
+			return false, false, ctx.Err()
+		}
+		return g, false, nil
+	case <-ctx.Done():
+		return false, false, ctx.Err()
+	}
+}
+
+// waitCond is the condition for selector.Map.Wait, when it can watch it:
+// a count there counts visible matches only, so it may hold later than
+// scrollHolds says (never sooner).
+func (c scrollCond) waitCond(ctx context.Context, x step.Exec) (selector.Cond, bool) {
+	switch c.kind {
+	case "visible":
+		return selector.Cond{Kind: selector.CondVisible, Target: c.target}, true
+	case "hidden":
+		return selector.Cond{Kind: selector.CondHidden, Target: c.target}, true
+	case "text":
+		text, err := x.Text(ctx, c.text)
+		return selector.Cond{Kind: selector.CondText, Text: text}, err == nil
+	case "count":
+		v, err := x.Eval(ctx, c.atLeast)
+		if err != nil {
+			return selector.Cond{}, false
+		}
+		n, err := strconv.Atoi(tmpl.Text(v))
+		return selector.Cond{Kind: selector.CondCount, Target: c.target, Min: n}, err == nil && n >= 1
+	}
+	return selector.Cond{}, false
 }
 
 // scrollHolds reports whether the condition holds now.
