@@ -607,11 +607,7 @@ func (r *runner) recordStrategy(name, strategy string) {
 // Ready finds a one-element target and readies it for a click in one
 // round trip when the page can do both (selector.Map.Ready).
 func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions) (*selector.Ready, error) {
-	name, err := r.targetName(name)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.Page(ctx)
+	name, page, err := r.targetPage(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -626,11 +622,7 @@ func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions
 // Typing finds a one-element target and readies it for typing in one
 // round trip when the page can do both (selector.Map.Typing).
 func (r *runner) Typing(ctx context.Context, name string, clear bool) (*selector.Typing, error) {
-	name, err := r.targetName(name)
-	if err != nil {
-		return nil, err
-	}
-	page, err := r.Page(ctx)
+	name, page, err := r.targetPage(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -640,6 +632,17 @@ func (r *runner) Typing(ctx context.Context, name string, clear bool) (*selector
 	}
 	r.recordStrategy(name, ty.Describe())
 	return ty, nil
+}
+
+// targetPage is a target field's selector-map name (see targetName) and
+// the page it is looked for in.
+func (r *runner) targetPage(ctx context.Context, name string) (string, *rod.Page, error) {
+	name, err := r.targetName(name)
+	if err != nil {
+		return "", nil, err
+	}
+	page, err := r.Page(ctx)
+	return name, page, err
 }
 
 // targetName resolves a target field: a selector-map name as written, or

@@ -198,16 +198,10 @@ func (t *Typing) Press(ctx context.Context, key input.Key) error {
 // the usual way.
 func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear bool) (*Typing, error) {
 	t, ok := m.Lookup(name)
-	if !ok || t.Many || t.Frame != "" || t.Within != "" {
+	if !ok {
 		return nil, nil
 	}
-	var locs []jsLoc
-	for _, l := range t.Locators {
-		if l.Strategy == Role {
-			break
-		}
-		locs = append(locs, locJS(l))
-	}
+	locs := pageLocs(t)
 	p := page.Context(ctx)
 	for from := 0; from < len(locs); {
 		res, err := evalOp(p, nil, "typing", map[string]any{"locs": locs[from:], "clear": clear}, false, true)
@@ -351,16 +345,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	if !ok || t.Many || t.Frame != "" || t.Within != "" {
 		return nil, nil
 	}
-	// The locators the page runs alone, up to the first that needs the
-	// accessibility tree: when one of them matches, it is the one Resolve
-	// would have taken (the first in order that matches).
-	var locs []jsLoc
-	for _, l := range t.Locators {
-		if l.Strategy == Role {
-			break
-		}
-		locs = append(locs, locJS(l))
-	}
+	locs := pageLocs(t)
 	if len(locs) == 0 {
 		return nil, nil
 	}
@@ -407,4 +392,23 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 // and releases (three requests).
 func (r *Ready) Click(ctx context.Context) error {
 	return clickAt(r.page.Context(ctx), r.pt)
+}
+
+// pageLocs are the locators of a one-element target that the page runs
+// alone, up to the first that needs the accessibility tree: when one of
+// them matches, it is the one Resolve would have taken (the first in order
+// that matches). None for a many, frame or within target (Map.Ready,
+// Map.Typing).
+func pageLocs(t *Target) []jsLoc {
+	if t.Many || t.Frame != "" || t.Within != "" {
+		return nil
+	}
+	var locs []jsLoc
+	for _, l := range t.Locators {
+		if l.Strategy == Role {
+			break
+		}
+		locs = append(locs, locJS(l))
+	}
+	return locs
 }

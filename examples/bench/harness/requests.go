@@ -7,7 +7,7 @@ import (
 
 // stepRequests is the number of CDP requests a trace step record says the
 // step made, when the engine records it (a numeric field whose JSON name
-// mentions cdp or requests); false when it does not.
+// mentions cdp or requests, not held_requests); false when it does not.
 func stepRequests(step any) (int, bool) {
 	raw, err := json.Marshal(step)
 	if err != nil {
@@ -19,7 +19,8 @@ func stepRequests(step any) (int, bool) {
 	}
 	for k, v := range m {
 		k = strings.ToLower(k)
-		if n, ok := v.(float64); ok && (strings.Contains(k, "cdp") || strings.Contains(k, "request")) {
+		// (held_requests counts the page's requests the guard refused, not CDP's.)
+		if n, ok := v.(float64); ok && !strings.Contains(k, "held") && (strings.Contains(k, "cdp") || strings.Contains(k, "request")) {
 			return int(n), true
 		}
 	}
