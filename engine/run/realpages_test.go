@@ -147,6 +147,15 @@ real.dialogs.share:
   css: "#share"
 real.dialogs.shared:
   css: "#shared"
+real.far.button:
+  css: "#far"
+real.far.button_role:
+  role: button
+  name: Far button
+real.far.done:
+  css: "#far-done"
+real.far.hovered:
+  css: "#far-hover"
 `
 
 // realHarness is an engine serving the demo workflows plus workflows, with

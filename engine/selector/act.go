@@ -11,6 +11,7 @@ import (
 	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/ysmood/gson"
 )
 
 // Actions on a resolved element, in as few CDP requests as their guarantees
@@ -21,6 +22,8 @@ import (
 // focused or cleared; then comes the input itself.
 //
 //	Click: prepare (1) + mouse moved, pressed, released (3)           = 4
+//	       (+1 on a page with frames from other sites: the move is checked)
+//	Hover: prepare (1) + mouse moved (1)                              = 2
 //	Fill:  prepare with focus and clear (1) + insertText (1) + events (1) = 3
 //	Press: prepare with focus (1) + key down, up (2)                   = 3
 //
@@ -39,6 +42,18 @@ type point struct {
 	Cover    string
 	Disabled bool
 	Gone     bool
+	// Verify: the page has frames from other sites (or is one), so the
+	// mouse move is checked before a press (page.js "hit").
+	Verify bool
+}
+
+// pointOf reads prepare's answer (or ready's).
+func pointOf(v gson.JSON) point {
+	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool()}
+	if c := v.Get("cover"); !c.Nil() {
+		pt.Cover = c.Str()
+	}
+	return pt
 }
 
 // prepare readies el for input. A covered element fails at once with
@@ -67,10 +82,7 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 			}
 			continue
 		}
-		pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), Gone: v.Get("gone").Bool()}
-		if c := v.Get("cover"); !c.Nil() {
-			pt.Cover = c.Str()
-		}
+		pt := pointOf(v)
 		switch {
 		case pt.Gone:
 			return pt, errs.New(errs.TargetNotFound, "target %s went away before it could be used", name)
@@ -95,17 +107,74 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 // Click clicks el once with the left button, like a person: the mouse moves
 // to its centre, presses and releases.
 func Click(ctx context.Context, el *rod.Element, o ActOptions) error {
-	pt, err := prepare(ctx, el, o.Name, false, false)
-	if err != nil {
-		return err
-	}
-	return clickAt(el.Page().Context(ctx), pt)
+	return pointer(ctx, el, o, true)
 }
 
-// clickAt moves the mouse to pt, presses and releases the left button.
-func clickAt(p *rod.Page, pt point) error {
+// Hover moves the mouse over el's centre, with the guarantees of Click: in
+// view, standing still, not covered, its tab in front.
+func Hover(ctx context.Context, el *rod.Element, o ActOptions) error {
+	return pointer(ctx, el, o, false)
+}
+
+// pointer prepares el and moves the mouse to it, and clicks when click is
+// set; a move that did not reach el (see moveTo) is prepared and made again.
+func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) error {
+	for {
+		pt, err := prepare(ctx, el, o.Name, false, false)
+		if err != nil {
+			return err
+		}
+		p := el.Page().Context(ctx)
+		ok, err := moveTo(ctx, p, el.Object, pt, o.Name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if click {
+			return press(p, pt)
+		}
+		return nil
+	}
+}
+
+// moveTo moves the mouse to pt. When pt.Verify it then asks the page
+// whether the move reached the element (this: the element, or nil after
+// Map.Ready): false, nil when it did not and the caller should prepare and
+// move again (the page has moved since; the mouse went to another process,
+// see page.js "hit"); an error once ctx ends.
+func moveTo(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
+	if err := (proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y}).Call(p); err != nil {
+		return false, err
+	}
+	if !pt.Verify {
+		return true, nil
+	}
+	res, err := evalOp(p, this, "hit", map[string]any{}, true, true)
+	if err != nil {
+		var nf *rod.ObjectNotFoundError
+		if errors.As(err, &nf) {
+			return false, errs.Wrap(errs.TargetNotFound, err, "target %s went away before it could be used", name)
+		}
+		return false, err
+	}
+	v := res.Value
+	if v.Get("hit").Bool() {
+		return true, nil
+	}
+	if ctx.Err() != nil {
+		if what := v.Get("what").Str(); what != "" {
+			return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the mouse kept landing on %s", name, what)
+		}
+		return false, errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s: the mouse never reached it (the page kept moving)", name)
+	}
+	return false, nil
+}
+
+// press presses and releases the left button at pt (the mouse is there).
+func press(p *rod.Page, pt point) error {
 	for _, ev := range []proto.InputDispatchMouseEvent{
-		{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y},
 		{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1},
 		{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, ClickCount: 1},
 	} {
@@ -310,7 +379,10 @@ type Ready struct {
 	URL, Text string
 
 	page *rod.Page
+	name string
 	pt   point
+	// again readies the target anew (a mouse move that missed it).
+	again func(context.Context) (*Ready, error)
 }
 
 // Describe names the locator that matched, like Match.Describe.
@@ -371,12 +443,10 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	if i < 0 || i >= len(t.Locators) {
 		return nil, errs.New(errs.Internal, "ready: locator %d of %s", i, name)
 	}
-	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page,
+	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page, name: name,
 		URL: v.Get("url").Str(), Text: v.Get("text").Str()}
-	r.pt = point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Gone: v.Get("gone").Bool()}
-	if c := v.Get("cover"); !c.Nil() {
-		r.pt.Cover = c.Str()
-	}
+	r.pt = pointOf(v)
+	r.again = func(ctx context.Context) (*Ready, error) { return m.Ready(ctx, page, name, o) }
 	switch {
 	case r.Disabled || o.Probe:
 		return r, nil
@@ -389,9 +459,28 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 }
 
 // Click clicks the readied element: the mouse moves to its centre, presses
-// and releases (three requests).
+// and releases (three requests; four on a page with frames from other
+// sites, where the move is checked, see moveTo).
 func (r *Ready) Click(ctx context.Context) error {
-	return clickAt(r.page.Context(ctx), r.pt)
+	for {
+		p := r.page.Context(ctx)
+		ok, err := moveTo(ctx, p, nil, r.pt, r.name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return press(p, r.pt)
+		}
+		// The move missed: ready the target again.
+		nr, err := r.again(ctx)
+		if err != nil {
+			return err
+		}
+		if nr == nil || nr.Disabled {
+			return errs.New(errs.TargetNotFound, "target %s went away before it could be clicked", r.name)
+		}
+		r = nr
+	}
 }
 
 // pageLocs are the locators of a one-element target that the page runs

@@ -7,7 +7,8 @@ function (op, req, ...nodes) {
   //   op "find":    one locator → null | the element | [elements] with .count, .hidden
   //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → its JSON text
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
-  //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled}
+  //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled, verify}
+  //   op "hit":     after the mouse moved to prepare's point: did the move reach the element?
   //   op "ready":   find a one-element target once and prepare it in the same call
   //   op "typing":  the same for typing (focus, clear) → the element itself, or its state
   //   op "events":  fire DOM events on the element
@@ -398,12 +399,79 @@ function (op, req, ...nodes) {
     return optionsOf(lb).find((o) => visible(o) && (accName(o) === want || o.getAttribute("data-value") === value)) || null;
   };
 
+  // crossFrames lists the iframes whose documents d cannot read (another
+  // site: out of process), in d and in its readable frames; with one, only
+  // whether there is any ([] or [the first]).
+  const crossFrames = (d0, one) => {
+    const out = [];
+    const seen = new Set();
+    const inDoc = (d) => {
+      if (!d || seen.has(d) || (one && out.length)) return;
+      seen.add(d);
+      // Light DOM only when the page has no shadow root (most pages).
+      const fs = d === doc && !hasShadow() ? d.querySelectorAll("iframe, frame") : all(d).filter((f) => f.tagName === "IFRAME" || f.tagName === "FRAME");
+      for (const f of fs) {
+        let fd = null;
+        try { fd = f.contentDocument; } catch (e) { fd = null; }
+        if (fd) inDoc(fd); else out.push(f);
+        if (one && out.length) return;
+      }
+    };
+    inDoc(d0);
+    return out;
+  };
+
+  // describe names an element for a message: tag, id, two classes, text.
+  const describe = (el) => {
+    const id = el.id ? "#" + el.id : "";
+    const cls = typeof el.className === "string" && el.className.trim()
+      ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+    let text = norm(el.innerText || el.textContent || "");
+    if (text.length > 40) text = text.slice(0, 40) + "…";
+    return el.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
+  };
+
+  // The mouse and other processes. The browser sends a mouse event to the
+  // process whose content it last saw drawn at that point: just after the
+  // page moved (a scroll into view), a point that was over a frame from
+  // another site (out of process) still goes to that frame, and the page
+  // never sees the click (nor does the frame see one meant for it). So on
+  // a page with such frames (or in one), a pointer action checks that its
+  // mouse move reached the element before it presses (op "hit"); the Go
+  // side prepares again and moves again when it did not. The move is
+  // recorded under this key of the element's window.
+  const HIT = "__toolwright_hit";
+  const outOfProcess = (win) => {
+    let w = win;
+    while (w.frameElement) w = w.parent; // up through readable frames
+    return w !== w.top || crossFrames(w.document, true).length > 0;
+  };
+  const watchHit = (el, win) => {
+    const old = win[HIT];
+    if (old) old.off();
+    const rec = { el, hit: null, what: "" };
+    const h = (e) => {
+      const path = e.composedPath();
+      rec.hit = path.includes(el);
+      rec.what = rec.hit || !isEl(path[0]) ? "" : describe(path[0]);
+    };
+    const timer = setTimeout(() => rec.off(), 30000);
+    rec.off = () => {
+      win.removeEventListener("mousemove", h, true);
+      clearTimeout(timer);
+      if (win[HIT] === rec) delete win[HIT];
+    };
+    win.addEventListener("mousemove", h, true);
+    Object.defineProperty(win, HIT, { value: rec, configurable: true });
+  };
+
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
   // to stand still (a click), and report what stops the action. The point is in
   // the coordinates of the page whose session dispatches the input
   // (same-process frames add their iframes' offsets).
-  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, gone} | {background}
+  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, gone, verify} | {background}
+  // (verify: the mouse move must be checked, see HIT).
   const prepareEl = (el, req) => {
     if (!el || !el.isConnected) return { gone: true };
     // A page behind another tab (a target=_blank popup left open) runs
@@ -447,12 +515,7 @@ function (op, req, ...nodes) {
         const s = getComputedStyle(n);
         if (s.position === "fixed" || s.position === "absolute" || s.position === "sticky") cover = n;
       }
-      const id = cover.id ? "#" + cover.id : "";
-      const cls = typeof cover.className === "string" && cover.className.trim()
-        ? "." + cover.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
-      let text = norm(cover.innerText || cover.textContent || "");
-      if (text.length > 40) text = text.slice(0, 40) + "…";
-      return cover.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
+      return describe(cover);
     };
     // Only a pointer action needs the element to stand still: a focus
     // (fill, press) lands wherever it is (req.settle).
@@ -471,6 +534,10 @@ function (op, req, ...nodes) {
       out.x = x;
       out.y = y;
       if (!out.cover && !out.disabled) {
+        if (req.settle && outOfProcess(win)) {
+          watchHit(el, win);
+          out.verify = true;
+        }
         if (req.focus || req.clear) el.focus();
         if (req.clear) {
           if ("value" in el) el.value = ""; else el.textContent = "";
@@ -552,6 +619,30 @@ function (op, req, ...nodes) {
     case "prepare":
       return prepareEl(root, req);
 
+    case "hit": {
+      // After the mouse moved to prepare's point (this: the element, or the
+      // window after op "ready"): → {hit, what (where it went instead)}.
+      // No move seen may still come late: wait two frames (or 100ms) for
+      // it; then one that went to another process never comes. A move to
+      // where the mouse already is may fire nothing: the element under the
+      // mouse (:hover) then tells.
+      const w = (root ? root.ownerDocument : doc).defaultView;
+      const rec = w[HIT];
+      if (!rec) return { hit: false };
+      const answer = () => {
+        rec.off();
+        if (rec.hit === null) return { hit: rec.el.isConnected && rec.el.matches(":hover") };
+        return { hit: rec.hit, what: rec.what };
+      };
+      if (rec.hit !== null) return answer();
+      return new Promise((resolve) => {
+        let done = false;
+        const fin = () => { if (!done) { done = true; resolve(answer()); } };
+        setTimeout(fin, 100);
+        requestAnimationFrame(() => requestAnimationFrame(fin));
+      });
+    }
+
     case "ready": {
       // A one-element target looked for once (its locators in order, the
       // first visible match) and, when found, prepared in the same call:
@@ -576,24 +667,8 @@ function (op, req, ...nodes) {
       });
     }
 
-    case "crossframes": {
-      // The iframes whose documents this one cannot read (another site: out
-      // of process), in the page and in its readable frames.
-      const out = [];
-      const seen = new Set();
-      const inDoc = (d) => {
-        if (!d || seen.has(d)) return;
-        seen.add(d);
-        for (const f of all(d)) {
-          if (f.tagName !== "IFRAME" && f.tagName !== "FRAME") continue;
-          let fd = null;
-          try { fd = f.contentDocument; } catch (e) { fd = null; }
-          if (fd) inDoc(fd); else out.push(f);
-        }
-      };
-      inDoc(doc);
-      return out;
-    }
+    case "crossframes":
+      return crossFrames(doc, false);
 
     case "typing": {
       // A one-element target looked for once like op "ready" and, found by

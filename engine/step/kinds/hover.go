@@ -3,13 +3,14 @@ package kinds
 import (
 	"context"
 
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
 func init() {
 	step.Register(&step.Spec{
 		Kind:  "hover",
-		Doc:   "Move the mouse over a target (menus that open on hover).",
+		Doc:   "Move the mouse over a target (menus that open on hover), with the guarantees of click: in view, standing still, not covered (target_covered), its tab in front.",
 		Short: "target",
 		Risk:  "read",
 		Fields: []step.Field{
@@ -21,7 +22,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return el.Hover()
+			return selector.Hover(ctx, el, selector.ActOptions{Name: s.Str("target")})
 		},
 	})
 }
