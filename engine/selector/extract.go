@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/go-rod/rod"
 	"github.com/toolwright/toolwright/engine/errs"
@@ -130,69 +131,108 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 	}
 }
 
-// extracted is page.js's extract answer, decoded from its JSON text.
+// extracted is the head of page.js's extract answer.
 type extracted struct {
-	Found bool            `json:"found"`
-	From  int             `json:"from"`
-	Count int             `json:"count"`
-	Items json.RawMessage `json:"items"`
-	// Used[f][i] is how many matches had field f found by its locator i.
+	Found bool `json:"found"`
+	From  int  `json:"from"`
+	Count int  `json:"count"`
+	Rows  int  `json:"rows"`
+	// Used[f][i] is how many rows had field f found by its locator i.
 	Used [][]int `json:"used"`
 }
 
 // extractOut is an extract answer with its items as the step hands them
-// on: values (a string or nil), or with fields a map per match.
+// on: values (a string or nil), or with fields a map per row.
 type extractOut struct {
 	extracted
 	Items []any
 }
 
-// readExtract decodes the answer: one JSON text, whose rows hold their
-// fields' values in the order of fields.
+// readExtract decodes the answer: the JSON head, a line break, and the
+// JSON array of the values, row by row (JSON.stringify writes no line
+// break of its own).
 func readExtract(v gson.JSON, fields []FieldSpec) (extractOut, error) {
 	var out extractOut
 	if v.Nil() {
 		return out, nil // the scope went away: nothing found
 	}
-	if err := json.Unmarshal([]byte(v.Str()), &out.extracted); err != nil {
+	head, rest, _ := strings.Cut(v.Str(), "\n")
+	bad := func(err error) (extractOut, error) {
 		return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
 	}
-	if len(fields) == 0 {
-		var vals []*string
-		if err := json.Unmarshal(out.extracted.Items, &vals); err != nil {
-			return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
-		}
-		out.Items = make([]any, len(vals))
-		for i, s := range vals {
-			out.Items[i] = orNil(s)
-		}
-		return out, nil
+	if err := json.Unmarshal([]byte(head), &out.extracted); err != nil {
+		return bad(err)
 	}
-	var rows [][]*string
-	if err := json.Unmarshal(out.extracted.Items, &rows); err != nil {
-		return out, errs.Wrap(errs.Internal, err, "extract: reading the page's answer: %v", err)
+	vals, err := stringArray(rest, out.Rows*max(1, len(fields)))
+	if err != nil {
+		return bad(err)
 	}
-	out.Items = make([]any, len(rows))
-	for i, row := range rows {
+	nf := max(1, len(fields))
+	if len(vals) != out.Rows*nf {
+		return bad(fmt.Errorf("%d values for %d rows × %d", len(vals), out.Rows, nf))
+	}
+	out.Items = make([]any, out.Rows)
+	for i := range out.Items {
+		row := vals[i*nf : (i+1)*nf]
+		if len(fields) == 0 {
+			out.Items[i] = row[0]
+			continue
+		}
 		item := make(map[string]any, len(fields))
 		for j, f := range fields {
-			var s *string
-			if j < len(row) {
-				s = row[j]
-			}
-			item[f.Name] = orNil(s)
+			item[f.Name] = row[j]
 		}
 		out.Items[i] = item
 	}
 	return out, nil
 }
 
-// orNil is *s, or nil (not a typed nil) when the page read null.
-func orNil(s *string) any {
-	if s == nil {
-		return nil
+// stringArray decodes a JSON array of strings and nulls as JSON.stringify
+// writes it (no white space) into strings and nils: a string without an
+// escape is taken from s as it is, without the reflection and copies of
+// encoding/json (a 200 × 8 read spent most of its Go time there).
+func stringArray(s string, n int) ([]any, error) {
+	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+		return nil, fmt.Errorf("not an array: %.20q", s)
 	}
-	return *s
+	out := make([]any, 0, n)
+	for i := 1; i < len(s)-1; {
+		switch {
+		case strings.HasPrefix(s[i:], "null"):
+			out = append(out, nil)
+			i += 4
+		case s[i] == '"':
+			j, escaped := i+1, false
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("unterminated string at %d", i)
+			}
+			if !escaped {
+				out = append(out, s[i+1:j])
+			} else {
+				var v string
+				if err := json.Unmarshal([]byte(s[i:j+1]), &v); err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+			}
+			i = j + 1
+		default:
+			return nil, fmt.Errorf("unexpected %q at %d", s[i], i)
+		}
+		if i < len(s)-1 {
+			if s[i] != ',' || i+1 == len(s)-1 {
+				return nil, fmt.Errorf("unexpected %q at %d", s[i], i)
+			}
+			i++
+		}
+	}
+	return out, nil
 }
 
 func (m *Map) extractScope(ctx context.Context, page *rod.Page, spec ExtractSpec, from *Target) (scope, error) {

@@ -2,6 +2,7 @@ package selector
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -94,5 +95,30 @@ s.none: {within: s.rows, css: td.nowhere}
 	}
 	if fmt.Sprint(ex.Fields) != "[fb: fallback 1 (css)]" {
 		t.Errorf("fields traced %v, want [fb: fallback 1 (css)]", ex.Fields)
+	}
+}
+
+// TestStringArray: the quick decoder of extract's values reads what
+// encoding/json reads, escapes and all.
+func TestStringArray(t *testing.T) {
+	vals := []any{"", "plain", `a "quoted" word`, `back\\slash`, "tab\tand\nnewline", "\u2028line sep", "é à ü", "🙂 emoji", "\x00nul", nil, "</script>", "end"}
+	raw, err := json.Marshal(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := stringArray(string(raw), len(vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", vals) {
+		t.Errorf("decoded %#v, want %#v", got, vals)
+	}
+	for _, bad := range []string{"", "[", `["a"`, `["a",]`, `["a" "b"]`, `[1]`, `{"a":1}`} {
+		if _, err := stringArray(bad, 0); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if got, err := stringArray("[]", 0); err != nil || len(got) != 0 {
+		t.Errorf("[]: %v, %v", got, err)
 	}
 }

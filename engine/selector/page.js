@@ -584,36 +584,39 @@ function (op, req, ...nodes) {
 
     case "extract": {
       // req: {from: [loc], many, list, limit, attr, fields: [{name, locs}]}
-      // → the JSON text (one string crosses the protocol at a fraction of
-      // the cost of a tree of objects) of {found, from, count, items, used}:
-      // items the values read, or with fields one array per match of its
-      // fields' values in order; used[f][i] how many matches had field f
-      // found by its locator i (the trace names the fallbacks).
+      // → one string (it crosses the protocol at a fraction of the cost of
+      // a tree of objects): the JSON of {found, from, count, rows, used},
+      // a line break, and the JSON array of the values read, row by row,
+      // each row's fields in order (one value per row without fields);
+      // used[f][i] is how many rows had field f found by its locator i
+      // (the trace names the fallbacks).
       const m = first(req.from, root, req.many, false);
-      const res = { found: !!m, from: m ? m.i : -1, count: 0, items: [], used: [] };
+      const res = { found: !!m, from: m ? m.i : -1, count: 0, rows: 0, used: [] };
+      let vals = [];
       if (m) {
         let els = m.els;
         res.count = els.length;
         if (!req.list) els = els.slice(0, 1);
         if (req.limit > 0 && els.length > req.limit) els = els.slice(0, req.limit);
+        res.rows = els.length;
         const fields = req.fields || [];
         // Many cells: one style query per element that may declare how
         // text shows, not one per cell (see asIs).
         const cells = els.length * Math.max(1, fields.length);
         if (req.attr === "text" && cells >= 100) declares = declarers(4 * cells);
         if (fields.length === 0) {
-          res.items = els.map((el) => read(el, req.attr));
+          vals = els.map((el) => read(el, req.attr));
         } else {
-          const rows = els.map(() => new Array(fields.length));
+          const nf = fields.length;
+          vals = new Array(els.length * nf).fill(null);
           fields.forEach((f, j) => {
             const { cells, used } = cellsOf(els, f.locs);
-            for (let k = 0; k < cells.length; k++) rows[k][j] = cells[k] ? read(cells[k], req.attr) : null;
+            for (let k = 0; k < cells.length; k++) if (cells[k]) vals[k * nf + j] = read(cells[k], req.attr);
             res.used.push(used);
           });
-          res.items = rows;
         }
       }
-      return JSON.stringify(res);
+      return JSON.stringify(res) + "\n" + JSON.stringify(vals);
     }
 
     case "prepare":
