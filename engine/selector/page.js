@@ -70,8 +70,9 @@ function (op, req, ...nodes) {
   // declarers is the selector list of the style sheets' rules that set
   // text-transform, visibility or all (elements with a style attribute and
   // those the browser's own sheet may style are checked apart: mayDeclare),
-  // or null when that is not known: a sheet of another origin, nested
-  // rules, animations, shadow roots, or more rules than budget.
+  // or null when that is not known (a sheet of another origin, nested
+  // rules, animations, shadow roots) or not worth it (more rules than
+  // budget, more than 40 that set them).
   const declarers = (budget) => {
     if (hasShadow() || (doc.getAnimations && doc.getAnimations().length > 0)) return null;
     const sels = [];
@@ -89,7 +90,9 @@ function (op, req, ...nodes) {
           if (r.cssRules && r.cssRules.length) return false; // nested rules: relative selectors
           if (sets) {
             if (/::|:(before|after|first-line|first-letter)/i.test(r.selectorText)) return false;
-            sels.push(r.selectorText);
+            // Matching a long list against each cell costs more than asking
+            // each cell's style.
+            if (sels.push(r.selectorText) > 40) return false;
           }
         } else if (r.cssRules) {
           if (!scan(r.cssRules)) return false; // @media, @supports, @layer, @scope: whatever their condition
