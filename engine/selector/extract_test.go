@@ -122,3 +122,19 @@ func TestStringArray(t *testing.T) {
 		t.Errorf("[]: %v, %v", got, err)
 	}
 }
+
+// TestPageJSCompact: page.js is sent without its comments and indentation,
+// which only works while it writes no string or template across lines.
+func TestPageJSCompact(t *testing.T) {
+	if strings.Contains(pageJS, "`") {
+		t.Error("page.js uses a template literal: compactJS could change a multi-line one")
+	}
+	for i, l := range strings.Split(pageJSSource, "\n") {
+		if strings.HasSuffix(strings.TrimRight(l, " \t"), "\\") {
+			t.Errorf("page.js line %d continues a string on the next line", i+1)
+		}
+	}
+	if len(pageJS) > len(pageJSSource)*3/4 {
+		t.Errorf("compacted page.js is %d of %d bytes", len(pageJS), len(pageJSSource))
+	}
+}
