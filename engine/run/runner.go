@@ -699,6 +699,15 @@ func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *se
 
 // Wait waits until one of conds holds in the environment's page.
 func (r *runner) Wait(ctx context.Context, conds []selector.Cond) (int, error) {
+	return r.wait(ctx, conds, r.c.set.Selectors.Wait)
+}
+
+// Holds looks once whether one of conds holds (selector.Map.Holds).
+func (r *runner) Holds(ctx context.Context, conds []selector.Cond) (int, error) {
+	return r.wait(ctx, conds, r.c.set.Selectors.Holds)
+}
+
+func (r *runner) wait(ctx context.Context, conds []selector.Cond, look func(context.Context, *rod.Page, []selector.Cond) (int, error)) (int, error) {
 	for i := range conds {
 		if conds[i].Target == "" {
 			continue
@@ -712,7 +721,7 @@ func (r *runner) Wait(ctx context.Context, conds []selector.Cond) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	i, err := r.c.set.Selectors.Wait(ctx, page, conds)
+	i, err := look(ctx, page, conds)
 	if err != nil && len(conds) == 1 && conds[0].Target != "" {
 		err = r.frameBlocked(conds[0].Target, err)
 	}

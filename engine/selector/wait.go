@@ -58,6 +58,17 @@ const fastPoll = 16 * time.Millisecond
 // from Go between short promises. When ctx ends first the error says what
 // did not happen (target_not_found; navigation_failed for a URL).
 func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, error) {
+	return m.wait(ctx, page, conds, false)
+}
+
+// Holds looks once, without waiting, and returns the index of the first of
+// conds that holds now, or -1: the same checks as Wait, in one request when
+// the page can answer them all (network idleness never holds here).
+func (m *Map) Holds(ctx context.Context, page *rod.Page, conds []Cond) (int, error) {
+	return m.wait(ctx, page, conds, true)
+}
+
+func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool) (int, error) {
 	if len(conds) == 0 {
 		return -1, errs.New(errs.Internal, "wait without a condition")
 	}
@@ -78,6 +89,9 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 			inPage = append(inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": !strings.Contains(c.Text, "://")})
 			inPageIdx = append(inPageIdx, i)
 		case CondIdle:
+			if once {
+				continue
+			}
 			go func(i int, quiet time.Duration) {
 				if t := trafficOf(page); t != nil {
 					// The page is watched: requests already in flight count.
@@ -121,6 +135,8 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 				if ok, err := m.holdsFromGo(ctx, page, c); err == nil && ok {
 					best = i
 					break
+				} else if err != nil && once {
+					return -1, err
 				} else if err != nil && ctx.Err() == nil {
 					cause = err
 				}
@@ -135,11 +151,13 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 		}
 		if len(inPage) > 0 {
 			d := slice
-			if best >= 0 {
+			if best >= 0 || once {
 				d = 0 // only ask whether an earlier condition holds too
 			}
 			i, err := waitCondsPoll(ctx, sc, inPage, d, pollFor(conds))
 			switch {
+			case err != nil && once:
+				return -1, err
 			case err != nil && ctx.Err() == nil:
 				cause = err // a navigation dropped the promise: ask the new document
 				if !sleepCtx(ctx, fastPoll) {
@@ -148,7 +166,7 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 			case i >= 0 && (best < 0 || inPageIdx[i] < best):
 				best = inPageIdx[i]
 			}
-		} else if best < 0 {
+		} else if best < 0 && !once {
 			select {
 			case i := <-idle:
 				best = i
@@ -156,7 +174,7 @@ func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, erro
 			case <-time.After(slice):
 			}
 		}
-		if best >= 0 {
+		if best >= 0 || once {
 			return best, nil
 		}
 		if ctx.Err() != nil {

@@ -228,6 +228,9 @@ type Exec interface {
 	Extract(ctx context.Context, spec selector.ExtractSpec) (*selector.Extracted, error)
 	// Wait waits until one of conds holds and returns its index.
 	Wait(ctx context.Context, conds []selector.Cond) (int, error)
+	// Holds looks once, without waiting: the index of the first of conds
+	// that holds now, or -1.
+	Holds(ctx context.Context, conds []selector.Cond) (int, error)
 	// Target looks up a selector-map entry.
 	Target(name string) *selector.Target
 	// Navigate opens url in the environment's page (allowed hosts enforced).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,10 +168,14 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 	// Attribute changes matter only to visible and hidden; count and text
 	// change with nodes and text.
 	attrs := cond.kind == "visible" || cond.kind == "hidden"
+	look, err := cond.waitCond(ctx, x)
+	if err != nil {
+		return err
+	}
 	stuck := 0
 	for screen := 0; ; screen++ {
-		ok, err := scrollHolds(ctx, x, cond)
-		if err != nil || ok {
+		i, err := x.Holds(ctx, []selector.Cond{look})
+		if err != nil || i == 0 {
 			return err
 		}
 		if screen >= max {
@@ -191,11 +194,11 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 			stuck = 0
 			continue
 		}
-		grew, held, err := settleScroll(ctx, x, cond, eval, st.height, attrs)
-		if err != nil {
+		grew, held, err := settleScroll(ctx, x, look, eval, st.height, attrs)
+		if err != nil || held {
 			return err
 		}
-		if !st.moved && !grew && !held {
+		if !st.moved && !grew {
 			if stuck++; stuck >= 2 {
 				return errs.New(errs.TargetNotFound, "reached the end of %s after %d screens and %s never held", pagePath(page), screen+1, cond)
 			}
@@ -246,23 +249,20 @@ const scrollWake = 50 * time.Millisecond
 // condition may hold or the page grows past height, at most scrollSettle:
 // the page itself watches both (selector.Map.Wait for the condition, a
 // MutationObserver for the growth), so the wait ends as soon as the page
-// changes, not on a timer. held says the page saw the condition hold (the
-// caller looks again with scrollHolds).
-func settleScroll(ctx context.Context, x step.Exec, cond scrollCond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew, held bool, err error) {
+// changes, not on a timer. held says the condition holds.
+func settleScroll(ctx context.Context, x step.Exec, cond selector.Cond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew, held bool, err error) {
 	sctx, cancel := context.WithTimeout(ctx, scrollSettle)
 	var wg sync.WaitGroup
 	defer wg.Wait() // nothing of this wait runs on after it
 	defer cancel()
 	holds := make(chan struct{})
-	if c, ok := cond.waitCond(sctx, x); ok {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := x.Wait(sctx, []selector.Cond{c}); err == nil {
-				close(holds)
-			}
-		}()
-	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := x.Wait(sctx, []selector.Cond{cond}); err == nil {
+			close(holds)
+		}
+	}()
 	grows := make(chan bool, 1)
 	wg.Add(1)
 	go func() {
@@ -294,71 +294,26 @@ func settleScroll(ctx context.Context, x step.Exec, cond scrollCond, eval func(c
 	}
 }
 
-// waitCond is the condition for selector.Map.Wait, when it can watch it:
-// a count there counts visible matches only, so it may hold later than
-// scrollHolds says (never sooner).
-func (c scrollCond) waitCond(ctx context.Context, x step.Exec) (selector.Cond, bool) {
+// waitCond is the condition as selector.Map.Wait and Holds check it
+// (the templates of text and at_least evaluated): a count counts visible
+// matches, and text is looked for in frames too, as the wait step does.
+func (c scrollCond) waitCond(ctx context.Context, x step.Exec) (selector.Cond, error) {
 	switch c.kind {
 	case "visible":
-		return selector.Cond{Kind: selector.CondVisible, Target: c.target}, true
+		return selector.Cond{Kind: selector.CondVisible, Target: c.target}, nil
 	case "hidden":
-		return selector.Cond{Kind: selector.CondHidden, Target: c.target}, true
+		return selector.Cond{Kind: selector.CondHidden, Target: c.target}, nil
 	case "text":
 		text, err := x.Text(ctx, c.text)
-		return selector.Cond{Kind: selector.CondText, Text: text}, err == nil
-	case "count":
-		v, err := x.Eval(ctx, c.atLeast)
-		if err != nil {
-			return selector.Cond{}, false
-		}
-		n, err := strconv.Atoi(tmpl.Text(v))
-		return selector.Cond{Kind: selector.CondCount, Target: c.target, Min: n}, err == nil && n >= 1
+		return selector.Cond{Kind: selector.CondText, Text: text}, err
 	}
-	return selector.Cond{}, false
-}
-
-// scrollHolds reports whether the condition holds now.
-func scrollHolds(ctx context.Context, x step.Exec, c scrollCond) (bool, error) {
-	switch c.kind {
-	case "text":
-		text, err := x.Text(ctx, c.text)
-		if err != nil {
-			return false, err
-		}
-		page, err := x.Page(ctx)
-		if err != nil {
-			return false, err
-		}
-		res, err := page.Eval(`() => document.body ? document.body.innerText : ''`)
-		if err != nil {
-			return false, err
-		}
-		return strings.Contains(selector.Normalize(res.Value.Str()), selector.Normalize(text)), nil
-	case "count":
-		v, err := x.Eval(ctx, c.atLeast)
-		if err != nil {
-			return false, err
-		}
-		n, err := strconv.Atoi(tmpl.Text(v))
-		if err != nil || n < 1 {
-			return false, errs.New(errs.InvalidParams, "scroll until at_least must be a whole number of at least 1, got %v", v)
-		}
-		m, err := x.Find(ctx, c.target, step.FindOpt{All: true, Once: true})
-		if errs.CodeOf(err) == errs.TargetNotFound {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		return len(m.Elements) >= n, nil
-	default:
-		_, err := x.Find(ctx, c.target, step.FindOpt{Visible: true, Once: true})
-		if errs.CodeOf(err) == errs.TargetNotFound {
-			return c.kind == "hidden", nil
-		}
-		if err != nil {
-			return false, err
-		}
-		return c.kind == "visible", nil
+	v, err := x.Eval(ctx, c.atLeast)
+	if err != nil {
+		return selector.Cond{}, err
 	}
+	n, err := strconv.Atoi(tmpl.Text(v))
+	if err != nil || n < 1 {
+		return selector.Cond{}, errs.New(errs.InvalidParams, "scroll until at_least must be a whole number of at least 1, got %v", v)
+	}
+	return selector.Cond{Kind: selector.CondCount, Target: c.target, Min: n}, nil
 }

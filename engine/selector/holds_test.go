@@ -1,0 +1,55 @@
+package selector
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestHolds: Map.Holds answers at once which condition holds now, with
+// Wait's checks: counts of visible matches, visibility, text (frames
+// included) and targets inside frames (checked from Go); network idleness
+// never holds there, and nothing is waited for.
+func TestHolds(t *testing.T) {
+	t.Parallel()
+	m := loadMap(t, realMap+`
+real.box.messages:
+  css: "#inbox li.msg"
+  many: true
+real.box.inbox:
+  css: "#inbox"
+real.box.none:
+  css: "#no-such-box"
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, p := openReal(t, "/scrollbox.html")
+	for _, tc := range []struct {
+		name  string
+		conds []Cond
+		want  int
+	}{
+		{"5 of 5 messages", []Cond{{Kind: CondCount, Target: "real.box.messages", Min: 5}}, 0},
+		{"6 of 5 messages", []Cond{{Kind: CondCount, Target: "real.box.messages", Min: 6}}, -1},
+		{"visible box", []Cond{{Kind: CondVisible, Target: "real.box.inbox"}}, 0},
+		{"hidden missing box", []Cond{{Kind: CondHidden, Target: "real.box.none"}}, 0},
+		{"visible missing box", []Cond{{Kind: CondVisible, Target: "real.box.none"}}, -1},
+		{"text", []Cond{{Kind: CondText, Text: "Old 3"}}, 0},
+		{"text only a scroll brings", []Cond{{Kind: CondText, Text: "All messages"}}, -1},
+		{"the first that holds", []Cond{{Kind: CondVisible, Target: "real.box.none"}, {Kind: CondText, Text: "Message 5"}, {Kind: CondVisible, Target: "real.box.inbox"}}, 1},
+		{"idle never holds", []Cond{{Kind: CondIdle, Quiet: time.Millisecond}}, -1},
+	} {
+		got, err := m.Holds(ctx, p, tc.conds)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %d, %v; want %d", tc.name, got, err, tc.want)
+		}
+	}
+	// A target inside a cross-site frame is checked from Go.
+	_, fp := openReal(t, "/frames.html")
+	if got, err := m.Holds(ctx, fp, []Cond{{Kind: CondVisible, Target: "real.card.number"}}); err != nil || got != 0 {
+		t.Errorf("frame target: %d, %v", got, err)
+	}
+	if got, err := m.Holds(ctx, fp, []Cond{{Kind: CondVisible, Target: "real.card.lost"}}); got != -1 {
+		t.Errorf("target in a missing frame: %d, %v", got, err)
+	}
+}
