@@ -9,9 +9,15 @@
 // history (a confirm()). Both sides are checked to get the same answer.
 // Reported per action: tool calls, bytes of tool-result content handed to the
 // agent, wall time; medians over --runs runs that alternate the two sides,
-// after one untimed warm-up run each.
+// after one untimed warm-up run each. Every timed run starts after the same
+// pause (--gap, 1 s: an agent's thinking time between actions, as in
+// compare.mjs), so no run pays for the background work of the run before it
+// on a shared machine: the alternation puts two toolwright runs back to back
+// every other round, and the second then waited for the first's temporary
+// environment to be disposed of and the spare to be refilled (about 200 ms
+// on the infinite list), which an agent that thinks between calls never sees.
 //
-//   node realsite.mjs --toolwright BIN [--runs 5] [--chromium PATH] [--out FILE]
+//   node realsite.mjs --toolwright BIN [--runs 5] [--gap 1000] [--chromium PATH] [--out FILE]
 //
 // The shop is served by this script on a loopback port; toolwright runs with
 // examples/realsite's workflows and selector map on a temporary config.
@@ -32,13 +38,14 @@ const siteDir = join(repo, "testdata", "real", "site");
 const example = join(repo, "examples", "realsite");
 
 function parseArgs(argv) {
-  const o = { toolwright: "", runs: 5, chromium: "", out: "", only: "" };
+  const o = { toolwright: "", runs: 5, gap: 1000, chromium: "", out: "", only: "" };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, "");
     if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`);
     o[k] = argv[++i];
   }
   o.runs = Number(o.runs);
+  o.gap = Number(o.gap);
   if (!o.toolwright) throw new Error("need --toolwright BIN");
   if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
   return o;
@@ -276,7 +283,7 @@ const { srv, base } = await serveShop();
 const dir = mkdtempSync(join(tmpdir(), "tw-realsite-bench-"));
 const tw = await startToolwright(base, dir);
 const pw = await startPlaywright();
-const report = { runs: opt.runs, base, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
+const report = { runs: opt.runs, gap_ms: opt.gap, base, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
 try {
   // Playwright MCP uploads only from its own folder: the same file is put there.
   copyFileSync(join(example, "uploads", "exemption.txt"), join(pw.outDir, "exemption.txt"));
@@ -290,6 +297,7 @@ try {
     for (let i = 0; i < opt.runs; i++) {
       const order = i % 2 ? ["playwright_mcp", "toolwright"] : ["toolwright", "playwright_mcp"];
       for (const side of order) {
+        await new Promise((ok) => setTimeout(ok, opt.gap));
         const r = side === "toolwright" ? await a.tw(tw.client) : await a.pw(pw.client);
         runs[side].push(r);
       }
@@ -311,7 +319,7 @@ try {
 }
 
 const lines = [
-  `Realistic shop (testdata/real/site), ${opt.runs} runs per side alternating, medians; Playwright MCP server ${report.playwright_mcp}. Targets: 1 call with a coded envelope, bytes ratio ≤ 0.1, time ratio ≤ 0.5.`,
+  `Realistic shop (testdata/real/site), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause, medians; Playwright MCP server ${report.playwright_mcp}. Targets: 1 call with a coded envelope, bytes ratio ≤ 0.1, time ratio ≤ 0.5.`,
   "",
   "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | bytes ratio | time ratio |",
   "|---|---|---|---|---|---|---|---|---|",
