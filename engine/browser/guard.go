@@ -65,7 +65,9 @@ type guard struct {
 	sessions map[proto.TargetSessionID]watched
 	authSeen map[proto.FetchRequestID]bool
 	ready    map[proto.TargetTargetID]*readiness
-	audited  map[proto.TargetTargetID]bool // targets whose refusals one session reports
+	audited  map[proto.TargetTargetID]bool          // targets whose refusals one session reports
+	popups   map[proto.TargetTargetID][]*popupHook  // by opener (popups.go)
+	dialogs  map[proto.TargetSessionID]popupDialogs // guard sessions whose dialogs go to a popup step
 }
 
 // readiness tells when a page of ours runs under its rules (err nil) or was
@@ -95,6 +97,8 @@ func newGuard(c *Conn, d dialer) *guard {
 		authSeen: map[proto.FetchRequestID]bool{},
 		ready:    map[proto.TargetTargetID]*readiness{},
 		audited:  map[proto.TargetTargetID]bool{},
+		popups:   map[proto.TargetTargetID][]*popupHook{},
+		dialogs:  map[proto.TargetSessionID]popupDialogs{},
 	}
 }
 
@@ -229,6 +233,7 @@ func (g *guard) see(e *cdp.Event) {
 				delete(g.sessions, ev.SessionID)
 				g.forgetAuditedLocked(w.target)
 			}
+			delete(g.dialogs, ev.SessionID)
 			g.mu.Unlock()
 		}
 	case "Fetch.requestPaused":
@@ -252,6 +257,8 @@ func (g *guard) see(e *cdp.Event) {
 		if g.hold {
 			g.cspIssue(proto.TargetSessionID(e.SessionID), e.Params)
 		}
+	case "Page.javascriptDialogOpening":
+		go g.dialog(proto.TargetSessionID(e.SessionID), e.Params)
 	case "Fetch.authRequired":
 		var ev proto.FetchAuthRequired
 		if json.Unmarshal(e.Params, &ev) == nil {
@@ -312,6 +319,7 @@ func (g *guard) attached(ev proto.TargetAttachedToTarget) {
 	}
 	g.watchCSP(s, env, target)
 	g.watchFrames(s, env)
+	g.handPopup(s, ev)
 	err := proto.RuntimeRunIfWaitingForDebugger{}.Call(s)
 	if err != nil && g.c.Err() == nil {
 		g.c.log.Debug("cannot resume a new page", "env", env.ID, "err", err)

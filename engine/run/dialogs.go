@@ -37,7 +37,10 @@ func (c *call) setDialog(a *dialogAnswer) *dialogAnswer {
 // its dialogs, and follows its requests for network_idle waits (which then
 // see the requests in flight when they start).
 func (c *call) watchPage(page *rod.Page) (stop func()) {
-	stopDialogs := c.watchDialogs(page)
+	stopDialogs := func() {}
+	if !c.dialogsWatched(page.TargetID) {
+		stopDialogs = c.watchDialogs(page)
+	}
 	stopTraffic := selector.WatchTraffic(page)
 	return func() {
 		stopTraffic()
@@ -59,7 +62,7 @@ func (c *call) watchDialogs(page *rod.Page) (stop func()) {
 		// a page stuck on a dialog it opened before it was watched never
 		// answers, so this runs here and stop ends it.
 		wait := p.EachEvent(func(e *proto.PageJavascriptDialogOpening) {
-			go c.answerDialog(ctx, p, e)
+			go c.answerDialog(e, func(h proto.PageHandleJavaScriptDialog) error { return h.Call(p) })
 		})
 		close(ready)
 		wait()
@@ -74,7 +77,8 @@ func (c *call) watchDialogs(page *rod.Page) (stop func()) {
 	}
 }
 
-func (c *call) answerDialog(ctx context.Context, page *rod.Page, e *proto.PageJavascriptDialogOpening) {
+// answerDialog answers dialog e with answer, as the running step says.
+func (c *call) answerDialog(e *proto.PageJavascriptDialogOpening, answer func(proto.PageHandleJavaScriptDialog) error) {
 	c.mu.Lock()
 	a := c.dialog
 	rec := c.running
@@ -105,7 +109,7 @@ func (c *call) answerDialog(ctx context.Context, page *rod.Page, e *proto.PageJa
 	// Noted before answering: the step that opened the dialog cannot go on
 	// (and read page.dialog) before the answer.
 	c.noteDialog(rec, e.Message, note)
-	if err := h.Call(page.Context(ctx)); err != nil {
+	if err := answer(h); err != nil {
 		c.noteDialog(rec, e.Message, "answering it failed: "+err.Error())
 	}
 	c.e.log.Debug("dialog", "trace_id", c.traceID, "dialog", c.e.redactor.Redact(note))
@@ -133,4 +137,24 @@ func (c *call) noteDialog(rec int, msg, note string) {
 		}
 		sr.Dialog += note
 	}
+}
+
+// watchPopups answers the dialogs of every page opener opens from now until
+// stop, from before the page runs (browser.Env.OnPopup): a dialog its
+// scripts open while it loads too. watchPage then leaves the page's dialogs
+// to it.
+func (c *call) watchPopups(opener proto.TargetTargetID) (stop func()) {
+	env := c.currentEnv()
+	if env == nil {
+		return func() {}
+	}
+	return env.OnPopup(opener, func(_ proto.TargetTargetID, e *proto.PageJavascriptDialogOpening, answer func(proto.PageHandleJavaScriptDialog) error) {
+		go c.answerDialog(e, answer)
+	})
+}
+
+// dialogsWatched reports whether watchPopups answers page target's dialogs.
+func (c *call) dialogsWatched(target proto.TargetTargetID) bool {
+	env := c.currentEnv()
+	return env != nil && target != "" && env.PopupDialogs(target)
 }

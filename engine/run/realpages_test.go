@@ -147,6 +147,10 @@ real.dialogs.share:
   css: "#share"
 real.dialogs.shared:
   css: "#shared"
+real.dialogs.open_asking:
+  css: "#open-asking"
+real.dialogs.answer:
+  css: "#answer"
 real.far.button:
   css: "#far"
 real.far.button_role:

@@ -847,6 +847,10 @@ func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 // Watch answers a page's dialogs and follows its requests until stop.
 func (r *runner) Watch(page *rod.Page) (stop func()) { return r.c.watchPage(page) }
 
+// WatchPopups answers the dialogs of the pages opener opens from before
+// they run (the environment's guard hands them over paused).
+func (r *runner) WatchPopups(opener *rod.Page) (stop func()) { return r.c.watchPopups(opener.TargetID) }
+
 // maxCallDepth bounds nested calls (cycles are load errors; this is a backstop).
 const maxCallDepth = 8
 

@@ -246,6 +246,10 @@ type Exec interface {
 	// popup watches its page as soon as it has it, so a dialog the page
 	// opens while it loads is answered too.
 	Watch(page *rod.Page) (stop func())
+	// WatchPopups answers the dialogs of every page opener opens from now
+	// until stop, from before the page's first script runs (an alert it
+	// opens while it loads too); Watch then leaves that page's dialogs to it.
+	WatchPopups(opener *rod.Page) (stop func())
 	// Call runs another workflow and returns its data.
 	Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error)
 	// OpenEnv, CloseEnv and CheckEgress manage the call's environment.

@@ -21,7 +21,7 @@ func init() {
 		Doc: "Click a target that opens a new page (a link with target=_blank, window.open), run steps " +
 			"in that page, then close it and go on in the opener. Allowed hosts hold in the new page: one " +
 			"opened on a host outside policy.allowed_hosts is host_not_allowed. Its dialogs are answered " +
-			"like the opener's.",
+			"like the opener's, from before its first script runs (an alert it opens while it loads follows the popup step's dialog key).",
 		Acts: true,
 		Fields: []step.Field{
 			{Name: "click", Type: step.Target, Required: true, Doc: "the link or button that opens the page"},
@@ -57,6 +57,9 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		return false
 	})
 	go wait()
+	// The page it opens is watched from before it runs: a dialog its
+	// scripts open while it loads is answered by the step's dialog rule.
+	defer x.WatchPopups(opener)()
 	if err := selector.Click(openCtx, el, selector.ActOptions{Name: name}); err != nil {
 		if ctx.Err() == nil && openCtx.Err() != nil {
 			return errs.Wrap(errs.TargetNotFound, err, "target %s could not be clicked within %s (hidden or covered?)", name, popupOpenWait)
@@ -73,8 +76,9 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		return errs.New(errs.NavigationFailed, "clicking %s opened no new page within %s", name, popupOpenWait)
 	}
 	// Attaching waits on the page; one that opened a dialog while it loaded,
-	// before it could be watched, never answers (and that dialog cannot be
-	// answered): it is closed once the page's time to open is up.
+	// before it could be watched (a page not handed over paused), never
+	// answers (and that dialog cannot be answered): it is closed once the
+	// page's time to open is up.
 	page, err := b.Context(openCtx).PageFromTarget(id)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -89,8 +93,8 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		return err
 	}
 	page = page.Context(context.WithoutCancel(ctx))
-	// Watched before it loads: an alert its scripts open while loading is
-	// answered (else the load, and every step after it, would wait on it).
+	// Its requests followed (network_idle), and its dialogs answered unless
+	// WatchPopups does (a page the guard did not hand over paused).
 	stop := x.Watch(page)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
