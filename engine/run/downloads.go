@@ -51,10 +51,15 @@ var (
 
 // DownloadRef is the file and uri of the reference {file, uri, name,
 // bytes, mime} for name, a file the download step kept in this call's
-// DownloadDir: file is its path relative to state_dir
-// ("downloads/TRACE_ID/NAME"), uri its MCP resource URI.
+// DownloadDir: file is its absolute path on the server
+// (STATE_DIR/downloads/TRACE_ID/NAME: what a local agent hands to other
+// tools), uri its MCP resource URI (what any client reads, also over HTTP).
 func (r *runner) DownloadRef(name string) (file, uri string) {
-	return "downloads/" + r.c.traceID + "/" + name, DownloadURIPrefix + r.c.traceID + "/" + url.PathEscape(name)
+	file = filepath.Join(r.c.e.cfg.StateDir, "downloads", r.c.traceID, name)
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	return file, DownloadURIPrefix + r.c.traceID + "/" + url.PathEscape(name)
 }
 
 // ReadDownload reads the file a download URI names, under the rules of the

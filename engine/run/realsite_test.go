@@ -385,14 +385,14 @@ output:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// file is relative to state_dir; uri is the MCP resource that serves it.
+	// file is the saved file's absolute path; uri is the MCP resource that serves it.
 	file, _ := ref["file"].(string)
-	got, err := os.ReadFile(filepath.Join(h.cfg.StateDir, filepath.FromSlash(file)))
+	got, err := os.ReadFile(file)
 	if err != nil || string(got) != string(want) {
 		t.Errorf("the saved file %s differs (%v)", file, err)
 	}
-	if file != "downloads/"+env.TraceID+"/orders.csv" {
-		t.Errorf("saved as %s, want downloads/%s/orders.csv", file, env.TraceID)
+	if wantFile, _ := filepath.Abs(filepath.Join(h.cfg.StateDir, "downloads", env.TraceID, "orders.csv")); file != wantFile {
+		t.Errorf("saved as %s, want %s", file, wantFile)
 	}
 	if ref["name"] != "orders.csv" || fmt.Sprint(ref["bytes"]) != fmt.Sprint(len(want)) || ref["mime"] != "text/csv" || ref["uri"] != "toolwright://downloads/"+env.TraceID+"/orders.csv" {
 		t.Errorf("file reference: %v", ref)

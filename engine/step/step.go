@@ -270,8 +270,8 @@ type Exec interface {
 	// (state_dir/downloads/TRACE_ID), made on first use.
 	DownloadDir() (string, error)
 	// DownloadRef is the file and uri of a download reference for name, a
-	// file kept in DownloadDir: its path relative to state_dir and its MCP
-	// resource URI (toolwright://downloads/TRACE_ID/NAME).
+	// file kept in DownloadDir: its absolute path and its MCP resource URI
+	// (toolwright://downloads/TRACE_ID/NAME).
 	DownloadRef(name string) (file, uri string)
 	// MaxDownloadBytes is limits.max_download_bytes.
 	MaxDownloadBytes() int64

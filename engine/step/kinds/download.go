@@ -22,8 +22,8 @@ func init() {
 	step.Register(&step.Spec{
 		Kind: "download",
 		Doc: "Click a target that downloads a file and save the file under state_dir/downloads/TRACE_ID/. " +
-			"The variable gets a file reference {file, uri, name, bytes, mime}, never the content: file is the path " +
-			"relative to state_dir, uri the MCP resource (toolwright://downloads/TRACE_ID/NAME) a client reads with " +
+			"The variable gets a file reference {file, uri, name, bytes, mime}, never the content: file is its absolute " +
+			"path on the server, uri the MCP resource (toolwright://downloads/TRACE_ID/NAME) a client reads with " +
 			"resources/read. A file larger than max_bytes (at most limits.max_download_bytes) is limit_exceeded and nothing is kept.",
 		Risk:      "read",
 		Acts:      true,
