@@ -321,10 +321,20 @@ func TestClickWhereAFrameWas(t *testing.T) {
 	// By css the page finds and readies the button in one request
 	// (selector.Map.Ready); by role it is resolved, then prepared.
 	for _, target := range []string{"real.far.button", "real.far.button_role"} {
-		h, _ := realHarness(t, map[string]string{
-			"far_click": `
-name: far_click
-description: Click a button below a cross-site frame, six times on fresh loads.
+		h, _ := realHarness(t, map[string]string{"far": belowFrame("click: "+target, "clicked 1")}, nil)
+		if env := h.call("far", `{}`); !env.OK {
+			t.Errorf("%s: %s\n%s", target, env.JSON(), h.trace(env).Error)
+		}
+	}
+}
+
+// belowFrame is a workflow that loads testdata/real/resolve/frame-scroll.html
+// six times, each time runs step (on the button below the cross-site frame)
+// and waits until the page shows text.
+func belowFrame(step, text string) string {
+	return `
+name: far
+description: Act on a button below a cross-site frame, six times on fresh loads.
 risk: read
 deadline: 60s
 steps:
@@ -334,20 +344,9 @@ steps:
       steps:
         - goto: ${{ config.real_base }}/frame-scroll.html
         - wait: {text: "Card form from another site"}
-        - click: ` + target + `
-        - wait: {text: "clicked 1", timeout: 5s}
-  - extract: {from: real.far.done, into: done}
-output:
-  done: ${{ vars.done }}
-`,
-		}, nil)
-		env := h.call("far_click", `{}`)
-		if !env.OK {
-			t.Errorf("%s: %s\n%s", target, env.JSON(), h.trace(env).Error)
-		} else if env.Data["done"] != "clicked 1" {
-			t.Errorf("%s: done: %v", target, env.Data["done"])
-		}
-	}
+        - ` + step + `
+        - wait: {text: "` + text + `", timeout: 5s}
+`
 }
 
 // TestHoverLikeClick: hover has the guarantees of click. With a product tab
@@ -380,24 +379,8 @@ output:
 		t.Errorf("tip: %v", env.Data["tip"])
 	}
 
-	rh, _ := realHarness(t, map[string]string{
-		"far_hover": `
-name: far_hover
-description: Hover over a button below a cross-site frame, six times on fresh loads.
-risk: read
-deadline: 60s
-steps:
-  - repeat:
-      max: 6
-      until: ${{ loop.index >= 5 }}
-      steps:
-        - goto: ${{ config.real_base }}/frame-scroll.html
-        - wait: {text: "Card form from another site"}
-        - hover: real.far.button
-        - wait: {text: "hovered", timeout: 5s}
-`,
-	}, nil)
-	if env := rh.call("far_hover", `{}`); !env.OK {
+	rh, _ := realHarness(t, map[string]string{"far": belowFrame("hover: real.far.button", "hovered")}, nil)
+	if env := rh.call("far", `{}`); !env.OK {
 		t.Errorf("below a frame: %s\n%s", env.JSON(), rh.trace(env).Error)
 	}
 }
