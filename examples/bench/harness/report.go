@@ -94,7 +94,7 @@ func reportCmd(args []string) error {
 		p("")
 		gap := "back to back"
 		if cmp.GapMS > 0 {
-			gap = fmt.Sprintf("each after a %d ms pause (an agent's thinking time; no run pays for the background work of the one before it: a temporary environment's disposal and the spare's refill, Playwright's settling)", cmp.GapMS)
+			gap = fmt.Sprintf("each after a %d ms pause (an agent's thinking time) and once no server's processes are busy (so no run pays for the background work of the one before it: a temporary environment's disposal and the spare's refill, a peer's Chromium)", cmp.GapMS)
 		}
 		p("Medians of %d runs each, runs alternating, %s. Both servers are warm (started once; one untimed run launched their browser), so **browser launch is not included** on either side. toolwright's `search_catalog` (`env: temporary`) opens and closes a fresh browser context for every call; Playwright MCP (`--isolated`) keeps one context for the session, and so does the *kept environment* column (`search_catalog_given`, `env: given`, in an environment opened once by `search_catalog_open`). Wall time is the client's, from the first tool call sent to the last result received; an agent's own thinking time between calls is not in it. Ratios are toolwright (`search_catalog`) ÷ the Playwright MCP column to their left.", cmp.Runs, gap)
 		p("")

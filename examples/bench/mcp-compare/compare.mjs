@@ -11,10 +11,10 @@
 //         --timeout-settle 0 (no wait after each action for it to settle).
 //     Both servers are started once and warmed up (one untimed run each, which
 //     launches their browser), then runs alternate, each after the same pause
-//     (--gap, 1 s: an agent's thinking time between actions), so no run pays
-//     for the background work of the run before it on a shared 2-core machine
-//     (a temporary environment's disposal, the spare's refill, Playwright's
-//     settling). Reported per run: tool
+//     (--gap, 1 s: an agent's thinking time between actions) and once every
+//     server's processes are idle, so no run pays for the background work of
+//     the run before it on a shared 2-core machine (a temporary environment's
+//     disposal, the spare's refill, a peer's Chromium). Reported per run: tool
 //     calls, bytes of tool-result content returned to the agent, wall time.
 //     The rows read are checked to be the same 15 on both sides.
 // (e) The wide page (/bench/wide?rows=N, N products × 8 fields): the bytes an
@@ -432,9 +432,22 @@ async function main() {
   if (kept) await toolwrightRun(tw.client, "search_catalog_given", { env_id: kept }); // warm-up
   const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [], chrome_devtools: [] };
   // CPU of the server's whole process tree (server + its Chromium) during one run.
-  // Each timed run starts after the same pause, whoever ran before it.
+  // Each timed run starts after the same pause, whoever ran before it, and
+  // then once no server's process tree (the server and its Chromium) is
+  // still busy with the run before (at most 10 ms of CPU in 250 ms, for up
+  // to 10 s): the peers' Chromiums keep working for a moment after a run,
+  // and on 2 cores that work would be billed to whoever runs next.
+  const servers = [tw, pw, pw0, cdt].filter(Boolean).map((s) => s.transport.pid);
+  const quiet = async () => {
+    for (const end = performance.now() + 10000; performance.now() < end;) {
+      const c0 = servers.reduce((n, p) => n + treeCPU(p), 0);
+      await sleep(250);
+      if (servers.reduce((n, p) => n + treeCPU(p), 0) - c0 <= 0.01) return;
+    }
+  };
   const withCPU = async (pid, fn) => {
     await sleep(opt.gap);
+    await quiet();
     const c0 = treeCPU(pid);
     const run = await fn();
     run.cpu = treeCPU(pid) - c0;
