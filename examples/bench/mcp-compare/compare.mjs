@@ -37,7 +37,7 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { contentBytes, resultBytes, textOf, round, median, recorder, ref } from "./lib.mjs";
+import { contentBytes, resultBytes, textOf, round, median, recorder, ref, descendants, treeCPU, settle } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -309,50 +309,6 @@ async function widePage(tw, peers, counts) {
 
 // ---- Chromium memory -------------------------------------------------------
 
-function procStat(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const i = s.lastIndexOf(")");
-  const comm = s.slice(s.indexOf("(") + 1, i);
-  const ppid = Number(s.slice(i + 2).split(" ")[1]);
-  return { comm, ppid };
-}
-
-/** Every live descendant of root. */
-function descendants(root) {
-  const kids = new Map();
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const { ppid, comm } = procStat(e);
-      if (!kids.has(ppid)) kids.set(ppid, []);
-      kids.get(ppid).push({ pid: Number(e), comm });
-    } catch { /* gone */ }
-  }
-  const out = [];
-  const walk = (p) => { for (const k of kids.get(p) ?? []) { out.push(k); walk(k.pid); } };
-  walk(root);
-  return out;
-}
-
-/**
- * CPU seconds used so far by root and every process under it: utime+stime
- * of the live ones plus cutime+cstime (the children they already reaped,
- * such as the renderers of closed environments). Clock ticks are 1/100 s
- * on Linux.
- */
-function treeCPU(root) {
-  let ticks = 0;
-  for (const pid of [root, ...descendants(root).map((p) => p.pid)]) {
-    try {
-      const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-      // after ")": state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch { /* gone */ }
-  }
-  return ticks / 100;
-}
-
 /** RSS and PSS (kB) summed over the Chromium processes under root. */
 function chromiumMemory(root) {
   let rss = 0, pss = 0, n = 0;
@@ -432,22 +388,10 @@ async function main() {
   if (kept) await toolwrightRun(tw.client, "search_catalog_given", { env_id: kept }); // warm-up
   const runs = { toolwright: [], toolwright_kept: [], playwright: [], playwright_lean: [], playwright_settle0: [], chrome_devtools: [] };
   // CPU of the server's whole process tree (server + its Chromium) during one run.
-  // Each timed run starts after the same pause, whoever ran before it, and
-  // then once no server's process tree (the server and its Chromium) is
-  // still busy with the run before (at most 10 ms of CPU in 250 ms, for up
-  // to 10 s): the peers' Chromiums keep working for a moment after a run,
-  // and on 2 cores that work would be billed to whoever runs next.
+  // Each timed run starts the same way, whoever ran before it (lib.mjs settle).
   const servers = [tw, pw, pw0, cdt].filter(Boolean).map((s) => s.transport.pid);
-  const quiet = async () => {
-    for (const end = performance.now() + 10000; performance.now() < end;) {
-      const c0 = servers.reduce((n, p) => n + treeCPU(p), 0);
-      await sleep(250);
-      if (servers.reduce((n, p) => n + treeCPU(p), 0) - c0 <= 0.01) return;
-    }
-  };
   const withCPU = async (pid, fn) => {
-    await sleep(opt.gap);
-    await quiet();
+    await settle(servers, opt.gap);
     const c0 = treeCPU(pid);
     const run = await fn();
     run.cpu = treeCPU(pid) - c0;

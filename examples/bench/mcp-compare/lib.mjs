@@ -1,6 +1,8 @@
 // Helpers shared by the scripted MCP clients of the benchmarks
 // (compare.mjs: the Acme demo; realsite.mjs: the realistic shop).
 
+import { readFileSync, readdirSync } from "node:fs";
+
 /** Bytes of a tool result's content blocks: what the agent's model is handed. */
 export function contentBytes(res) {
   let n = 0;
@@ -51,4 +53,68 @@ export function ref(snapshot, role, name) {
     if (m && m[1] === role && JSON.parse(`"${m[2]}"`) === name) return m[3];
   }
   throw new Error(`no ${role} "${name}" in the snapshot:\n${snapshot}`);
+}
+
+// ---- processes ---------------------------------------------------------------
+
+function procStat(pid) {
+  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const i = s.lastIndexOf(")");
+  const comm = s.slice(s.indexOf("(") + 1, i);
+  const ppid = Number(s.slice(i + 2).split(" ")[1]);
+  return { comm, ppid };
+}
+
+/** Every live descendant of root. */
+export function descendants(root) {
+  const kids = new Map();
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const { ppid, comm } = procStat(e);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push({ pid: Number(e), comm });
+    } catch { /* gone */ }
+  }
+  const out = [];
+  const walk = (p) => { for (const k of kids.get(p) ?? []) { out.push(k); walk(k.pid); } };
+  walk(root);
+  return out;
+}
+
+/**
+ * CPU seconds used so far by root and every process under it: utime+stime
+ * of the live ones plus cutime+cstime (the children they already reaped,
+ * such as the renderers of closed environments). Clock ticks are 1/100 s
+ * on Linux.
+ */
+export function treeCPU(root) {
+  let ticks = 0;
+  for (const pid of [root, ...descendants(root).map((p) => p.pid)]) {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+      // after ")": state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch { /* gone */ }
+  }
+  return ticks / 100;
+}
+
+/**
+ * Waits before a timed run: the same pause for every side (gapMs, an
+ * agent's thinking time), then until no server's process tree (the server
+ * and its Chromium) is still busy with the run before — at most 10 ms of
+ * CPU in 250 ms, for up to 10 s. A temporary environment's disposal, the
+ * spare's refill or a peer's Chromium keep working for a moment after a
+ * run, and on 2 cores that work would be billed to whoever runs next.
+ */
+export async function settle(serverPids, gapMs) {
+  await new Promise((ok) => setTimeout(ok, gapMs));
+  const busy = () => serverPids.reduce((n, p) => n + treeCPU(p), 0);
+  for (const end = performance.now() + 10000; performance.now() < end;) {
+    const c0 = busy();
+    await new Promise((ok) => setTimeout(ok, 250));
+    if (busy() - c0 <= 0.01) return;
+  }
 }

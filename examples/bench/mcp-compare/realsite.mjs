@@ -10,8 +10,8 @@
 // Reported per action: tool calls, bytes of tool-result content handed to the
 // agent, wall time; medians over --runs runs that alternate the two sides,
 // after one untimed warm-up run each. Every timed run starts after the same
-// pause (--gap, 1 s: an agent's thinking time between actions, as in
-// compare.mjs), so no run pays for the background work of the run before it
+// pause (--gap, 1 s: an agent's thinking time between actions) and once
+// neither server is busy (lib.mjs settle, as in compare.mjs), so no run pays for the background work of the run before it
 // on a shared machine: the alternation puts two toolwright runs back to back
 // every other round, and the second then waited for the first's temporary
 // environment to be disposed of and the spare to be refilled (about 200 ms
@@ -30,7 +30,7 @@ import { tmpdir } from "node:os";
 import { join, dirname, extname, resolve, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { textOf, round, median, recorder, ref } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -297,7 +297,7 @@ try {
     for (let i = 0; i < opt.runs; i++) {
       const order = i % 2 ? ["playwright_mcp", "toolwright"] : ["toolwright", "playwright_mcp"];
       for (const side of order) {
-        await new Promise((ok) => setTimeout(ok, opt.gap));
+        await settle([tw.transport.pid, pw.transport.pid], opt.gap);
         const r = side === "toolwright" ? await a.tw(tw.client) : await a.pw(pw.client);
         runs[side].push(r);
       }
@@ -319,7 +319,7 @@ try {
 }
 
 const lines = [
-  `Realistic shop (testdata/real/site), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause, medians; Playwright MCP server ${report.playwright_mcp}. Targets: 1 call with a coded envelope, bytes ratio ≤ 0.1, time ratio ≤ 0.5.`,
+  `Realistic shop (testdata/real/site), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once neither server was busy, medians; Playwright MCP server ${report.playwright_mcp}. Targets: 1 call with a coded envelope, bytes ratio ≤ 0.1, time ratio ≤ 0.5.`,
   "",
   "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | bytes ratio | time ratio |",
   "|---|---|---|---|---|---|---|---|---|",
