@@ -48,8 +48,9 @@ type Manager struct {
 	filling     chan struct{} // closed when the spare being made is ready or failed; nil when none is
 	spareRegion string        // the region spares are made in; empty: no spares
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	disposing sync.WaitGroup // browser contexts being disposed of (dispose)
 }
 
 // NewManager checks opts and starts the idle reaper. It starts no browser:
@@ -803,6 +804,28 @@ func (m *Manager) dispose(env *Env, cause error) {
 		env.conn.Close()
 		return
 	}
+	// The environment is gone for every caller already; Chromium's part
+	// (closing its pages and renderers, 8-12 ms) runs in the background,
+	// so the call that released it answers without waiting. Shutdown
+	// waits for it before it closes the browsers.
+	m.mu.Lock()
+	later := !m.closed
+	if later {
+		m.disposing.Add(1)
+	}
+	m.mu.Unlock()
+	if !later {
+		m.disposeContext(env)
+		return
+	}
+	go func() {
+		defer m.disposing.Done()
+		m.disposeContext(env)
+	}()
+}
+
+// disposeContext disposes of env's browser context in Chromium.
+func (m *Manager) disposeContext(env *Env) {
 	if env.conn.Err() != nil {
 		return
 	}
@@ -931,6 +954,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	m.disposing.Wait() // m.closed is set: no dispose starts another
 	err := m.provider.Close(ctx)
 	m.wg.Wait()
 	return err

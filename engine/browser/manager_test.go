@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -121,6 +123,12 @@ func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
 	m.Release(tmp)
 	_, err = m.Get(tmp.ID)
 	wantCode(t, err, errs.EnvNotFound)
+	// Its browser context goes too (disposed of in the background, so
+	// the call that released it answers at once).
+	eventually(t, 5*time.Second, "the temporary context to be disposed of", func() bool {
+		res, err := proto.TargetGetBrowserContexts{}.Call(a.Page().Browser())
+		return err == nil && !slices.Contains(res.BrowserContextIDs, proto.BrowserBrowserContextID(tmp.BrowserContextID()))
+	})
 	if re := mustOpen(t, m, "local", "alpha"); re.ID == tmp.ID {
 		t.Fatal("a temporary environment was reused")
 	} else {
