@@ -707,6 +707,17 @@ func (r *runner) Holds(ctx context.Context, conds []selector.Cond) (int, error) 
 	return r.wait(ctx, conds, r.c.set.Selectors.Holds)
 }
 
+// ScrollWait waits after a screen of scrolling (selector.Map.ScrollWait).
+func (r *runner) ScrollWait(ctx context.Context, cond selector.Cond, el *rod.Element, height int, more bool, d time.Duration) (selector.Settled, error) {
+	var st selector.Settled
+	_, err := r.wait(ctx, []selector.Cond{cond}, func(ctx context.Context, page *rod.Page, conds []selector.Cond) (int, error) {
+		var err error
+		st, err = r.c.set.Selectors.ScrollWait(ctx, page, conds[0], el, height, more, d)
+		return 0, err
+	})
+	return st, err
+}
+
 func (r *runner) wait(ctx context.Context, conds []selector.Cond, look func(context.Context, *rod.Page, []selector.Cond) (int, error)) (int, error) {
 	for i := range conds {
 		if conds[i].Target == "" {

@@ -16,6 +16,7 @@ function (op, req, ...nodes) {
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
+  //   op "scroll":  scroll this element (or the page) a screen → {moved, end, height}
   // norm collapses white space; most strings need nothing done, and a scan
   // tells so at a fraction of a regular expression's cost on the strings
   // the DOM hands out (a 200 × 8 read spent half its time here).
@@ -551,7 +552,29 @@ function (op, req, ...nodes) {
     });
   };
 
+  // Scrolling: `this` scrolls by itself when it is not the document and its
+  // content overflows a box that does not show it all; else the page does.
+  const scrollsItself = (el) => !!el && el !== el.ownerDocument.documentElement &&
+    el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== "visible";
+  const scrolledHeight = (el) => scrollsItself(el) ? el.scrollHeight : doc.documentElement.scrollHeight;
+  // One screen (90% of it): whether anything moved, the scrolled height,
+  // and whether its end is reached.
+  const scrollScreen = (el) => {
+    if (!scrollsItself(el)) {
+      const before = scrollY;
+      scrollBy(0, Math.max(innerHeight * 0.9, 100));
+      const h = doc.documentElement.scrollHeight;
+      return { moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2 };
+    }
+    const before = el.scrollTop;
+    el.scrollBy(0, Math.max(el.clientHeight * 0.9, 50));
+    return { moved: el.scrollTop !== before, height: el.scrollHeight, end: el.scrollTop + el.clientHeight >= el.scrollHeight - 2 };
+  };
+
   switch (op) {
+    case "scroll":
+      return scrollScreen(root);
+
     case "select": {
       // A native <select>: choose by value or label at once. Else report
       // the ARIA listbox's state: {aria, open, option (the element)}.
@@ -702,6 +725,14 @@ function (op, req, ...nodes) {
       // req: {conds: [cond], timeout (ms)}; cond: {kind: "visible"|"hidden"|"count", locs, many, min}
       //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url} (this: the old element)
       //   | {kind: "enabled"} (this: the element) | {kind: "idle", quiet (ms)}
+      //   | {kind: "grown", height} (this: the scrolled element, or the window for the page)
+      // With req.scroll ({more}), the answer is {i, screen}: when the page
+      // grew (a "grown" condition) and more is set, the next screen is
+      // scrolled in the same task, before anything else runs, and screen
+      // is what it did (an infinite list starts loading its next batch
+      // without a round trip). Targets are searched in this frame's
+      // document, so a scroll condition is only answered in the top one.
+      if (req.scroll && req.conds.some((c) => c.locs) && window.top !== window) return null;
       const old = root;
       let idleSince = performance.now();
       const holds = (c) => {
@@ -741,6 +772,7 @@ function (op, req, ...nodes) {
           case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
           case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true";
           case "option": return !!old && !!optionNamed(old, c.value);
+          case "grown": return scrolledHeight(old) !== c.height;
           case "idle": {
             const busy = performance.getEntriesByType("resource").some((e) => e.responseEnd === 0);
             if (busy) idleSince = performance.now();
@@ -758,11 +790,16 @@ function (op, req, ...nodes) {
         }
         return -1;
       };
+      const answer = (i) => {
+        if (!req.scroll) return i;
+        const grew = i >= 0 && req.conds[i].kind === "grown";
+        return { i, screen: grew && req.scroll.more ? scrollScreen(old) : null };
+      };
       const now = check();
-      if (now >= 0 || req.timeout <= 0) return now;
+      if (now >= 0 || req.timeout <= 0) return answer(now);
       return new Promise((resolve) => {
         let done = false;
-        const finish = (v) => {
+        const finish = (i) => {
           if (done) return;
           done = true;
           obs.disconnect();
@@ -771,7 +808,7 @@ function (op, req, ...nodes) {
           removeEventListener("popstate", again);
           removeEventListener("hashchange", again);
           soon.port1.close();
-          resolve(v);
+          resolve(answer(i));
         };
         let queued = false;
         // Mutations are checked once the task that made them is over (a

@@ -108,16 +108,15 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 			}(i, c.Quiet)
 			goSide = true
 		default:
-			t, ok := m.Lookup(c.Target)
-			if !ok {
-				return -1, errs.New(errs.Internal, "unknown target %q", c.Target)
+			jc, ok, err := m.pageCond(c)
+			if err != nil {
+				return -1, err
 			}
-			if t.Frame != "" || t.Within != "" || needsAX(t) {
+			if !ok {
 				goSide = true
 				continue
 			}
-			kind := c.Kind
-			inPage = append(inPage, map[string]any{"kind": kind, "locs": jsLocs(t), "many": t.Many || c.Kind == CondCount, "min": c.Min})
+			inPage = append(inPage, jc)
 			inPageIdx = append(inPageIdx, i)
 		}
 	}
@@ -181,6 +180,23 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 			return -1, m.waitFailed(ctx, page, conds, start, cause)
 		}
 	}
+}
+
+// pageCond is a target condition (visible, hidden, count) as page.js
+// checks it; false when the page cannot answer it alone (a target in a
+// frame, inside another, or found through the accessibility tree).
+func (m *Map) pageCond(c Cond) (map[string]any, bool, error) {
+	if c.Kind != CondVisible && c.Kind != CondHidden && c.Kind != CondCount {
+		return nil, false, nil
+	}
+	t, ok := m.Lookup(c.Target)
+	if !ok {
+		return nil, false, errs.New(errs.Internal, "unknown target %q", c.Target)
+	}
+	if t.Frame != "" || t.Within != "" || needsAX(t) {
+		return nil, false, nil
+	}
+	return map[string]any{"kind": c.Kind, "locs": jsLocs(t), "many": t.Many || c.Kind == CondCount, "min": c.Min}, true, nil
 }
 
 // pollFor is the page's fallback poll: once a frame for URL conditions

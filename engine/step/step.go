@@ -231,6 +231,11 @@ type Exec interface {
 	// Holds looks once, without waiting: the index of the first of conds
 	// that holds now, or -1.
 	Holds(ctx context.Context, conds []selector.Cond) (int, error)
+	// ScrollWait waits, after a screen that reached the end of el (nil:
+	// the page), until cond holds or the scrolled height is no longer
+	// height, at most d; with more, a page that grew scrolls its next
+	// screen at once (selector.Map.ScrollWait).
+	ScrollWait(ctx context.Context, cond selector.Cond, el *rod.Element, height int, more bool, d time.Duration) (selector.Settled, error)
 	// Target looks up a selector-map entry.
 	Target(name string) *selector.Target
 	// Navigate opens url in the environment's page (allowed hosts enforced).

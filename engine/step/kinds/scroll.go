@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
-	"github.com/go-rod/rod/lib/proto"
+	"github.com/go-rod/rod"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
@@ -150,147 +149,57 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	// One JS function scrolls a screen and waits for the page to change:
-	// `this` is the scrollable target, or the page's document element.
-	eval := func(ctx context.Context, js string, args ...any) (*proto.RuntimeRemoteObject, error) {
-		return page.Context(ctx).Eval(`function () { return (`+js+`).apply(document.documentElement, arguments) }`, args...)
-	}
+	var box *rod.Element // the scrollable target; nil: the page
 	if s.Has("target") {
 		m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
 		if err != nil {
 			return err
 		}
-		el := m.Elements[0]
-		eval = func(ctx context.Context, js string, args ...any) (*proto.RuntimeRemoteObject, error) {
-			return el.Context(ctx).Eval(js, args...)
-		}
+		box = m.Elements[0]
 	}
-	// Attribute changes matter only to visible and hidden; count and text
-	// change with nodes and text.
-	attrs := cond.kind == "visible" || cond.kind == "hidden"
 	look, err := cond.waitCond(ctx, x)
 	if err != nil {
 		return err
 	}
 	stuck := 0
+	var next *selector.Screen // a screen the page scrolled itself as it grew
 	for screen := 0; ; screen++ {
-		i, err := x.Holds(ctx, []selector.Cond{look})
-		if err != nil || i == 0 {
-			return err
+		st := next
+		if next = nil; st == nil {
+			i, err := x.Holds(ctx, []selector.Cond{look})
+			if err != nil || i == 0 {
+				return err
+			}
+			if screen >= max {
+				return errs.New(errs.LimitExceeded, "scrolled %d screens and %s never held", max, cond)
+			}
+			sc, err := selector.ScrollScreen(ctx, page, box)
+			if err != nil {
+				return err
+			}
+			st = &sc
 		}
-		if screen >= max {
-			return errs.New(errs.LimitExceeded, "scrolled %d screens and %s never held", max, cond)
-		}
-		res, err := eval(ctx, scrollScreenJS)
-		if err != nil {
-			return err
-		}
-		st := scrollState{moved: res.Value.Get("moved").Bool(), end: res.Value.Get("end").Bool(), height: res.Value.Get("height").Int()}
 		// Mid-page the next screen follows at once (content a scroll loads
 		// is checked on the next round). At the end, give lazy content a
 		// moment to arrive: until the condition holds or the page grows, at
-		// most scrollSettle. The page wakes the wait when it changes.
-		if st.moved && !st.end {
+		// most scrollSettle. The page wakes the wait when it changes, and
+		// when it grew scrolls on by itself (a screen that counts).
+		if st.Moved && !st.End {
 			stuck = 0
 			continue
 		}
-		grew, held, err := settleScroll(ctx, x, look, eval, st.height, attrs)
-		if err != nil || held {
+		w, err := x.ScrollWait(ctx, look, box, st.Height, screen+1 < max, scrollSettle)
+		if err != nil || w.Held {
 			return err
 		}
-		if !st.moved && !grew {
+		next = w.Next
+		if !st.Moved && !w.Grew {
 			if stuck++; stuck >= 2 {
 				return errs.New(errs.TargetNotFound, "reached the end of %s after %d screens and %s never held", pagePath(page), screen+1, cond)
 			}
 		} else {
 			stuck = 0
 		}
-	}
-}
-
-// scrollState is what one screen of scrolling did.
-type scrollState struct {
-	moved, end bool
-	height     int
-}
-
-// scrollScreenJS scrolls `this` a screen (90% of it) when it scrolls by
-// itself, else the page; it reports whether anything moved, the scrolled
-// height and whether its end is reached.
-const scrollScreenJS = `function () {
-	const own = this !== document.documentElement && this.scrollHeight > this.clientHeight + 1 && getComputedStyle(this).overflowY !== 'visible';
-	if (!own) { const before = scrollY; scrollBy(0, Math.max(innerHeight * 0.9, 100));
-		const h = document.documentElement.scrollHeight;
-		return {moved: scrollY !== before, height: h, end: scrollY + innerHeight >= h - 2} }
-	const before = this.scrollTop; this.scrollBy(0, Math.max(this.clientHeight * 0.9, 50));
-	return {moved: this.scrollTop !== before, height: this.scrollHeight, end: this.scrollTop + this.clientHeight >= this.scrollHeight - 2} }`
-
-// scrollChangeJS resolves when the document of `this` changes (nodes or
-// text; attributes too when attrs), or its scrolled height is no longer
-// height (also a change made before the wait began), or after ms. It
-// returns the scrolled height then.
-const scrollChangeJS = `function (height, attrs, ms) {
-	const el = this, doc = el.ownerDocument;
-	const own = el !== doc.documentElement && el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== 'visible';
-	const now = () => own ? el.scrollHeight : doc.documentElement.scrollHeight;
-	if (now() !== height) return now();
-	return new Promise(done => {
-		const end = () => { o.disconnect(); clearTimeout(t); done(now()) };
-		const o = new MutationObserver(end);
-		o.observe(doc, {childList: true, subtree: true, characterData: true, attributes: attrs});
-		const t = setTimeout(end, ms);
-	}) }`
-
-// scrollWake bounds one wait for a change: a change the page's document
-// does not see (inside a frame) is noticed at least this often.
-const scrollWake = 50 * time.Millisecond
-
-// settleScroll waits, after a screen that reached the end, until the
-// condition may hold or the page grows past height, at most scrollSettle:
-// the page itself watches both (selector.Map.Wait for the condition, a
-// MutationObserver for the growth), so the wait ends as soon as the page
-// changes, not on a timer. held says the condition holds.
-func settleScroll(ctx context.Context, x step.Exec, cond selector.Cond, eval func(context.Context, string, ...any) (*proto.RuntimeRemoteObject, error), height int, attrs bool) (grew, held bool, err error) {
-	sctx, cancel := context.WithTimeout(ctx, scrollSettle)
-	var wg sync.WaitGroup
-	defer wg.Wait() // nothing of this wait runs on after it
-	defer cancel()
-	holds := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if _, err := x.Wait(sctx, []selector.Cond{cond}); err == nil {
-			close(holds)
-		}
-	}()
-	grows := make(chan bool, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			res, err := eval(sctx, scrollChangeJS, height, attrs, scrollWake.Milliseconds())
-			switch {
-			case sctx.Err() != nil || err != nil:
-				// Out of time, or the document went away (a navigation):
-				// the next round looks again.
-				grows <- false
-				return
-			case res.Value.Int() != height:
-				grows <- true
-				return
-			}
-		}
-	}()
-	select {
-	case <-holds:
-		return false, true, nil
-	case g := <-grows:
-		if ctx.Err() != nil {
-			return false, false, ctx.Err()
-		}
-		return g, false, nil
-	case <-ctx.Done():
-		return false, false, ctx.Err()
 	}
 }
 
