@@ -54,7 +54,7 @@ output:
 	for _, c := range []struct {
 		answer string
 		rows   int
-	}{{"default", 2}, {"dismiss", 2}, {"accept", 0}} {
+	}{{"default", 10}, {"dismiss", 10}, {"accept", 0}} {
 		env := h.ok(h.call("clear_orders", `{"task_id": "t-`+c.answer+`", "answer": "`+c.answer+`"}`))
 		if env.Data["alert"] != "Printing is not available in this demo" || env.Data["confirm"] != "Clear your order history?" {
 			t.Errorf("%s: page.dialog: %s", c.answer, env.JSON())
