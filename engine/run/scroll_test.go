@@ -17,6 +17,17 @@ real.scroll.archive:
 real.scroll.old:
   css: "#archive li.old"
   many: true
+real.scroll.frame:
+  css: "#inbox-frame"
+real.scroll.framed_inbox:
+  frame: real.scroll.frame
+  css: "#inbox"
+real.scroll.framed_messages:
+  frame: real.scroll.frame
+  css: "#inbox li.msg"
+  many: true
+real.scroll.frame_title:
+  css: "#frame-inbox-title"
 `
 
 // TestScrollBox: scrolling a scrollable element (not the page) waits at
@@ -63,4 +74,40 @@ output:
 	// is a success, not "reached the end". Before, a condition that held
 	// during a wait at the end counted as a screen that changed nothing.
 	h.ok(h.call("read_inbox", `{"box": "note"}`))
+}
+
+// TestScrollBoxInFrame: a box inside a frame scrolls like one in the page.
+// Its condition is checked where its target lives: a count of the frame's
+// messages, or a target of the top document (which the frame's page,
+// asked to answer it alone, would look for in its own document and find
+// hidden at once: "ok" after one screen instead of the end of the box).
+func TestScrollBoxInFrame(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"read_framed_inbox": `
+name: read_framed_inbox
+description: Scroll the inbox inside a frame until it holds 20 messages, or until the page's title hides (never).
+risk: read
+params:
+  until: {type: string, enum: [count, title], description: What ends the scrolling, default: count}
+steps:
+  - goto: ${{ config.real_base }}/frame-inbox.html
+  - scroll: {target: real.scroll.framed_inbox, until: {count: real.scroll.framed_messages, at_least: 20}, max: 10}
+    if: params.until == "count"
+    timeout: 30s
+  - scroll: {target: real.scroll.framed_inbox, until: {hidden: real.scroll.frame_title}, max: 10}
+    if: params.until == "title"
+    timeout: 30s
+  - extract: {from: real.scroll.framed_messages, list: true, into: messages}
+output:
+  messages: ${{ vars.messages }}
+`}, nil)
+	env := h.ok(h.call("read_framed_inbox", `{}`))
+	if n := list(t, env, "messages").Count; n != 20 {
+		t.Errorf("framed inbox: %d messages, want 20: %s", n, env.JSON())
+	}
+	env = h.code(h.call("read_framed_inbox", `{"until": "title"}`), "target_not_found")
+	if !strings.Contains(env.Message, "reached the end of /frame-inbox.html") || !strings.Contains(env.Message, "hidden real.scroll.frame_title never held") {
+		t.Errorf("until the top document's title hides: %s", env.Message)
+	}
 }

@@ -730,9 +730,15 @@ function (op, req, ...nodes) {
       // grew (a "grown" condition) and more is set, the next screen is
       // scrolled in the same task, before anything else runs, and screen
       // is what it did (an infinite list starts loading its next batch
-      // without a round trip). Targets are searched in this frame's
-      // document, so a scroll condition is only answered in the top one.
-      if (req.scroll && req.conds.some((c) => c.locs) && window.top !== window) return null;
+      // without a round trip). Targets are searched in the scrolled
+      // element's document, so a scroll condition on targets is only
+      // answered when that is the top document (an element of a
+      // same-origin frame may come here through the top window).
+      if (req.scroll && req.conds.some((c) => c.locs)) {
+        let top = null;
+        try { top = window.top.document; } catch (e) { top = null; } // another site's frame
+        if (doc !== top) return null;
+      }
       const old = root;
       let idleSince = performance.now();
       const holds = (c) => {
