@@ -437,3 +437,63 @@ output:
 		}
 	}
 }
+
+// TestFillReadOnly: a field no one can type in is not filled: fill waits
+// for it to become editable (as for a disabled one), fails
+// target_not_found saying it stayed read-only, and leaves its value as the
+// page put it. Before, fill cleared the value (a script may) and typed
+// nothing (the browser refuses): ok, with the field emptied.
+func TestFillReadOnly(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarness(t, map[string]string{
+		"rename": `
+name: rename
+description: Type into a field of the account page.
+risk: read
+params:
+  field: {type: target, prefix: real.readonly., description: The field}
+  unlock: {type: integer, description: Milliseconds until the nickname is editable (0 never), min: 0, max: 5000, default: 0}
+steps:
+  - goto: ${{ config.real_base }}/readonly.html?unlock=${{ params.unlock }}
+  - fill: {target: "${{ params.field }}", value: changed}
+    timeout: 1500ms
+  - extract: {from: "${{ params.field }}", attr: value, into: value}
+output:
+  value: ${{ vars.value }}
+`,
+		"try_rename": `
+name: try_rename
+description: Try to type into a field of the account page, then read it back.
+risk: read
+params:
+  field: {type: target, prefix: real.readonly., description: The field}
+  attr: {type: string, enum: [value, text], description: What to read back, default: value}
+steps:
+  - goto: ${{ config.real_base }}/readonly.html
+  - fill: {target: "${{ params.field }}", value: changed}
+    timeout: 500ms
+    optional: true
+  - extract: {from: "${{ params.field }}", attr: value, into: value}
+    if: params.attr == "value"
+  - extract: {from: "${{ params.field }}", into: value}
+    if: params.attr == "text"
+output:
+  value: ${{ vars.value }}
+`}, nil)
+	for _, field := range []string{"real.readonly.number", "real.readonly.plan", "real.readonly.nick"} {
+		env := h.code(h.call("rename", `{"field": "`+field+`"}`), "target_not_found")
+		if !strings.Contains(env.Message, "target "+field+" stayed read-only") || !env.Retryable {
+			t.Errorf("%s: %s", field, env.JSON())
+		}
+	}
+	if env := h.ok(h.call("try_rename", `{"field": "real.readonly.number"}`)); env.Data["value"] != "C-1042" {
+		t.Errorf("the read-only field's value after a refused fill: %s", env.JSON())
+	}
+	if env := h.ok(h.call("try_rename", `{"field": "real.readonly.plan", "attr": "text"}`)); env.Data["value"] != "Basic" {
+		t.Errorf("the aria-readonly box's text after a refused fill: %s", env.JSON())
+	}
+	// Editable a moment after the page loads: the fill waits for it.
+	if env := h.ok(h.call("rename", `{"field": "real.readonly.nick", "unlock": 300}`)); env.Data["value"] != "changed" {
+		t.Errorf("a field editable after 300ms: %s", env.JSON())
+	}
+}

@@ -13,6 +13,12 @@ import (
 // resolveTargets are the targets of testdata/real/resolve, added to the demo
 // selector map for the real-pages tests.
 const resolveTargets = `
+real.readonly.number:
+  css: "#ro-number"
+real.readonly.plan:
+  css: "#ro-plan"
+real.readonly.nick:
+  label: Nickname
 real.shadow.email:
   css: "#s-email"
 real.shadow.password:

@@ -41,6 +41,7 @@ type point struct {
 	X, Y     float64
 	Cover    string
 	Disabled bool
+	ReadOnly bool // Disabled too: a field to fill that no one can type in
 	Gone     bool
 	// Verify: the page has frames from other sites (or is one), so the
 	// mouse move is checked before a press (page.js "hit").
@@ -49,7 +50,7 @@ type point struct {
 
 // pointOf reads prepare's answer (or ready's).
 func pointOf(v gson.JSON) point {
-	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool()}
+	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), ReadOnly: v.Get("readonly").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool()}
 	if c := v.Get("cover"); !c.Nil() {
 		pt.Cover = c.Str()
 	}
@@ -57,8 +58,10 @@ func pointOf(v gson.JSON) point {
 }
 
 // prepare readies el for input. A covered element fails at once with
-// target_covered (retryable), naming the cover; a disabled one is waited for
-// until ctx ends (target_not_found then, as rod's enabled wait did).
+// target_covered (retryable), naming the cover; a disabled one, or a
+// read-only field to fill (clear), is waited for until ctx ends
+// (target_not_found then, as rod's enabled wait did). A read-only field
+// is never cleared: its value stays what the page put there.
 func prepare(ctx context.Context, el *rod.Element, name string, focus, clear bool) (point, error) {
 	p := el.Page().Context(ctx)
 	front := false
@@ -93,8 +96,11 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 		}
 		// Disabled: wait in the page until it is enabled, then prepare again.
 		sc := scope{page: p, this: el.Object, within: true}
-		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled"}}, maxWaitSlice)
+		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": clear}}, maxWaitSlice)
 		if ctx.Err() != nil {
+			if pt.ReadOnly {
+				return pt, errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed read-only: the page does not let anyone type in it", name)
+			}
 			return pt, errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed disabled", name)
 		}
 		if err != nil {

@@ -115,6 +115,8 @@ function (op, req, ...nodes) {
     }
   };
   const isEl = (n) => n && n.nodeType === 1;
+  // A field a person cannot type in: readonly, or marked aria-readonly.
+  const readOnly = (el) => !!el.readOnly || el.getAttribute("aria-readonly") === "true";
   let root = isEl(this) ? this : null;
   let doc = root ? root.ownerDocument : (this && this.nodeType === 9 ? this : document);
   if (req && req.frame) {
@@ -474,7 +476,8 @@ function (op, req, ...nodes) {
   // to stand still (a click), and report what stops the action. The point is in
   // the coordinates of the page whose session dispatches the input
   // (same-process frames add their iframes' offsets).
-  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, gone, verify} | {background}
+  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, readonly, gone, verify} | {background}
+  // (readonly: a field to clear, fill, that a person cannot type in; nothing is cleared)
   // (verify: the mouse move must be checked, see HIT).
   const prepareEl = (el, req) => {
     if (!el || !el.isConnected) return { gone: true };
@@ -527,6 +530,7 @@ function (op, req, ...nodes) {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
       const out = { disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true" };
+      if (req.clear && !out.disabled && readOnly(el)) out.disabled = out.readonly = true;
       out.cover = coverAt(el.ownerDocument, x, y, el);
       // Up through same-process iframes: their offsets, and what covers them.
       for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
@@ -711,7 +715,7 @@ function (op, req, ...nodes) {
       if (!m) return JSON.stringify({ missing: true });
       if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
       const el = m.els[0];
-      if (!!el.disabled || el.getAttribute("aria-disabled") === "true") return JSON.stringify({ disabled: true });
+      if (!!el.disabled || el.getAttribute("aria-disabled") === "true" || (req.clear && readOnly(el))) return JSON.stringify({ disabled: true });
       return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear })).then((out) =>
         out.background || out.gone || out.cover || out.disabled ? JSON.stringify(out) : el);
     }
@@ -724,7 +728,7 @@ function (op, req, ...nodes) {
     case "wait": {
       // req: {conds: [cond], timeout (ms)}; cond: {kind: "visible"|"hidden"|"count", locs, many, min}
       //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url} (this: the old element)
-      //   | {kind: "enabled"} (this: the element) | {kind: "idle", quiet (ms)}
+      //   | {kind: "enabled", writable} (this: the element; writable: not read-only either) | {kind: "idle", quiet (ms)}
       //   | {kind: "grown", height} (this: the scrolled element, or the window for the page)
       // With req.scroll ({more}), the answer is {i, screen}: when the page
       // grew (a "grown" condition) and more is set, the next screen is
@@ -776,7 +780,7 @@ function (op, req, ...nodes) {
             return re.test(location.href) || (c.path && re.test(location.pathname + location.search + location.hash));
           }
           case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
-          case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true";
+          case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true" && !(c.writable && readOnly(old));
           case "option": return !!old && !!optionNamed(old, c.value);
           case "grown": return scrolledHeight(old) !== c.height;
           case "idle": {
