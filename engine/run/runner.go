@@ -560,6 +560,10 @@ func (r *runner) Page(ctx context.Context) (*rod.Page, error) {
 
 // Target looks up a selector-map entry.
 func (r *runner) Target(name string) *selector.Target {
+	name, err := r.targetName(name)
+	if err != nil {
+		return nil
+	}
 	t, _ := r.c.set.Selectors.Lookup(name)
 	return t
 }
@@ -655,7 +659,7 @@ func (r *runner) targetName(name string) (string, error) {
 	}
 	params, _ := r.scope[tmpl.Params].(map[string]any)
 	v, _ := params[p].(string)
-	if v == "" || r.Target(v) == nil {
+	if _, ok := r.c.set.Selectors.Lookup(v); v == "" || !ok {
 		return "", errs.New(errs.InvalidParams, "params.%s: %q is not a target of the selector map", p, v)
 	}
 	return v, nil

@@ -236,7 +236,8 @@ type Exec interface {
 	// height, at most d; with more, a page that grew scrolls its next
 	// screen at once (selector.Map.ScrollWait).
 	ScrollWait(ctx context.Context, cond selector.Cond, el *rod.Element, height int, more bool, d time.Duration) (selector.Settled, error)
-	// Target looks up a selector-map entry.
+	// Target looks up a selector-map entry, or the one a target parameter
+	// (${{ params.X }}) names; nil when there is none.
 	Target(name string) *selector.Target
 	// Navigate opens url in the environment's page (allowed hosts enforced).
 	Navigate(ctx context.Context, url, waitUntil string) error

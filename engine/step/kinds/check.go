@@ -36,8 +36,8 @@ func init() {
 			if err != nil {
 				return err
 			}
-			name := s.Str("target")
-			m, err := x.Find(ctx, name, step.FindOpt{})
+			name := targetLabel(x, s, "target")
+			m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
 			if err != nil {
 				return err
 			}

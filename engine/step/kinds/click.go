@@ -40,7 +40,7 @@ func init() {
 			// Visible (the resolve waited for it), then in view, standing
 			// still, enabled and not covered (a cover fails at once with
 			// target_covered), then the mouse: see selector.Click.
-			return selector.Click(ctx, el, selector.ActOptions{Name: s.Str("target")})
+			return selector.Click(ctx, el, selector.ActOptions{Name: targetLabel(x, s, "target")})
 		},
 	})
 }

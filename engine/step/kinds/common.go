@@ -14,15 +14,24 @@ import (
 // element resolves the target in field to one visible element (the nth
 // match when nth > 0).
 func element(ctx context.Context, x step.Exec, s *step.Step, field string, nth int) (*rod.Element, error) {
-	name := s.Str(field)
-	m, err := x.Find(ctx, name, step.FindOpt{Visible: true, All: nth > 0})
+	m, err := x.Find(ctx, s.Str(field), step.FindOpt{Visible: true, All: nth > 0})
 	if err != nil {
 		return nil, err
 	}
 	if nth >= len(m.Elements) {
-		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist", name, len(m.Elements), nth)
+		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist", targetLabel(x, s, field), len(m.Elements), nth)
 	}
 	return m.Elements[nth].Context(ctx), nil
+}
+
+// targetLabel is the selector-map name a target field stands for, for
+// messages: a target parameter's value (${{ params.button }} names
+// acme.login.submit), else the field as written.
+func targetLabel(x step.Exec, s *step.Step, field string) string {
+	if t := x.Target(s.Str(field)); t != nil && t.Name != "" {
+		return t.Name
+	}
+	return s.Str(field)
 }
 
 // globMatch matches a URL against a glob where * matches any run of

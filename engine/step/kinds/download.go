@@ -93,7 +93,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 		defer cancel()
 		_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDeny, BrowserContextID: ctxID}.Call(b.Context(rctx))
 	}()
-	if err := selector.Click(ctx, el, selector.ActOptions{Name: s.Str("click")}); err != nil {
+	if err := selector.Click(ctx, el, selector.ActOptions{Name: targetLabel(x, s, "click")}); err != nil {
 		return err
 	}
 	var begin *proto.BrowserDownloadWillBegin
@@ -101,7 +101,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 		select {
 		case <-ctx.Done():
 			if begin == nil {
-				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", s.Str("click"))
+				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", targetLabel(x, s, "click"))
 			}
 			cancelDownload(b.Context(context.WithoutCancel(ctx)), begin.GUID, ctxID, dir)
 			return ctx.Err()

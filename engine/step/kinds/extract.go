@@ -17,7 +17,7 @@ func init() {
 		Risk: "read",
 		Fields: []step.Field{
 			{Name: "from", Type: step.Target, Required: true, Doc: "the element(s) to read"},
-			{Name: "list", Type: step.Bool, Doc: "read every match into a list, empty when nothing matches (default: true for a many target, else the first match, which must exist)"},
+			{Name: "list", Type: step.Bool, Doc: "read every match into a list, empty when nothing matches (default: true for a many target, else the first match, which must exist; a target parameter reads as a list only with list: true)"},
 			{Name: "limit", Type: step.Int, Doc: "read at most this many matches (the list is marked truncated)"},
 			{Name: "fields", Type: step.TargetMap, Doc: "read these targets (each declared within: the from target) from each match, into a map"},
 			{Name: "attr", Type: step.String, Default: "text", Doc: "what to read: text, value, href or an attribute name"},
@@ -51,8 +51,13 @@ func init() {
 func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	from := s.Str("from")
 	list := s.Bool("list")
-	if t := x.Target(from); t != nil && t.Many && !s.Has("list") {
-		list = true // a many target reads as a list unless list: false
+	// A many target reads as a list unless list: false. A target parameter
+	// may name any target under its prefix, so its shape (checked at load)
+	// cannot depend on which: it reads as a list with list: true only.
+	if _, param := step.TargetParam(from); !param && !s.Has("list") {
+		if t := x.Target(from); t != nil && t.Many {
+			list = true
+		}
 	}
 	limit := s.Int("limit")
 	if max := x.MaxListItems(); max > 0 && (limit <= 0 || limit > max) {

@@ -37,7 +37,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return selector.Fill(ctx, el, value, selector.ActOptions{Name: s.Str("target")})
+			return selector.Fill(ctx, el, value, selector.ActOptions{Name: targetLabel(x, s, "target")})
 		},
 	})
 }

@@ -22,7 +22,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return selector.Hover(ctx, el, selector.ActOptions{Name: s.Str("target")})
+			return selector.Hover(ctx, el, selector.ActOptions{Name: targetLabel(x, s, "target")})
 		},
 	})
 }

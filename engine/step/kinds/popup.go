@@ -36,7 +36,7 @@ func init() {
 }
 
 func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
-	name := s.Str("click")
+	name := targetLabel(x, s, "click")
 	el, err := element(ctx, x, s, "click", 0)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return selector.Press(ctx, el, key, selector.ActOptions{Name: s.Str("target")})
+				return selector.Press(ctx, el, key, selector.ActOptions{Name: targetLabel(x, s, "target")})
 			}
 			page, err := x.Page(ctx)
 			if err != nil {

@@ -28,7 +28,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			return selector.Select(ctx, el, value, selector.ActOptions{Name: s.Str("target")})
+			return selector.Select(ctx, el, value, selector.ActOptions{Name: targetLabel(x, s, "target")})
 		},
 	})
 }

@@ -54,8 +54,8 @@ func init() {
 					paths = append(paths, p)
 				}
 			}
-			name := s.Str("target")
-			m, err := x.Find(ctx, name, step.FindOpt{})
+			name := targetLabel(x, s, "target")
+			m, err := x.Find(ctx, s.Str("target"), step.FindOpt{})
 			if err != nil {
 				return err
 			}
