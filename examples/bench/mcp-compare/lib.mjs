@@ -65,8 +65,8 @@ function procStat(pid) {
   return { comm, ppid };
 }
 
-/** Every live descendant of root. */
-export function descendants(root) {
+/** The live processes by parent: ppid → [{pid, comm}]. */
+function processTable() {
   const kids = new Map();
   for (const e of readdirSync("/proc")) {
     if (!/^\d+$/.test(e)) continue;
@@ -76,6 +76,17 @@ export function descendants(root) {
       kids.get(ppid).push({ pid: Number(e), comm });
     } catch { /* gone */ }
   }
+  return kids;
+}
+
+/** The live children of pid. */
+export function children(pid) {
+  return (processTable().get(pid) ?? []).map((k) => k.pid);
+}
+
+/** Every live descendant of root. */
+export function descendants(root) {
+  const kids = processTable();
   const out = [];
   const walk = (p) => { for (const k of kids.get(p) ?? []) { out.push(k); walk(k.pid); } };
   walk(root);

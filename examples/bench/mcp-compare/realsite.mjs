@@ -7,6 +7,9 @@
 // opens in a new tab, place an order (cookie banner, checkbox, radios, a file
 // upload, a confirm()), export the orders (a CSV download), clear the order
 // history (a confirm()). Both sides are checked to get the same answer.
+// Where the page's own timing bounds an action (the infinite list), a third
+// side measures its floor: one script in the page through the Playwright
+// library, with no tool between the steps (see startFloor).
 // Reported per action: tool calls, bytes of tool-result content handed to the
 // agent, wall time; medians over --runs runs that alternate the two sides,
 // after one untimed warm-up run each. Every timed run starts after the same
@@ -30,7 +33,8 @@ import { tmpdir } from "node:os";
 import { join, dirname, extname, resolve, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { textOf, round, median, recorder, ref, settle } from "./lib.mjs";
+import { chromium } from "playwright-core";
+import { textOf, round, median, recorder, ref, settle, children } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -111,6 +115,38 @@ async function toolwright(client, tool, args, write) {
   return rec.run;
 }
 
+// ---- the floor --------------------------------------------------------------
+
+// The floor of an action is the least any client can take for it: the page
+// loaded in a fresh context (as toolwright's temporary environment), then
+// one script in the page doing the whole action, with no tool, protocol or
+// model between the steps (the Playwright library drives the same
+// Chromium, with toolwright's launch flags and window). Only the actions
+// the page's own timing bounds have one (the infinite list).
+async function startFloor() {
+  const before = new Set(children(process.pid));
+  const browser = await chromium.launch({
+    executablePath: opt.chromium, headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  // Its Chromium, for settle: the one child of this process that is new.
+  return { browser, pid: children(process.pid).find((p) => !before.has(p)) };
+}
+
+/** Runs script(page) in a fresh context, timed from the navigation on; the answer is its return value. */
+async function floor(browser, url, script) {
+  const ctx = await browser.newContext({ viewport: null });
+  try {
+    const page = await ctx.newPage();
+    const t0 = performance.now();
+    await page.goto(url);
+    const data = await script(page);
+    return { calls: 0, bytes: 0, ms: performance.now() - t0, data };
+  } finally {
+    await ctx.close();
+  }
+}
+
 // ---- Playwright MCP --------------------------------------------------------
 
 async function startPlaywright() {
@@ -188,6 +224,23 @@ const actions = (base, pwFiles) => [
       }
       return items.slice(0, 25).map((i) => i.sku).join(",");
     }),
+    // In the page: scroll to the bottom whenever it grows, until 25 are there.
+    floor: (b) => floor(b, `${base}/feed.html`, (page) => page.evaluate((want) => new Promise((done) => {
+      const items = () => document.querySelectorAll("#feed article.feed-item");
+      let height = 0;
+      const look = () => {
+        if (items().length >= want) {
+          seen.disconnect();
+          done([...items()].slice(0, want).map((a) => a.querySelector(".sku").textContent).join(","));
+          return;
+        }
+        const h = document.documentElement.scrollHeight;
+        if (h !== height) { height = h; scrollTo(0, h); }
+      };
+      const seen = new MutationObserver(look);
+      seen.observe(document.body, { childList: true, subtree: true });
+      look();
+    }), 25)),
   },
   {
     name: "read a product (opens in a new tab)",
@@ -283,6 +336,8 @@ const { srv, base } = await serveShop();
 const dir = mkdtempSync(join(tmpdir(), "tw-realsite-bench-"));
 const tw = await startToolwright(base, dir);
 const pw = await startPlaywright();
+const floorSide = await startFloor();
+const floorBrowser = floorSide.browser;
 const report = { runs: opt.runs, gap_ms: opt.gap, base, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
 try {
   // Playwright MCP uploads only from its own folder: the same file is put there.
@@ -293,13 +348,19 @@ try {
     const w1 = await a.tw(tw.client), w2 = await a.pw(pw.client);
     if (a.twAnswer(w1.data) !== w2.data) throw new Error(`${a.name}: toolwright answered ${a.twAnswer(w1.data)}, Playwright MCP ${w2.data}`);
     if (a.check) await a.check(tw.client, w1.data);
-    const runs = { toolwright: [], playwright_mcp: [] };
+    const sides = { toolwright: () => a.tw(tw.client), playwright_mcp: () => a.pw(pw.client) };
+    if (a.floor) {
+      const w3 = await a.floor(floorBrowser);
+      if (w3.data !== w2.data) throw new Error(`${a.name}: the floor answered ${w3.data}, Playwright MCP ${w2.data}`);
+      sides.floor = () => a.floor(floorBrowser);
+    }
+    const runs = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
     for (let i = 0; i < opt.runs; i++) {
-      const order = i % 2 ? ["playwright_mcp", "toolwright"] : ["toolwright", "playwright_mcp"];
+      const order = Object.keys(sides);
+      if (i % 2) order.reverse();
       for (const side of order) {
-        await settle([tw.transport.pid, pw.transport.pid], opt.gap);
-        const r = side === "toolwright" ? await a.tw(tw.client) : await a.pw(pw.client);
-        runs[side].push(r);
+        await settle([tw.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean), opt.gap);
+        runs[side].push(await sides[side]());
       }
     }
     const sum = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
@@ -307,12 +368,17 @@ try {
     const row = { action: a.name, answer: w2.data, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p,
       bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)),
       pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool) };
+    if (runs.floor) {
+      row.floor_ms = round(median(runs.floor.map((r) => r.ms)));
+      row.floor_ratio = Number((row.floor_ms / p.ms).toFixed(2));
+    }
     report.actions.push(row);
     console.error(`${a.name}: toolwright ${t.calls} call, ${t.bytes} B, ${t.ms} ms | Playwright MCP ${p.calls} calls, ${p.bytes} B, ${p.ms} ms | bytes ×${row.bytes_ratio}, time ×${row.time_ratio}`);
   }
 } finally {
   await tw.client.close().catch(() => {});
   await pw.client.close().catch(() => {});
+  await floorBrowser.close().catch(() => {});
   srv.close();
   rmSync(dir, { recursive: true, force: true });
   rmSync(pw.outDir, { recursive: true, force: true });
@@ -321,9 +387,11 @@ try {
 const lines = [
   `Realistic shop (testdata/real/site), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once neither server was busy, medians; Playwright MCP server ${report.playwright_mcp}. Targets: 1 call with a coded envelope, bytes ratio ≤ 0.1, time ratio ≤ 0.5.`,
   "",
-  "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | bytes ratio | time ratio |",
-  "|---|---|---|---|---|---|---|---|---|",
-  ...report.actions.map((r) => `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.bytes_ratio} | ${r.time_ratio} |`),
+  "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | bytes ratio | time ratio | floor ms (÷ Playwright MCP) |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  ...report.actions.map((r) => `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.bytes_ratio} | ${r.time_ratio} | ${r.floor_ms === undefined ? "—" : `${r.floor_ms} (${r.floor_ratio})`} |`),
+  "",
+  "Floor: the least any client can take for the action, where the page's own timing bounds it (the infinite list loads 10 items 120 ms after each scroll to its end): the page loaded in a fresh context, then one script in the page scrolling to the bottom whenever it grows, through the Playwright library on the same Chromium with toolwright's launch flags and window; no tool, protocol or model between steps.",
   "",
   "Playwright MCP's steps per action: " + report.actions.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
 ];
