@@ -115,8 +115,12 @@ function (op, req, ...nodes) {
     }
   };
   const isEl = (n) => n && n.nodeType === 1;
+  const isDisabled = (el) => !!el.disabled || el.getAttribute("aria-disabled") === "true";
   // A field a person cannot type in: readonly, or marked aria-readonly.
   const readOnly = (el) => !!el.readOnly || el.getAttribute("aria-readonly") === "true";
+  // What stops an action on el: disabled, or read-only for a fill (typing
+  // into a cleared field).
+  const unusable = (el, fill) => isDisabled(el) || (!!fill && readOnly(el));
   let root = isEl(this) ? this : null;
   let doc = root ? root.ownerDocument : (this && this.nodeType === 9 ? this : document);
   if (req && req.frame) {
@@ -529,8 +533,8 @@ function (op, req, ...nodes) {
     return (req.settle ? settle(5) : Promise.resolve()).then(() => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
-      const out = { disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true" };
-      if (req.clear && !out.disabled && readOnly(el)) out.disabled = out.readonly = true;
+      const out = { disabled: unusable(el, req.clear) };
+      if (out.disabled && !isDisabled(el)) out.readonly = true;
       out.cover = coverAt(el.ownerDocument, x, y, el);
       // Up through same-process iframes: their offsets, and what covers them.
       for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
@@ -688,7 +692,7 @@ function (op, req, ...nodes) {
       const m = first(req.locs, null, false, true);
       if (!m) return { missing: true };
       const el = m.els[0];
-      const off = !!el.disabled || el.getAttribute("aria-disabled") === "true" || (!!req.off && el.classList.contains("disabled"));
+      const off = isDisabled(el) || (!!req.off && el.classList.contains("disabled"));
       if (off || req.probe) return { i: m.i, disabled: off };
       return Promise.resolve(prepareEl(el, req)).then((out) => {
         out.i = m.i;
@@ -715,7 +719,7 @@ function (op, req, ...nodes) {
       if (!m) return JSON.stringify({ missing: true });
       if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
       const el = m.els[0];
-      if (!!el.disabled || el.getAttribute("aria-disabled") === "true" || (req.clear && readOnly(el))) return JSON.stringify({ disabled: true });
+      if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
       return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear })).then((out) =>
         out.background || out.gone || out.cover || out.disabled ? JSON.stringify(out) : el);
     }
@@ -780,7 +784,7 @@ function (op, req, ...nodes) {
             return re.test(location.href) || (c.path && re.test(location.pathname + location.search + location.hash));
           }
           case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
-          case "enabled": return !!old && !old.disabled && old.getAttribute("aria-disabled") !== "true" && !(c.writable && readOnly(old));
+          case "enabled": return !!old && !unusable(old, c.writable);
           case "option": return !!old && !!optionNamed(old, c.value);
           case "grown": return scrolledHeight(old) !== c.height;
           case "idle": {

@@ -56,7 +56,7 @@ func (m *Map) ScrollWait(ctx context.Context, page *rod.Page, cond Cond, el *rod
 	if jc, ok, err := m.pageCond(cond); err != nil {
 		return Settled{}, err
 	} else if ok {
-		st, answered, err := waitScroll(sctx, page, el, []map[string]any{jc, grown}, more)
+		st, answered, err := waitScroll(sctx, page, el, []map[string]any{jc, grown}, more, d)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return Settled{}, ctx.Err()
@@ -83,7 +83,7 @@ func (m *Map) ScrollWait(ctx context.Context, page *rod.Page, cond Cond, el *rod
 	}()
 	go func() {
 		defer wg.Done()
-		st, _, _ := waitScroll(sctx, page, el, []map[string]any{grown}, false)
+		st, _, _ := waitScroll(sctx, page, el, []map[string]any{grown}, false, d)
 		grew <- st
 	}()
 	select {
@@ -104,15 +104,11 @@ func (m *Map) ScrollWait(ctx context.Context, page *rod.Page, cond Cond, el *rod
 	}
 }
 
-// waitScroll runs page.js's wait in scroll mode on el (nil: the page)
-// until ctx ends; answered is false when the page declined (a condition
-// on targets, asked inside a frame).
-func waitScroll(ctx context.Context, page *rod.Page, el *rod.Element, conds []map[string]any, more bool) (st Settled, answered bool, err error) {
-	d := time.Second
-	if dl, ok := ctx.Deadline(); ok {
-		d = time.Until(dl)
-	}
-	if d <= 0 {
+// waitScroll runs page.js's wait in scroll mode on el (nil: the page), at
+// most d and never past ctx; answered is false when the page declined (a
+// condition on targets, asked inside a frame).
+func waitScroll(ctx context.Context, page *rod.Page, el *rod.Element, conds []map[string]any, more bool, d time.Duration) (st Settled, answered bool, err error) {
+	if d = upToDeadline(ctx, d); d <= 0 {
 		return Settled{}, true, nil
 	}
 	p, this := scrollScope(ctx, page, el)

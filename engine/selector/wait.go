@@ -212,15 +212,7 @@ func pollFor(conds []Cond) time.Duration {
 
 // waitCondsPoll is waitConds with the page's fallback poll interval.
 func waitCondsPoll(ctx context.Context, sc scope, conds []map[string]any, slice, poll time.Duration) (int, error) {
-	d := slice
-	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl); left < d {
-			d = left
-		}
-	}
-	if d < 0 {
-		d = 0
-	}
+	d := upToDeadline(ctx, slice)
 	req := map[string]any{"conds": conds, "timeout": d.Milliseconds(), "frame": sc.frame, "poll": poll.Milliseconds()}
 	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
 	if err != nil {
@@ -230,6 +222,15 @@ func waitCondsPoll(ctx context.Context, sc scope, conds []map[string]any, slice,
 		return -1, nil
 	}
 	return res.Value.Int(), nil
+}
+
+// upToDeadline is d, or the time left before ctx's deadline when that is
+// shorter (never below 0).
+func upToDeadline(ctx context.Context, d time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl))
+	}
+	return max(d, 0)
 }
 
 // holdsFromGo checks once the conditions the page cannot answer alone.
