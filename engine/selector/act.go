@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/ysmood/gson"
@@ -218,11 +217,11 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
 }
 
 // Press focuses el and presses key in it.
-func Press(ctx context.Context, el *rod.Element, key input.Key, o ActOptions) error {
+func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error {
 	if _, err := prepare(ctx, el, o.Name, true, false); err != nil {
 		return err
 	}
-	return el.Page().Context(ctx).Keyboard.Type(key)
+	return keys.dispatch(el.Page().Context(ctx))
 }
 
 // Typing is a target found and readied for typing in one round trip (see
@@ -253,8 +252,8 @@ func (t *Typing) Fill(ctx context.Context, value string) error {
 }
 
 // Press presses key in the readied element.
-func (t *Typing) Press(ctx context.Context, key input.Key) error {
-	return t.page.Context(ctx).Keyboard.Type(key)
+func (t *Typing) Press(ctx context.Context, keys Keys) error {
+	return keys.dispatch(t.page.Context(ctx))
 }
 
 // Typing looks for the one-element target name once and, when the page

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -65,7 +64,7 @@ b.by_label:
 	got := map[string]int64{
 		"click": cost("click", func() error { return Click(ctx, el("b.free"), ActOptions{Name: "b.free"}) }),
 		"fill":  cost("fill", func() error { return Fill(ctx, el("b.name"), "Ann", ActOptions{Name: "b.name"}) }),
-		"press": cost("press", func() error { return Press(ctx, el("b.name"), input.Tab, ActOptions{Name: "b.name"}) }),
+		"press": cost("press", func() error { return Press(ctx, el("b.name"), tabKey, ActOptions{Name: "b.name"}) }),
 	}
 	for what, n := range got {
 		t.Logf("%s: %d CDP requests (resolve 2 + action)", what, n)
@@ -107,7 +106,7 @@ b.by_label:
 		f    func() error
 	}{
 		{"typing fill", 3, typing("b.field", func(ty *Typing) error { return ty.Fill(ctx, "Ann") })},
-		{"typing press", 3, typing("b.field", func(ty *Typing) error { return ty.Press(ctx, input.Tab) })},
+		{"typing press", 3, typing("b.field", func(ty *Typing) error { return ty.Press(ctx, tabKey) })},
 		{"typing fill by a fallback", 4, typing("b.by_label", func(ty *Typing) error {
 			if ty.Describe() != "fallback 1 (label)" {
 				return fmt.Errorf("strategy %q, want fallback 1 (label)", ty.Describe())

@@ -393,7 +393,7 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			c.Addf(c.Pos(n), lint.BadValue, "%s must be a single value, found %s", where, yamlx.Describe(n))
 			return
 		}
-		c.defer1(s, f.Name, n, sc.With(func(x *tmpl.Scope) { x.SecretsAllowed = f.Secrets }), Template, -1)
+		c.defer1(s, f.Name, n, sc.With(func(x *tmpl.Scope) { x.SecretsAllowed, x.URL = f.Secrets, f.URL }), Template, -1)
 	case Expr, Cond:
 		if f.Scoped && s.Spec.Scope != nil {
 			sc = s.Spec.Scope(s, sc)

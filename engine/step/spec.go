@@ -60,6 +60,10 @@ type Field struct {
 	Default  any           // shown in docs and schema
 	Max      time.Duration // for Duration: an upper bound (0: the call's deadline)
 	Secrets  bool          // secrets.* may appear (only fill.value)
+	// URL: a Template field that is a URL (goto.url, wait.url): the values
+	// its templates put in after the URL's start are URL-encoded as the part
+	// they land in (tmpl.Scope.URL); urlraw(x) opts out.
+	URL bool
 	// Scoped: the field is evaluated inside the kind's own scope
 	// (Spec.Scope), as repeat's while and until see loop.index.
 	Scoped bool

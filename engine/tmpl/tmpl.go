@@ -50,6 +50,10 @@ type Scope struct {
 	// them say (an extract list, a screenshot's reference), so a wrong
 	// field access is a load error.
 	VarShapes map[string]Shape
+	// URL: the template builds a URL (goto.url, wait.url): a value it puts
+	// in after the URL's start is URL-encoded as the part it lands in
+	// (urlEncode); urlraw(x) opts out.
+	URL bool
 }
 
 // Shape is what a variable holds, as far as load time knows.
@@ -76,6 +80,7 @@ type Template struct {
 	single   *vm.Program
 	code     string // the expression of single, for messages
 	parts    []part
+	url      bool     // a URL: values after its start are encoded (Scope.URL)
 	UsesPage bool     // evaluating needs page.url/page.title
 	VarRef   string   // set when the whole template is `${{ vars.NAME }}`
 	ParamRef string   // set when the whole template is `${{ params.NAME }}`
@@ -108,7 +113,7 @@ func (t *Template) Eval(env Env) (any, error) {
 		return v, nil
 	case t.parts != nil:
 		var b strings.Builder
-		for _, p := range t.parts {
+		for i, p := range t.parts {
 			if p.prog == nil {
 				b.WriteString(p.text)
 				continue
@@ -116,6 +121,10 @@ func (t *Template) Eval(env Env) (any, error) {
 			v, err := expr.Run(p.prog, map[string]any(env))
 			if err != nil {
 				return nil, evalFailed(p.code, err)
+			}
+			if t.url && i > 0 { // the first part starts the URL: its base
+				b.WriteString(urlEncode(b.String(), v))
+				continue
 			}
 			b.WriteString(Text(v))
 		}
@@ -140,6 +149,8 @@ func Text(v any) string {
 		return ""
 	case string:
 		return x
+	case URLRaw:
+		return string(x)
 	case float64:
 		if x == float64(int64(x)) {
 			return fmt.Sprintf("%d", int64(x))
@@ -217,7 +228,7 @@ func (s Site) pos(offset int) lint.Pos {
 
 // CompileTemplate compiles a string value, reporting problems at their place.
 func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
-	t := &Template{Source: src}
+	t := &Template{Source: src, url: sc.URL}
 	if off, fix, ok := nearMiss(src); ok {
 		ps.Addf(site.pos(off), lint.Expression, "%s", fix)
 		t.literal = src
@@ -345,7 +356,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	}
 	// Names were checked above; undefined ones (for_each items, whose type
 	// is only known at run time) compile as dynamic values.
-	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables()}
+	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables(), urlrawFunc}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
@@ -460,7 +471,7 @@ func (c *checker) Visit(node *ast.Node) {
 		c.locals[n.Name] = true
 	case *ast.IdentifierNode:
 		name := n.Value
-		if c.locals[name] || contains(c.tops(), name) {
+		if c.locals[name] || contains(c.tops(), name) || functions[name] {
 			if name == Secrets && !c.sc.SecretsAllowed {
 				c.fail(n, lint.Secret, "secrets.* may be used only in fill.value, so no secret reaches a result, a trace or a URL")
 			}

@@ -158,3 +158,43 @@ func TestArgumentsAreData(t *testing.T) {
 		t.Errorf("got %v, %v", got, err)
 	}
 }
+
+// TestURLTemplates: in a URL field a value goes in URL-encoded as the part
+// of the URL it lands in, the template's first value (the URL's base) and
+// urlraw() as they are; elsewhere nothing is encoded.
+func TestURLTemplates(t *testing.T) {
+	urlScope := scope
+	urlScope.URL = true
+	e := tmpl.Env{
+		"params": map[string]any{"query": "x&injected=1#frag", "max_pages": "a b/c?d"},
+		"config": map[string]any{"base": "http://127.0.0.1:8000/app"},
+	}
+	for _, tc := range []struct {
+		src  string
+		sc   tmpl.Scope
+		want string
+	}{
+		{"${{ config.base }}/s?q=${{ params.query }}&n=2", urlScope, "http://127.0.0.1:8000/app/s?q=x%26injected%3D1%23frag&n=2"},
+		{"${{ config.base }}/items/${{ params.max_pages }}/edit", urlScope, "http://127.0.0.1:8000/app/items/a%20b%2Fc%3Fd/edit"},
+		{"${{ config.base }}/s#${{ params.max_pages }}", urlScope, "http://127.0.0.1:8000/app/s#a%20b%2Fc%3Fd"},
+		{"${{ config.base }}/s?${{ urlraw(params.query) }}", urlScope, "http://127.0.0.1:8000/app/s?x&injected=1#frag"},
+		{"${{ params.query }}", urlScope, "x&injected=1#frag"},
+		{"q=${{ params.query }}", scope, "q=x&injected=1#frag"},
+		{"q=${{ urlraw(params.query) }}", scope, "q=x&injected=1#frag"},
+	} {
+		var ps lint.Problems
+		tm := tmpl.CompileTemplate(tc.src, tmpl.Site{File: "f.yaml"}, tc.sc, &ps)
+		if len(ps) > 0 {
+			t.Errorf("%q: %v", tc.src, ps.Err())
+			continue
+		}
+		got, err := tm.String(e)
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%q (url %v) = %q, want %q", tc.src, tc.sc.URL, got, tc.want)
+		}
+	}
+}

@@ -9,7 +9,7 @@ var pageConds = []step.Field{
 	{Name: "visible", Type: step.Target, Doc: "this target is visible"},
 	{Name: "hidden", Type: step.Target, Doc: "this target is gone or hidden"},
 	{Name: "text", Type: step.Template, Doc: "this text is on the page"},
-	{Name: "url", Type: step.Template, Doc: "the page URL matches this glob, where * matches anything"},
+	{Name: "url", Type: step.Template, URL: true, Doc: "the page URL matches this glob, where * matches anything (values a template puts in after the URL's start are URL-encoded)"},
 	{Name: "count", Type: step.Target, Doc: "this target has at least at_least visible matches"},
 	{Name: "at_least", Type: step.Int, Doc: "with count: how many matches (default 1); a number or a template giving one"},
 	{Name: "network_idle", Type: step.Duration, Doc: "no request has been in flight for this long"},

@@ -18,7 +18,7 @@ func init() {
 		Risk:        "read",
 		TimeoutCode: errs.NavigationFailed,
 		Fields: []step.Field{
-			{Name: "url", Type: step.Template, Required: true, Doc: "the address to open (http or https; a templated URL may not be data: or javascript:)"},
+			{Name: "url", Type: step.Template, Required: true, URL: true, Doc: "the address to open (http or https; a templated URL may not be data: or javascript:); values a template puts in after the URL's start are URL-encoded (query or path), urlraw(x) puts x in as it is"},
 			{Name: "wait_until", Type: step.Enum, Enum: []string{"load", "domcontentloaded"}, Default: "load", Doc: "which page event ends the step"},
 			{Name: "expect_status", Type: step.Ints, Doc: "the HTTP statuses of the main document that count as loaded, like [200, 404] (default: any below 400)"},
 		},

@@ -1,0 +1,37 @@
+package tmpl
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/expr-lang/expr"
+)
+
+// URLRaw is a value urlraw() marked: a URL template puts it in as it is.
+type URLRaw string
+
+// functions are the names of the functions toolwright adds to expr-lang's.
+var functions = map[string]bool{"urlraw": true}
+
+// urlrawFunc is urlraw(x): x as text, put into a URL without encoding.
+var urlrawFunc = expr.Function("urlraw", func(params ...any) (any, error) {
+	return URLRaw(Text(params[0])), nil
+}, new(func(any) URLRaw))
+
+// urlEncode is v as it goes into a URL after built, the URL so far: a
+// value in the query (after "?") is encoded as a query component (so
+// "x&y=1#z" stays one value), one in the path as a path segment (a "/" or
+// "?" in it does not start another part), one in the fragment likewise. A
+// value from urlraw() goes in as it is. A template's first value, which
+// starts the URL (${{ config.base }}/login, a format: url parameter, an
+// extracted href), is never encoded: Template.Eval writes it before this.
+func urlEncode(built string, v any) string {
+	if raw, ok := v.(URLRaw); ok {
+		return string(raw)
+	}
+	s := Text(v)
+	if strings.Contains(built, "?") && !strings.Contains(built, "#") {
+		return url.QueryEscape(s)
+	}
+	return url.PathEscape(s)
+}
