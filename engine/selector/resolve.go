@@ -460,6 +460,11 @@ var pageJSSource string
 // string or template, so no line's meaning changes.
 var pageJS = compactJS(pageJSSource)
 
+// PageJS is page.js as it is sent: a function (op, req, ...nodes) whose
+// this is the scope. engine/record runs its "find" and "extract" inside
+// the page at the instant a person acts, with the resolver's own rules.
+func PageJS() string { return pageJS }
+
 // compactJS drops the blank and comment-only lines of a script and the
 // white space around each line, keeping the line breaks.
 func compactJS(src string) string {

@@ -27,7 +27,16 @@ import (
 )
 
 //go:embed collect.js
-var collectJS string
+var collectSource string
+
+// DescribeJS is describe.js: how an element is read (twInfo) and which
+// locators are tried for it (twCandidates), shared with engine/record's
+// capture script so that suggest and record propose the same entries.
+//
+//go:embed describe.js
+var DescribeJS string
+
+var collectJS = strings.Replace(collectSource, "/* describe.js */", DescribeJS, 1)
 
 //go:embed cleanup.js
 var cleanupJS string
@@ -37,11 +46,15 @@ type Entry struct {
 	Name        string             `json:"name"`
 	Kind        string             `json:"kind"` // field, button, link or frame
 	Description string             `json:"description"`
-	Frame       string             `json:"frame,omitempty"` // the frame entry of the iframe it is in
-	Locators    []selector.Locator `json:"locators"`        // primary first
+	Frame       string             `json:"frame,omitempty"`  // the frame entry of the iframe it is in
+	Within      string             `json:"within,omitempty"` // the many entry it is read inside (record's row fields)
+	Many        bool               `json:"many,omitempty"`   // it names every match (record's rows)
+	Locators    []selector.Locator `json:"locators"`         // primary first
 }
 
-type element struct {
+// Element is one element as describe.js reads it (twInfo), with its
+// candidate locators, stable ones first.
+type Element struct {
 	N           int    `json:"n"`
 	Kind        string `json:"kind"`
 	Tag         string `json:"tag"`
@@ -59,6 +72,8 @@ type element struct {
 	AccName     string `json:"accName"`
 	Href        string `json:"href"`
 	Src         string `json:"src"`
+	// Cands are the locators worth trying, stable ones first (twCandidates).
+	Cands []selector.Locator `json:"cands"`
 }
 
 // LoadTimeout bounds loading the page.
@@ -135,7 +150,7 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 			if len(locs) == 0 {
 				continue
 			}
-			base := d.prefix + "." + slug(e)
+			base := d.prefix + "." + Slug(e)
 			name := base
 			if e.Kind == "frame" {
 				name = strings.TrimSuffix(base, "_frame") + "_frame"
@@ -145,7 +160,7 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 				base = fmt.Sprintf("%s_%d", base, used[name])
 				name = fmt.Sprintf("%s_%d", name, used[name])
 			}
-			en := Entry{Name: name, Kind: e.Kind, Description: describe(e, d.frame), Frame: d.frame, Locators: arrange(locs)}
+			en := Entry{Name: name, Kind: e.Kind, Description: Describe(e, d.frame), Frame: d.frame, Locators: Arrange(locs)}
 			out = append(out, en)
 			if e.Kind != "frame" || d.depth >= maxFrameDepth || len(frames) >= maxFrames {
 				continue
@@ -160,12 +175,12 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 }
 
 // collect reads d's elements, marking them from mark n on.
-func (d document) collect(n int) ([]element, error) {
+func (d document) collect(n int) ([]Element, error) {
 	res, err := d.eval(collectJS, n)
 	if err != nil {
 		return nil, err
 	}
-	var els []element
+	var els []Element
 	if err := json.Unmarshal([]byte(res.Value.JSON("", "")), &els); err != nil {
 		return nil, err
 	}
@@ -176,7 +191,7 @@ func (d document) collect(n int) ([]element, error) {
 // frame entry frame, "" for the page) with the resolver workflows use, as
 // one throwaway map holding the frame entries found so far, and returns by
 // element the locators that matched exactly that element.
-func verify(ctx context.Context, tab *rod.Page, frames []Entry, frame string, els []element) (map[int][]selector.Locator, error) {
+func verify(ctx context.Context, tab *rod.Page, frames []Entry, frame string, els []Element) (map[int][]selector.Locator, error) {
 	type cand struct {
 		el  int
 		loc selector.Locator
@@ -200,7 +215,7 @@ func verify(ctx context.Context, tab *rod.Page, frames []Entry, frame string, el
 		if frame != "" {
 			fmt.Fprintf(&b, "  frame: %s\n", frame)
 		}
-		writeLocator(&b, "  ", c.loc)
+		WriteLocator(&b, "  ", c.loc)
 	}
 	m, ps := selector.Parse("suggest", []byte(b.String()))
 	if len(ps) > 0 {
@@ -225,7 +240,7 @@ func writeFrames(b *strings.Builder, frames []Entry) {
 		if f.Frame != "" {
 			fmt.Fprintf(b, "  frame: %s\n", f.Frame)
 		}
-		writeLocator(b, "  ", f.Locators[0])
+		WriteLocator(b, "  ", f.Locators[0])
 	}
 }
 
@@ -270,55 +285,14 @@ func sameElement(ctx context.Context, tab *rod.Page, m *selector.Map, name strin
 	return err == nil && v.Value.Str() == fmt.Sprint(n)
 }
 
-var (
-	unstable = regexp.MustCompile(`\d{3,}|[0-9a-f]{8,}|^(ember|react|ng|mui|css|jsx|radix|headlessui)[-_:]|:r[0-9a-z]+:`)
-	cleanRE  = regexp.MustCompile(`[^a-z0-9]+`)
-)
+var cleanRE = regexp.MustCompile(`[^a-z0-9]+`)
 
-// candidates lists the locators worth trying for e, the stable ones first.
-// Text that looks like /regex/ would be read as one, so it is not offered.
-func candidates(e element) []selector.Locator {
-	var out []selector.Locator
-	plain := func(s string) bool { return s != "" && !(len(s) > 1 && s[0] == '/' && s[len(s)-1] == '/') }
-	e.Label, e.Text, e.AccName = keep(e.Label, plain), keep(e.Text, plain), keep(e.AccName, plain)
-	css := func(v string) { out = append(out, selector.Locator{Strategy: selector.CSS, Value: v}) }
-	if e.ID != "" && !unstable.MatchString(e.ID) {
-		css(e.IDCSS)
-	}
-	if e.TestID != "" {
-		css(fmt.Sprintf(`[%s=%q]`, e.TestAttr, e.TestID))
-	}
-	if e.Kind == "link" && e.Href != "" && !strings.HasPrefix(e.Href, "javascript:") && !strings.HasPrefix(e.Href, "#") && len(e.Href) <= 100 {
-		css(fmt.Sprintf(`a[href=%q]`, e.Href))
-	}
-	if e.Name != "" && e.Kind != "link" {
-		css(fmt.Sprintf(`%s[name=%q]`, e.Tag, e.Name))
-	}
-	if e.Kind == "frame" {
-		// An iframe has no role or text worth a fallback: its title, and a
-		// relative src (an absolute one names a host and port that change).
-		if e.Label != "" {
-			css(fmt.Sprintf(`%s[title=%q]`, e.Tag, e.Label))
-		}
-		if e.Src != "" && !strings.Contains(e.Src, ":") && !strings.HasPrefix(e.Src, "//") && len(e.Src) <= 100 {
-			css(fmt.Sprintf(`%s[src=%q]`, e.Tag, e.Src))
-		}
-		return out
-	}
-	if e.Kind == "field" && e.Label != "" {
-		out = append(out, selector.Locator{Strategy: selector.Label, Value: e.Label})
-	}
-	if e.Role != "" && e.AccName != "" && len(e.AccName) <= 80 {
-		out = append(out, selector.Locator{Strategy: selector.Role, Value: e.Role, Name: e.AccName})
-	}
-	if e.Kind != "field" && e.Text != "" && len(e.Text) <= 80 {
-		out = append(out, selector.Locator{Strategy: selector.Text, Value: e.Text})
-	}
-	return out
-}
+// candidates lists the locators worth trying for e, the stable ones first:
+// describe.js chose them in the page (twCandidates).
+func candidates(e Element) []selector.Locator { return e.Cands }
 
-// slug names an element from what a person reads on it.
-func slug(e element) string {
+// Slug names an element from what a person reads on it.
+func Slug(e Element) string {
 	for _, s := range []string{e.Label, e.Text, e.Name, e.TestID, e.ID, e.Placeholder, e.AccName, path.Base(e.Href)} {
 		s = strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(s), "_"), "_")
 		if len(s) > 40 {
@@ -334,7 +308,8 @@ func slug(e element) string {
 	return fmt.Sprintf("%s_%d", e.Kind, e.N+1)
 }
 
-func describe(e element, frame string) string {
+// Describe says what e is, for an entry's description.
+func Describe(e Element, frame string) string {
 	name := e.AccName
 	if name == "" {
 		name = e.Name
@@ -355,7 +330,10 @@ func describe(e element, frame string) string {
 }
 
 // prefixOf makes a prefix from the page address: page.login for /login.html.
-func prefixOf(page string) string {
+func prefixOf(page string) string { return PrefixOf(page) }
+
+// PrefixOf makes a prefix from the page address: page.login for /login.html.
+func PrefixOf(page string) string {
 	u, err := url.Parse(page)
 	stem := ""
 	if err == nil {
@@ -376,35 +354,47 @@ func prefixOf(page string) string {
 func WriteYAML(w io.Writer, page string, entries []Entry) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Proposed by `toolwright selectors suggest` for %s.\n# Every locator matched exactly one element there; review the names before use.\n", page)
-	for _, e := range entries {
-		fmt.Fprintf(&b, "%s:\n", e.Name)
-		fmt.Fprintf(&b, "  description: %s\n", quote(e.Description))
-		if e.Frame != "" {
-			fmt.Fprintf(&b, "  frame: %s\n", e.Frame)
-		}
-		writeLocator(&b, "  ", e.Locators[0])
-		if len(e.Locators) > 1 {
-			b.WriteString("  fallbacks:\n")
-			for _, l := range e.Locators[1:] {
-				var lb strings.Builder
-				writeLocator(&lb, "      ", l)
-				b.WriteString("    - " + strings.TrimPrefix(lb.String(), "      "))
-			}
-		}
-	}
+	WriteEntries(&b, entries)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeLocator(b *strings.Builder, indent string, l selector.Locator) {
-	fmt.Fprintf(b, "%s%s: %s\n", indent, l.Strategy, quote(l.Value))
-	if l.Strategy == selector.Role && l.Name != "" {
-		fmt.Fprintf(b, "%sname: %s\n", indent, quote(l.Name))
+// WriteEntries writes entries as selector-map YAML.
+func WriteEntries(b *strings.Builder, entries []Entry) {
+	for _, e := range entries {
+		fmt.Fprintf(b, "%s:\n", e.Name)
+		fmt.Fprintf(b, "  description: %s\n", Quote(e.Description))
+		if e.Frame != "" {
+			fmt.Fprintf(b, "  frame: %s\n", e.Frame)
+		}
+		if e.Within != "" {
+			fmt.Fprintf(b, "  within: %s\n", e.Within)
+		}
+		WriteLocator(b, "  ", e.Locators[0])
+		if e.Many {
+			b.WriteString("  many: true\n")
+		}
+		if len(e.Locators) > 1 {
+			b.WriteString("  fallbacks:\n")
+			for _, l := range e.Locators[1:] {
+				var lb strings.Builder
+				WriteLocator(&lb, "      ", l)
+				b.WriteString("    - " + strings.TrimPrefix(lb.String(), "      "))
+			}
+		}
 	}
 }
 
-// quote writes s as a YAML scalar that reads back as s.
-func quote(s string) string {
+// WriteLocator writes l as the keys of a selector-map entry (or fallback).
+func WriteLocator(b *strings.Builder, indent string, l selector.Locator) {
+	fmt.Fprintf(b, "%s%s: %s\n", indent, l.Strategy, Quote(l.Value))
+	if l.Strategy == selector.Role && l.Name != "" {
+		fmt.Fprintf(b, "%sname: %s\n", indent, Quote(l.Name))
+	}
+}
+
+// Quote writes s as a YAML scalar that reads back as s.
+func Quote(s string) string {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	_ = enc.Encode(s)
@@ -423,10 +413,10 @@ func keep(s string, ok func(string) bool) string {
 	return ""
 }
 
-// arrange keeps the first verified locator as the primary (they are tried
+// Arrange keeps the first verified locator as the primary (they are tried
 // stable ones first) and, as fallbacks, the locators of other strategies:
 // a second css selector fails with the first when the markup changes.
-func arrange(locs []selector.Locator) []selector.Locator {
+func Arrange(locs []selector.Locator) []selector.Locator {
 	out := []selector.Locator{locs[0]}
 	for _, l := range locs[1:] {
 		if l.Strategy != selector.CSS {
