@@ -1,0 +1,605 @@
+// Package record is `toolwright record` and the drafting half of `serve
+// --record`: a person (or an agent) does an action once in a browser
+// environment, and out comes a workflow, its selector-map entries and a
+// test file, verified by a replay.
+//
+// The capture (this file) follows every page of the environment: the
+// recorded page, the popups it opens and the out-of-process frames of
+// each, attached to as they appear. Each gets capture.js in an isolated
+// world of its own through Page.addScriptToEvaluateOnNewDocument, before
+// its own scripts run, and a binding (Runtime.addBinding) only that world
+// sees: the page never sees the recorder, and what the recorder adds (its
+// toolbar: a closed shadow root outside <body>) never becomes part of what
+// is recorded. Dialogs are read from the Page domain (the person answers
+// them); navigations from frameNavigated.
+//
+// draft.go turns the Recording into files; verify.go replays them.
+package record
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/selsuggest"
+)
+
+//go:embed capture.js
+var captureSource string
+
+//go:embed frame.js
+var frameSource string
+
+const (
+	world   = "toolwright-record"
+	binding = "__twrecSend"
+	// callTimeout bounds each CDP request the recorder makes.
+	callTimeout = 10 * time.Second
+)
+
+var frameJS = strings.NewReplacer("__PAGEJS__", strings.TrimSpace(selector.PageJS()), "/* describe.js */", selsuggest.DescribeJS).Replace(frameSource)
+
+// Element is an element as the capture script read it when the person
+// acted: describe.js's reading, its locators verified in the page right
+// then, and what the draft needs besides.
+type Element struct {
+	selsuggest.Element
+	Password  bool   `json:"password"`
+	MaxLength int    `json:"maxLength"`
+	Reuse     string `json:"reuse"` // an existing target that resolves to it
+}
+
+// Option is one option of a <select>.
+type Option struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// Spec is what the person marked of a list: the rows and their fields,
+// and the next-page control.
+type Spec struct {
+	Rows *RowsSpec `json:"rows"`
+	Next *NextSpec `json:"next"`
+}
+
+// RowsSpec is a repeating row and the fields clicked in it.
+type RowsSpec struct {
+	Locs   []selector.Locator `json:"locs"`
+	Count  int                `json:"count"`
+	Fields []FieldSpec        `json:"fields"`
+}
+
+// FieldSpec is one field of a row.
+type FieldSpec struct {
+	Name string             `json:"name"`
+	Locs []selector.Locator `json:"locs"`
+}
+
+// NextSpec is the next-page control (page.js locators).
+type NextSpec struct {
+	Locs []json.RawMessage `json:"locs"`
+}
+
+// Dialog is a dialog the page opened during an action, and how the person
+// answered it.
+type Dialog struct {
+	Type     string `json:"type"`
+	Message  string `json:"message"`
+	Accepted bool   `json:"accepted"`
+	Text     string `json:"text,omitempty"`
+}
+
+// Event is one thing the person did or marked.
+type Event struct {
+	K       string           `json:"k"` // click fill select check press upload submit mark turn finish nav popup popup_closed
+	El      *Element         `json:"el"`
+	Value   string           `json:"value"`
+	Label   string           `json:"label"`
+	Options []Option         `json:"options"`
+	Checked bool             `json:"checked"`
+	Key     string           `json:"key"`
+	Files   []string         `json:"files"`
+	Method  string           `json:"method"`
+	Mode    string           `json:"mode"`
+	Spec    *Spec            `json:"spec"`
+	Rows    []map[string]any `json:"rows"`
+	URL     string           `json:"url"`
+	T       int64            `json:"t"`
+
+	Page   int       `json:"-"` // 0: the recorded page; N: its Nth popup
+	Frames []Element `json:"-"` // the iframes the element is in, outermost first
+	Dialog *Dialog   `json:"-"`
+}
+
+// Recording is what the person did, in order.
+type Recording struct {
+	StartURL string
+	Events   []*Event
+}
+
+// Options configure a Recorder.
+type Options struct {
+	Map *selector.Map // the existing selector map: its targets are reused
+	Log *slog.Logger
+}
+
+// session is one attached target: the recorded page, a popup, or an
+// out-of-process frame of either.
+type session struct {
+	page      *rod.Page
+	id        proto.TargetSessionID
+	target    proto.TargetTargetID
+	frame     bool     // an out-of-process iframe
+	popup     int      // the page it belongs to (0: the recorded one)
+	parent    *session // a frame's page (or frame) session
+	contexts  map[proto.RuntimeExecutionContextID]proto.PageFrameID
+	mainFrame proto.PageFrameID
+}
+
+// Recorder captures one recording in one environment's page.
+type Recorder struct {
+	b      *rod.Browser
+	main   *session
+	src    string
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	sessions map[proto.TargetSessionID]*session
+	events   []*Event
+	spec     json.RawMessage
+	popups   int
+	dialogs  map[proto.TargetSessionID]*Dialog
+	finished chan struct{}
+	finOnce  sync.Once
+	err      error
+}
+
+// Start attaches the recorder to page (an environment's page) and every
+// page and frame it opens from now on. Open then loads the first page.
+func Start(ctx context.Context, page *rod.Page, o Options) (*Recorder, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	known, err := knownTargets(o.Map)
+	if err != nil {
+		return nil, err
+	}
+	src := strings.NewReplacer(
+		"__BINDING__", binding,
+		"__KNOWN__", known,
+		"__PAGEJS__", strings.TrimSpace(selector.PageJS()),
+		"/* describe.js */", selsuggest.DescribeJS,
+	).Replace(captureSource)
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	b := page.Browser().Context(rctx)
+	r := &Recorder{
+		b: b, src: src, log: o.Log, ctx: rctx, cancel: cancel, done: make(chan struct{}),
+		sessions: map[proto.TargetSessionID]*session{}, dialogs: map[proto.TargetSessionID]*Dialog{},
+		finished: make(chan struct{}),
+	}
+	events := b.Event()
+	r.main = &session{page: page, id: page.SessionID, target: page.TargetID, contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
+	r.sessions[r.main.id] = r.main
+	go r.loop(events)
+	if err := r.setup(ctx, r.main); err != nil {
+		r.Stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// knownTargets lists the existing map's top-level targets as page.js
+// locators, for the capture script to tell which one an element is.
+func knownTargets(m *selector.Map) (string, error) {
+	type loc struct {
+		Kind  string  `json:"kind"`
+		Value string  `json:"value"`
+		Name  string  `json:"name,omitempty"`
+		Src   *string `json:"src"`
+		Flags string  `json:"flags"`
+	}
+	type known struct {
+		Name string `json:"name"`
+		Locs []loc  `json:"locs"`
+	}
+	out := []known{}
+	if m != nil {
+	next:
+		for _, name := range m.Names() {
+			t, _ := m.Lookup(name)
+			if t.Frame != "" || t.Within != "" || t.Many || t.Broken || len(t.Locators) == 0 {
+				continue
+			}
+			k := known{Name: name}
+			for _, l := range t.Locators {
+				if l.ValueRE != nil || l.NameRE != nil || l.Strategy == selector.XPath {
+					continue next
+				}
+				k.Locs = append(k.Locs, loc{Kind: l.Strategy, Value: l.Value, Name: l.Name})
+			}
+			out = append(out, k)
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
+// setup gives one target the binding and the capture script (in the
+// recorder's world, on the documents it has and every later one), and
+// attaches to its out-of-process frames as they appear.
+func (r *Recorder) setup(ctx context.Context, s *session) error {
+	cctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	p := s.page.Context(cctx)
+	if err := (proto.RuntimeAddBinding{Name: binding, ExecutionContextName: world}).Call(p); err != nil {
+		return fmt.Errorf("record: binding: %w", err)
+	}
+	if err := (proto.PageEnable{}).Call(p); err != nil {
+		return fmt.Errorf("record: page events: %w", err)
+	}
+	if err := (proto.RuntimeEnable{}).Call(p); err != nil {
+		return fmt.Errorf("record: runtime events: %w", err)
+	}
+	if tree, err := (proto.PageGetFrameTree{}).Call(p); err == nil {
+		s.mainFrame = tree.FrameTree.Frame.ID
+	}
+	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: r.src, WorldName: world, RunImmediately: true}).Call(p); err != nil {
+		return fmt.Errorf("record: capture script: %w", err)
+	}
+	return proto.TargetSetAutoAttach{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}.Call(p)
+}
+
+// Open loads url in the recorded page.
+func (r *Recorder) Open(ctx context.Context, url string) error {
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	p := r.main.page.Context(lctx)
+	if err := p.Navigate(url); err != nil {
+		return fmt.Errorf("the page did not load: %w", err)
+	}
+	if err := p.WaitLoad(); err != nil {
+		return fmt.Errorf("the page did not load: %w", err)
+	}
+	return nil
+}
+
+// Finished is closed when the person pressed Finish, or the recorded page
+// was closed.
+func (r *Recorder) Finished() <-chan struct{} { return r.finished }
+
+// Err is why the recording cannot go on (nil while it can).
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Stop ends the capture and returns what was recorded.
+func (r *Recorder) Stop() *Recording {
+	r.cancel()
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &Recording{Events: r.events}
+}
+
+func (r *Recorder) finish() { r.finOnce.Do(func() { close(r.finished) }) }
+
+func (r *Recorder) loop(events <-chan *rod.Message) {
+	defer close(r.done)
+	for msg := range events {
+		r.handle(msg)
+	}
+}
+
+func (r *Recorder) session(id proto.TargetSessionID) *session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessions[id]
+}
+
+func (r *Recorder) handle(msg *rod.Message) {
+	s := r.session(msg.SessionID)
+	switch msg.Method {
+	case "Runtime.bindingCalled":
+		var ev proto.RuntimeBindingCalled
+		if s == nil || !msg.Load(&ev) || ev.Name != binding {
+			return
+		}
+		r.captured(s, ev)
+	case "Runtime.executionContextCreated":
+		var ev proto.RuntimeExecutionContextCreated
+		if s == nil || !msg.Load(&ev) || ev.Context.Name != world {
+			return
+		}
+		var aux struct{ FrameID proto.PageFrameID }
+		aux.FrameID = proto.PageFrameID(ev.Context.AuxData["frameId"].Str())
+		r.mu.Lock()
+		s.contexts[ev.Context.ID] = aux.FrameID
+		spec := r.spec
+		r.mu.Unlock()
+		if spec != nil && aux.FrameID == s.mainFrame {
+			// A new document of a page with marks: its script starts
+			// without them, so hand them over.
+			go r.handSpec(s, ev.Context.ID, spec)
+		}
+	case "Runtime.executionContextDestroyed":
+		var ev proto.RuntimeExecutionContextDestroyed
+		if s != nil && msg.Load(&ev) {
+			r.mu.Lock()
+			delete(s.contexts, ev.ExecutionContextID)
+			r.mu.Unlock()
+		}
+	case "Target.attachedToTarget":
+		var ev proto.TargetAttachedToTarget
+		if !msg.Load(&ev) {
+			return
+		}
+		r.attached(s, msg.SessionID, ev)
+	case "Target.detachedFromTarget":
+		var ev proto.TargetDetachedFromTarget
+		if !msg.Load(&ev) {
+			return
+		}
+		r.mu.Lock()
+		gone := r.sessions[ev.SessionID]
+		delete(r.sessions, ev.SessionID)
+		if gone != nil && gone.popup > 0 && !gone.frame {
+			r.events = append(r.events, &Event{K: "popup_closed", Page: gone.popup, T: time.Now().UnixMilli()})
+		}
+		r.mu.Unlock()
+		if gone == r.main {
+			r.finish()
+		}
+	case "Page.frameNavigated":
+		var ev proto.PageFrameNavigated
+		if s == nil || s.frame || !msg.Load(&ev) || ev.Frame.ParentID != "" {
+			return
+		}
+		r.mu.Lock()
+		s.mainFrame = ev.Frame.ID
+		r.events = append(r.events, &Event{K: "nav", URL: ev.Frame.URL, Page: s.popup, T: time.Now().UnixMilli()})
+		r.mu.Unlock()
+	case "Page.javascriptDialogOpening":
+		var ev proto.PageJavascriptDialogOpening
+		if s == nil || !msg.Load(&ev) {
+			return
+		}
+		r.mu.Lock()
+		r.dialogs[s.id] = &Dialog{Type: string(ev.Type), Message: ev.Message}
+		r.mu.Unlock()
+	case "Page.javascriptDialogClosed":
+		var ev proto.PageJavascriptDialogClosed
+		if s == nil || !msg.Load(&ev) {
+			return
+		}
+		r.mu.Lock()
+		d := r.dialogs[s.id]
+		delete(r.dialogs, s.id)
+		if d != nil {
+			d.Accepted, d.Text = ev.Result, ev.UserInput
+			// The dialog belongs to the last action on that page.
+			for i := len(r.events) - 1; i >= 0; i-- {
+				if e := r.events[i]; e.Page == s.popup && isAction(e.K) {
+					e.Dialog = d
+					break
+				}
+			}
+		}
+		r.mu.Unlock()
+	}
+}
+
+func isAction(k string) bool {
+	switch k {
+	case "click", "fill", "select", "check", "press", "upload":
+		return true
+	}
+	return false
+}
+
+// attached: a target appeared. One of our sessions auto-attached an
+// out-of-process frame (paused: it starts once the capture script is in
+// it), or the environment's guard attached a page some page of ours
+// opened: a popup, which the recorder attaches to as well.
+func (r *Recorder) attached(parent *session, via proto.TargetSessionID, ev proto.TargetAttachedToTarget) {
+	info := ev.TargetInfo
+	ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
+	defer cancel()
+	if parent != nil {
+		child := r.b.PageFromSession(ev.SessionID)
+		defer func() { _ = proto.RuntimeRunIfWaitingForDebugger{}.Call(child.Context(ctx)) }()
+		if info.Type != "iframe" {
+			return
+		}
+		s := &session{page: child, id: ev.SessionID, target: info.TargetID, frame: true, popup: parent.popup, parent: parent,
+			contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
+		r.mu.Lock()
+		r.sessions[s.id] = s
+		r.mu.Unlock()
+		if err := r.setup(ctx, s); err != nil {
+			r.log.Warn("record: a frame could not be followed", "url", info.URL, "err", err)
+		}
+		s.mainFrame = proto.PageFrameID(info.TargetID)
+		return
+	}
+	if info.Type != proto.TargetTargetInfoTypePage || info.OpenerID == "" {
+		return
+	}
+	r.mu.Lock()
+	var opener *session
+	for _, s := range r.sessions {
+		if !s.frame && s.target == info.OpenerID {
+			opener = s
+		}
+	}
+	r.mu.Unlock()
+	if opener == nil {
+		return
+	}
+	res, err := proto.TargetAttachToTarget{TargetID: info.TargetID, Flatten: true}.Call(r.b.Context(ctx))
+	if err != nil {
+		r.log.Warn("record: a popup could not be followed", "url", info.URL, "err", err)
+		return
+	}
+	r.mu.Lock()
+	r.popups++
+	s := &session{page: r.b.PageFromSession(res.SessionID), id: res.SessionID, target: info.TargetID, popup: r.popups,
+		contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
+	r.sessions[s.id] = s
+	r.events = append(r.events, &Event{K: "popup", Page: opener.popup, Value: fmt.Sprint(s.popup), URL: info.URL, T: time.Now().UnixMilli()})
+	r.mu.Unlock()
+	if err := r.setup(ctx, s); err != nil {
+		r.log.Warn("record: a popup could not be followed", "url", info.URL, "err", err)
+	}
+}
+
+// captured is one message of a capture script.
+func (r *Recorder) captured(s *session, call proto.RuntimeBindingCalled) {
+	ev := &Event{}
+	if err := json.Unmarshal([]byte(call.Payload), ev); err != nil {
+		r.log.Warn("record: an unreadable message of the capture script", "err", err)
+		return
+	}
+	ev.Page = s.popup
+	r.mu.Lock()
+	frame, inFrame := s.contexts[call.ExecutionContextID]
+	r.mu.Unlock()
+	if inFrame && (s.frame || frame != s.mainFrame) && (ev.El != nil || ev.K == "press") {
+		chain, err := r.frames(s, frame)
+		if err != nil {
+			r.log.Warn("record: the frame of an action could not be read", "err", err)
+			r.fail(fmt.Errorf("the %s in a frame could not be recorded: its <iframe> has no locator that matches it alone (give it an id or a title)", ev.K))
+			return
+		}
+		ev.Frames = chain
+	}
+	r.mu.Lock()
+	if ev.Spec != nil {
+		r.spec, _ = json.Marshal(ev.Spec)
+	}
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+	if ev.K == "fill" && ev.El != nil && ev.El.Password {
+		r.log.Debug("record: a password was typed")
+	}
+	if ev.K == "finish" {
+		r.finish()
+	}
+}
+
+// fail stops the recording with err.
+func (r *Recorder) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+	r.finish()
+}
+
+// handSpec gives the capture script of a new document the marks made so far.
+func (r *Recorder) handSpec(s *session, id proto.RuntimeExecutionContextID, spec json.RawMessage) {
+	ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
+	defer cancel()
+	_, err := proto.RuntimeEvaluate{Expression: "window.__twrec && window.__twrec.set(" + string(spec) + ")", ContextID: id}.Call(s.page.Context(ctx))
+	if err != nil {
+		r.log.Debug("record: marks not handed to a new document", "err", err)
+	}
+}
+
+// frames reads the iframes that hold frame (a frame of s), outermost
+// first, each in the document that holds it.
+func (r *Recorder) frames(s *session, frame proto.PageFrameID) ([]Element, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
+	defer cancel()
+	var chain []Element
+	for depth := 0; depth < 8; depth++ {
+		if frame == s.mainFrame && !s.frame {
+			return chain, nil
+		}
+		holder := s
+		if frame == s.mainFrame { // an out-of-process frame: its element is in the parent's document
+			holder = s.parent
+		}
+		owner, err := proto.DOMGetFrameOwner{FrameID: frame}.Call(holder.page.Context(ctx))
+		if err != nil {
+			return nil, err
+		}
+		el, err := describeFrame(ctx, holder.page, owner.BackendNodeID)
+		if err != nil {
+			return nil, err
+		}
+		chain = append([]Element{el}, chain...)
+		if holder != s {
+			// The parent's frame that holds the iframe: taken to be its
+			// main frame (a cross-site frame inside a same-site one of
+			// another process is not followed further).
+			s, frame = holder, holder.mainFrame
+			continue
+		}
+		parent, err := parentFrame(ctx, s.page, frame)
+		if err != nil {
+			return nil, err
+		}
+		frame = parent
+	}
+	return nil, fmt.Errorf("frames nested too deep")
+}
+
+func describeFrame(ctx context.Context, p *rod.Page, node proto.DOMBackendNodeID) (Element, error) {
+	var el Element
+	obj, err := proto.DOMResolveNode{BackendNodeID: node}.Call(p.Context(ctx))
+	if err != nil {
+		return el, err
+	}
+	defer func() { _ = proto.RuntimeReleaseObject{ObjectID: obj.Object.ObjectID}.Call(p.Context(ctx)) }()
+	res, err := proto.RuntimeCallFunctionOn{FunctionDeclaration: frameJS, ObjectID: obj.Object.ObjectID, ReturnByValue: true}.Call(p.Context(ctx))
+	if err != nil {
+		return el, err
+	}
+	if res.ExceptionDetails != nil {
+		return el, fmt.Errorf("reading the iframe: %s", res.ExceptionDetails.Text)
+	}
+	if err := json.Unmarshal([]byte(res.Result.Value.Str()), &el); err != nil {
+		return el, err
+	}
+	if len(el.Cands) == 0 {
+		return el, fmt.Errorf("the iframe has no locator that matches it alone")
+	}
+	return el, nil
+}
+
+func parentFrame(ctx context.Context, p *rod.Page, id proto.PageFrameID) (proto.PageFrameID, error) {
+	tree, err := proto.PageGetFrameTree{}.Call(p.Context(ctx))
+	if err != nil {
+		return "", err
+	}
+	var walk func(t *proto.PageFrameTree) proto.PageFrameID
+	walk = func(t *proto.PageFrameTree) proto.PageFrameID {
+		for _, c := range t.ChildFrames {
+			if c.Frame.ID == id {
+				return t.Frame.ID
+			}
+			if f := walk(c); f != "" {
+				return f
+			}
+		}
+		return ""
+	}
+	if f := walk(tree.FrameTree); f != "" {
+		return f, nil
+	}
+	return "", fmt.Errorf("frame %s not in its page's frame tree", id)
+}
