@@ -261,6 +261,7 @@ func (s *session) finish(name string) (*record.Draft, *result.Envelope, []string
 	}
 	rec := s.rec.Stop()
 	s.bm.Release(s.env)
+	_ = s.bm.Shutdown(context.Background()) // as record does: the replay starts a browser of its own
 	d, diffs, env, err := s.p.draft(rec, name, s.url)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/testrun"
 )
 
 const lumenPassword = "lamp-Keeper-2048"
@@ -82,6 +84,9 @@ func TestRecordSearch(t *testing.T) {
 		if strings.Contains(string(b), lumenPassword) {
 			t.Errorf("%s holds the password", f)
 		}
+	}
+	if _, ps := testrun.Decode("tests/search_lamps.yaml", []byte(d.Test)); len(ps) > 0 {
+		t.Errorf("the test file does not decode: %v\n%s", ps.Err(), d.Test)
 	}
 	sel, _ := os.ReadFile(p.cfg.Selectors)
 	if !strings.HasPrefix(string(sel), mapHeader) {

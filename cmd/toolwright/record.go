@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/record"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/selcheck"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/testrun"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+func recordCmd(g *globals) *cobra.Command {
+	var page, prefix, setup, description string
+	var setupArgs []string
+	cmd := &cobra.Command{
+		Use:   "record NAME --page URL [--setup TOOL [--arg k=v]] [--prefix P]",
+		Short: "Record a workflow: do the action once in a browser window, get the tool (exit 0 when its replay matched)",
+		Long: `Open the page in a Chromium window and record what you do there: clicks,
+typing, choices, checkboxes, keys, uploads, popups and dialogs, in frames and
+web components too. With the toolbar the recorder adds to the page, mark what
+the tool returns (Value: one value; Rows: click a row, then each field in it;
+Next page: the control that turns the page), then press Finish.
+
+Out come workflows/NAME.yaml (typed text becomes bounded parameters, a value
+equal to a configured secret becomes ${{ secrets.NAME }}), the new selector
+entries (appended to the selector map under PREFIX, existing targets reused)
+and tests/NAME.yaml. The workflow is validated, then run once in a fresh
+environment with the recorded arguments; exit 0 only when it returned what you
+saw. A password that matches no configured secret stops the recording and
+names the secret to add: no secret is ever written to a file.
+
+The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
+(to sign in) and records in the environment it made.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if page == "" {
+				return usagef("give --page URL or FILE")
+			}
+			if len(setupArgs) > 0 && setup == "" {
+				return usagef("--arg goes with --setup TOOL")
+			}
+			cfg, stopDemo, err := g.loadRunnable(cmd)
+			if err != nil {
+				return err
+			}
+			defer stopDemo()
+			paths := record.Paths{
+				Workflow:  filepath.Join(cfg.Workflows, name+".yaml"),
+				Selectors: cfg.Selectors,
+				Test:      filepath.Join(testrun.DefaultDir(cfg), name+".yaml"),
+			}
+			if _, err := record.MakeDraft(&record.Recording{}, record.DraftOptions{Name: name, Prefix: prefix}); err != nil {
+				return usageError{err}
+			}
+			for _, f := range []string{paths.Workflow, paths.Test} {
+				if _, err := os.Stat(f); err == nil {
+					return usagef("%s exists: a recording never overwrites a file; choose another name", f)
+				}
+			}
+			if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+				return usagef("record opens a Chromium window for you to work in, and this machine has no display (DISPLAY is not set)")
+			}
+			var m *selector.Map
+			if fileExists(cfg.Selectors) {
+				var ps lint.Problems
+				if m, ps = selector.Load(cfg.Selectors); len(ps) > 0 {
+					return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
+				}
+			}
+			log, err := g.logger(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			headless := cfg.Browser.Headless
+			cfg.Browser.Headless = false // the person's window
+			tab, done, err := checkEnv(ctx, cfg, log, setup, setupArgs)
+			cfg.Browser.Headless = headless
+			if err != nil {
+				return err
+			}
+			url := selcheck.URLOf(page)
+			rec, err := record.Start(ctx, tab, record.Options{Map: m, Log: log})
+			if err != nil {
+				done()
+				return err
+			}
+			started := time.Now()
+			if err := rec.Open(ctx, url); err != nil {
+				rec.Stop()
+				done()
+				return err
+			}
+			errw := cmd.ErrOrStderr()
+			fmt.Fprintf(errw, "recording %s: do the action in the window; mark what the tool returns with the toolbar (Value, Rows, Next page), then press Finish. Ctrl-C stops without writing anything.\n", name)
+			select {
+			case <-rec.Finished():
+			case <-ctx.Done():
+				rec.Stop()
+				done()
+				return fmt.Errorf("stopped: nothing was written")
+			}
+			recErr := rec.Err()
+			recording := rec.Stop()
+			done()
+			if recErr != nil {
+				return recErr
+			}
+			red := policy.NewRedactor(cfg.SecretValues())
+			d, err := record.MakeDraft(recording, record.DraftOptions{
+				Name: name, Description: description, Prefix: prefix, StartURL: url, Map: m,
+				Secrets: cfg.SecretValues(), Vars: cfg.Vars, MaxLoop: cfg.Limits.MaxLoop, UploadsDir: cfg.UploadsDir,
+				Redact: red.Redact,
+			})
+			if err != nil {
+				return err
+			}
+			if err := record.Write(d, paths); err != nil {
+				return err
+			}
+			fmt.Fprintf(errw, "wrote %s, %s and %d selector entries in %s\n", paths.Workflow, paths.Test, len(d.Entries), paths.Selectors)
+			env, diffs, err := replay(ctx, cfg, log, d)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(errw, "record → validated, replayed tool in %s\n", time.Since(started).Round(time.Millisecond))
+			if err := printJSON(cmd.OutOrStdout(), env); err != nil {
+				return err
+			}
+			if len(diffs) > 0 {
+				for _, df := range diffs {
+					fmt.Fprintf(errw, "differs: %s\n", red.Redact(df))
+				}
+				return exitCode(exitFailed)
+			}
+			fmt.Fprintf(errw, "the replay returned what you saw: %s is ready (review it, then serve)\n", name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&page, "page", "", "the page URL (or a local HTML file) to start on")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "name new selector entries PREFIX.NAME (default rec.NAME)")
+	cmd.Flags().StringVar(&description, "description", "", "the tool's description (default: written from the steps)")
+	cmd.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the recording happens in its environment")
+	cmd.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
+	return cmd
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// replay validates the recorded files and runs the tool once in a fresh
+// environment with the recorded arguments (granted for its task_id when
+// it writes), comparing its result with what the person saw.
+func replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record.Draft) (*result.Envelope, []string, error) {
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		return nil, nil, fmt.Errorf("the recorded files do not validate (fix them, or record again):\n%w", &lint.Error{Problems: ps})
+	}
+	cfg.Browser.Spare = 0
+	a, err := app.OpenWith(cfg, set, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.Close(context.WithoutCancel(ctx))
+	return record.Verify(ctx, d, func(ctx context.Context, tool string, args map[string]any, taskID string) (*result.Envelope, error) {
+		if taskID != "" {
+			if _, err := a.Store.AddGrant(ctx, tool, taskID, 15*time.Minute, "toolwright record: the replay of a recording", operator()); err != nil {
+				return nil, err
+			}
+			args["task_id"] = taskID
+		}
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		return a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
+	})
+}
