@@ -32,6 +32,13 @@ type UI struct {
 	Hosts []string
 	// Limit bounds the calls listed (default 200).
 	Limit int
+	// Envs, when set, lists the open environments at /envs, each with a
+	// live view at /env/ID/ (see Live).
+	Envs Envs
+	// Secrets are values the live views never show.
+	Secrets []string
+
+	lives lives
 }
 
 const cookieName = "toolwright_ui"
@@ -39,14 +46,11 @@ const cookieName = "toolwright_ui"
 // Sinces are the time filters offered.
 var Sinces = []string{"", "15m", "1h", "24h", "168h"}
 
-// ServeHTTP routes: / the call list, /trace/ID a call, /artifact/ID/NAME its files.
+// ServeHTTP routes: / the call list, /trace/ID a call, /artifact/ID/NAME
+// its files, /envs the open environments, /env/ID/ one's live view.
 func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !u.hostOK(r.Host) {
 		http.Error(w, "forbidden: Host not allowed", http.StatusForbidden)
-		return
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		http.Error(w, "read-only", http.StatusMethodNotAllowed)
 		return
 	}
 	if u.Token != "" {
@@ -64,7 +68,17 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	path := r.URL.Path
+	if rest, ok := strings.CutPrefix(path, "/env/"); ok {
+		u.live(w, r, rest) // the live view takes the person's input (POST)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "read-only", http.StatusMethodNotAllowed)
+		return
+	}
 	switch {
+	case path == "/envs":
+		u.envsPage(w, r)
 	case path == "/":
 		u.calls(w, r)
 	case strings.HasPrefix(path, "/trace/"):
@@ -248,6 +262,7 @@ func (u *UI) artifact(w http.ResponseWriter, r *http.Request, rest string) {
 }
 
 func render(w http.ResponseWriter, name string, data map[string]any) {
+	data["Nav"] = true
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
 		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
