@@ -29,7 +29,7 @@ type Envs interface {
 // EnvView is one open environment in the ui's list.
 type EnvView struct {
 	ID, Purpose, Region, Provider string
-	Created, LastUsed            time.Time
+	Created, LastUsed             time.Time
 	// Waiting is an ask_human step's message while a call (or a timed-out
 	// call's handoff) waits for a person; Until is when the handoff ends.
 	Waiting string
