@@ -71,8 +71,10 @@ type Object struct {
 	Doc    string
 	Fields []Field
 	// Hint may explain an unknown key better than "did you mean" (a key
-	// that belongs to another place); "" falls back to the generic checks.
-	Hint func(key string) string
+	// that belongs to another place, a word from another tool, which it
+	// may rewrite with its value); "" falls back to the generic checks.
+	// meant names the declared key it was taken for, if any.
+	Hint func(key string, value *yaml.Node) (text, meant string)
 }
 
 // F is a float64 pointer, for Min and Max.
@@ -137,7 +139,13 @@ func (o *Object) decode(c *ctx, n *yaml.Node, where string) *Values {
 	for _, kv := range kvs {
 		f, ok := o.Field(kv.Key)
 		if !ok {
-			text, meant := o.explain(c, kv.Key)
+			if msg, split := yamlx.CommaSplit(kvs, kv); split {
+				if msg != "" {
+					c.ps.Addf(lint.At(c.file, kv.KeyN), lint.Syntax, "%s: %s", label(where, o), msg)
+				}
+				continue
+			}
+			text, meant := o.explain(c, kv.Key, kv.Value)
 			c.ps.Addf(lint.At(c.file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
 			if meant != "" {
 				v.meant[meant] = true
@@ -187,10 +195,10 @@ func (v *Values) Meant(name string) bool {
 // explain says what an unknown key probably is: a near spelling or a word
 // from elsewhere, a key of the map below or above, or the keys there are.
 // The second result is the declared key it was taken for, if any.
-func (o *Object) explain(c *ctx, key string) (string, string) {
+func (o *Object) explain(c *ctx, key string, value *yaml.Node) (string, string) {
 	if o.Hint != nil {
-		if h := o.Hint(key); h != "" {
-			return h, ""
+		if h, meant := o.Hint(key, value); h != "" {
+			return h, meant
 		}
 	}
 	if s := lint.Closest(key, o.Names()); s != "" {

@@ -126,6 +126,9 @@ func Closest(name string, candidates []string) string {
 	if s := synonym(name, candidates); s != "" {
 		return s
 	}
+	if s := extension(name, candidates); s != "" {
+		return s
+	}
 	best, bestD := "", -1
 	for _, c := range candidates {
 		d := distance(strings.ToLower(name), strings.ToLower(c))
@@ -145,6 +148,34 @@ func Closest(name string, candidates []string) string {
 			}
 		}
 		return ""
+	}
+	return best
+}
+
+// extension finds the candidate that name begins, cut at a word boundary
+// (nw.orders.filter → nw.orders.filter_orders), or that begins name
+// (acme.login.submit_button → acme.login.submit): the author wrote part
+// of a name or a word too many, which an edit distance ranks below any
+// short name of the same length. Dotted names must agree on every segment
+// but the last. The shortest such candidate wins.
+func extension(name string, candidates []string) string {
+	if len(name) < 4 {
+		return ""
+	}
+	boundary := func(long, short string) bool {
+		if !strings.HasPrefix(long, short) || len(long) == len(short) {
+			return false
+		}
+		c := long[len(short)]
+		return (c == '_' || c == '.' || c == '-') && !strings.Contains(long[len(short)+1:], ".")
+	}
+	best := ""
+	for _, c := range candidates {
+		if boundary(c, name) || (len(c) >= 4 && boundary(name, c) && strings.Count(name, ".") == strings.Count(c, ".")) {
+			if best == "" || len(c) < len(best) || (len(c) == len(best) && c < best) {
+				best = c
+			}
+		}
 	}
 	return best
 }

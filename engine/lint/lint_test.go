@@ -49,3 +49,24 @@ func TestProblemsSortAndString(t *testing.T) {
 		t.Errorf("a position without a line: %q", got)
 	}
 }
+
+// TestSuggestRanksExtensions: a name that is the start of a candidate (the
+// author wrote part of it) is offered before a short name at a smaller edit
+// distance. Failed before: nw.orders.filter → nw.orders.next.
+func TestSuggestRanksExtensions(t *testing.T) {
+	orders := []string{"nw.orders.next", "nw.orders.filter_orders", "nw.orders.rows", "nw.order.place"}
+	for _, tc := range []struct {
+		name  string
+		cands []string
+		want  string
+	}{
+		{"nw.orders.filter", orders, "nw.orders.filter_orders"},
+		{"nw.orders.rows_all", orders, "nw.orders.rows"},
+		{"nw.orders.nxt", orders, "nw.orders.next"},   // a typo still goes by spelling
+		{"max", []string{"max_length", "min"}, "min"}, // too short to be a prefix
+	} {
+		if got := lint.Closest(tc.name, tc.cands); got != tc.want {
+			t.Errorf("Closest(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

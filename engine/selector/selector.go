@@ -69,6 +69,10 @@ type Map struct {
 	File    string
 	Targets map[string]*Target
 	names   []string
+	// Partial: the file has YAML syntax errors, so some of its targets may
+	// be missing; workflows are not told a target is unknown (the syntax
+	// error is the one problem to fix).
+	Partial bool
 }
 
 // Lookup finds a target by name.
@@ -78,6 +82,13 @@ func (m *Map) Lookup(name string) (*Target, bool) {
 	}
 	t, ok := m.Targets[name]
 	return t, ok
+}
+
+// Unknown reports whether name is surely not a target: not in the map,
+// and the map was read whole (see Partial).
+func (m *Map) Unknown(name string) bool {
+	_, ok := m.Lookup(name)
+	return !ok && (m == nil || !m.Partial)
 }
 
 // Names returns every target name, sorted.
@@ -113,16 +124,15 @@ func Load(path string) (*Map, lint.Problems) {
 }
 
 // Parse decodes a selector map, collecting every problem.
-func Parse(file string, data []byte) (*Map, lint.Problems) {
-	var ps lint.Problems
-	m := &Map{File: file, Targets: map[string]*Target{}}
-	root := yamlx.Doc(file, data, &ps)
-	if root == nil {
+func Parse(file string, data []byte) (m *Map, ps lint.Problems) {
+	m = &Map{File: file, Targets: map[string]*Target{}}
+	root, rec := yamlx.DocRecover(file, data, &ps)
+	m.Partial = rec != nil || (root == nil && len(ps) > 0)
+	if root == nil || yamlx.IsNull(root) {
 		return m, ps
 	}
-	if yamlx.IsNull(root) {
-		return m, ps
-	}
+	from := len(ps)
+	defer func() { ps = rec.Filter(ps, file, from) }()
 	kvs, ok := yamlx.Map(file, root, "the selector map", &ps)
 	if !ok {
 		return m, ps
@@ -357,7 +367,7 @@ func (m *Map) check(ps *lint.Problems) {
 			if ref.to == "" {
 				continue
 			}
-			if _, ok := m.Targets[ref.to]; !ok {
+			if m.Unknown(ref.to) {
 				ps.Addf(t.Pos, lint.UnknownRef, "target %q: %s names unknown target %q%s", name, ref.key, ref.to, lint.Suggest(ref.to, m.names))
 			}
 		}

@@ -312,6 +312,7 @@ func (c *Checker) decodeBody(s *Step, n *yaml.Node, sc tmpl.Scope) {
 		names[i] = f.Name
 	}
 	before := len(*c.Problems)
+	kvs = c.tooDeep(sp, kvs)
 	yamlx.Known(c.File, kvs, names, where, c.Problems)
 	unknown := len(*c.Problems) > before
 	given := map[string]bool{}
@@ -331,6 +332,20 @@ func (c *Checker) decodeBody(s *Step, n *yaml.Node, sc tmpl.Scope) {
 	if !unknown { // a misspelt key was reported with its suggestion already
 		c.requireFields(s, n, given)
 	}
+}
+
+// tooDeep reports the step's own keys (if, timeout, retry, ...) written one
+// level too deep, inside the kind's map, and returns the other keys.
+func (c *Checker) tooDeep(sp *Spec, kvs []yamlx.KV) []yamlx.KV {
+	out := kvs[:0:0]
+	for _, kv := range kvs {
+		if _, field := sp.Field(kv.Key); CommonKeys[kv.Key] && !field {
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s belongs to the step, not inside %s: move `%s` out one level, beside `%s:`", sp.Kind, kv.Key, sp.Kind, kv.Key, sp.Kind)
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 func fieldList(sp *Spec) string {
@@ -474,7 +489,9 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			if v, ok := yamlx.String(c.File, kv.Value, where+" "+kv.Key, c.Problems); ok {
 				out = append(out, NamedTarget{Name: kv.Key, Target: v})
 				if _, ok := c.Map.Lookup(v); !ok {
-					c.Addf(c.Pos(kv.Value), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
+					if c.Map.Unknown(v) {
+						c.Addf(c.Pos(kv.Value), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
+					}
 				} else {
 					c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(kv.Value), Step: s})
 				}
@@ -559,7 +576,9 @@ func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) 
 			c.checkTargetParam(s, name, n, field)
 			return
 		}
-		c.Addf(c.Pos(n), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
+		if c.Map.Unknown(name) { // in a map with a syntax error, that error is the problem
+			c.Addf(c.Pos(n), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
+		}
 		return
 	}
 	// A within target in a step is resolved inside the first match of its

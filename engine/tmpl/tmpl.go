@@ -6,6 +6,7 @@ package tmpl
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -229,7 +230,7 @@ func (s Site) pos(offset int) lint.Pos {
 // CompileTemplate compiles a string value, reporting problems at their place.
 func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
 	t := &Template{Source: src, url: sc.URL}
-	if off, fix, ok := nearMiss(src); ok {
+	if off, fix, ok := nearMiss(blankTemplates(src)); ok {
 		ps.Addf(site.pos(off), lint.Expression, "%s", fix)
 		t.literal = src
 		return t
@@ -251,7 +252,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		if start > i {
 			parts = append(parts, part{text: string(runes[i:start])})
 		}
-		end := indexRunes(runes, start+3, "}}")
+		end := templateEnd(runes, start+3)
 		if end < 0 {
 			if one := indexRunes(runes, start+3, "}"); one >= 0 {
 				ps.Addf(site.pos(one), lint.Expression, "the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
@@ -326,6 +327,11 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	if err != nil {
 		if at, fix, ok := foreignOp(code); ok {
 			ps.Addf(site.pos(offset+at), lint.Expression, "expression %q: %s", strings.TrimSpace(code), fix)
+			return nil, in, false
+		}
+		if m := closureMap.FindStringSubmatchIndex(code); m != nil {
+			lit := code[m[4]:m[5]]
+			ps.Addf(site.pos(offset+len([]rune(code[:m[4]]))), lint.Expression, "expression %q: in %s(...) braces hold the code run for each item; to make a map for each item give it its own braces: {%s}", strings.TrimSpace(code), code[m[2]:m[3]], lit)
 			return nil, in, false
 		}
 		addExprErr(err, code, site, offset, ps)
@@ -549,6 +555,70 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// closureMap finds `map(xs, {k: v})`: a map literal written as the
+// closure itself, which expr-lang reads as code ("unexpected token :").
+var closureMap = regexp.MustCompile(`\b(map|filter|all|any|none|one|find|findIndex|findLast|findLastIndex|count|sum|groupBy|sortBy)\(.*?,\s*(\{\s*[A-Za-z_"'][A-Za-z0-9_"']*\s*:[^{}]*\})`)
+
+// templateEnd returns the index of the }} that closes a template whose
+// code starts at from: braces of the code's own map literals and closures
+// (`map(rows, {{title: #.t}})`) and strings are skipped; -1 when none.
+func templateEnd(r []rune, from int) int {
+	depth := 0
+	var quote rune
+	for i := from; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '}' && depth == 0:
+			if i+1 < len(r) && r[i+1] == '}' {
+				return i
+			}
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+		}
+	}
+	// An unbalanced brace or quote: the first }} as written.
+	return indexRunes(r, from, "}}")
+}
+
+// blankTemplates replaces the code inside each ${{ }} with spaces (rune
+// for rune), so near misses of the delimiters are looked for only outside
+// templates: a map literal's {{title: #.t}} is code, not a template
+// without its $. A code that starts with { keeps it (`${{{` is a near miss).
+func blankTemplates(src string) string {
+	if !strings.Contains(src, "${{") {
+		return src
+	}
+	r := []rune(src)
+	for i := 0; i < len(r); {
+		start := indexRunes(r, i, "${{")
+		if start < 0 {
+			break
+		}
+		end := templateEnd(r, start+3)
+		if end < 0 {
+			break
+		}
+		for j := start + 3; j < end; j++ {
+			if j == start+3 && r[j] == '{' {
+				continue
+			}
+			r[j] = ' '
+		}
+		i = end + 2
+	}
+	return string(r)
 }
 
 func indexRunes(r []rune, from int, sub string) int {

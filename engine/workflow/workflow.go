@@ -95,15 +95,20 @@ func (d *decoder) pos(n *yaml.Node) lint.Pos { return lint.At(d.file, n) }
 func Parse(file string, data []byte, cfg *config.Config, sel *selector.Map) (*Workflow, lint.Problems) {
 	var ps lint.Problems
 	d := &decoder{file: file, cfg: cfg, sel: sel, ps: &ps}
-	w := d.decode(data)
+	root, rec := yamlx.DocRecover(file, data, &ps)
+	if root == nil {
+		return nil, ps
+	}
+	from := len(ps)
+	w := d.decode(root)
+	if rec != nil {
+		// Checked for the problems beyond its syntax errors, never served.
+		return nil, rec.Filter(ps, file, from)
+	}
 	return w, ps
 }
 
-func (d *decoder) decode(data []byte) *Workflow {
-	root := yamlx.Doc(d.file, data, d.ps)
-	if root == nil {
-		return nil
-	}
+func (d *decoder) decode(root *yaml.Node) *Workflow {
 	v := FileDecl.Decode(d.file, root, "", d.ps)
 	if v == nil {
 		return nil

@@ -17,7 +17,7 @@ import (
 var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // syntaxProblem turns a parser error into one problem.
-func syntaxProblem(file string, data []byte, err error) lint.Problem {
+func syntaxProblem(file string, data []byte, err error) (lint.Problem, int) {
 	msg := err.Error()
 	line := 1
 	raw := strings.TrimPrefix(msg, "yaml: ")
@@ -27,9 +27,9 @@ func syntaxProblem(file string, data []byte, err error) lint.Problem {
 	}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
 	if l, c, text := explain(lines, line, raw); text != "" {
-		return lint.Problem{Pos: lint.Pos{File: file, Line: l, Col: c}, Kind: lint.Syntax, Message: text}
+		return lint.Problem{Pos: lint.Pos{File: file, Line: l, Col: c}, Kind: lint.Syntax, Message: text}, line
 	}
-	return lint.Problem{Pos: lint.Pos{File: file, Line: line, Col: 1}, Kind: lint.Syntax, Message: "YAML syntax: " + raw}
+	return lint.Problem{Pos: lint.Pos{File: file, Line: line, Col: 1}, Kind: lint.Syntax, Message: "YAML syntax: " + raw}, line
 }
 
 // explain returns the 1-based line and column of the cause and the message,
@@ -45,7 +45,7 @@ func explain(lines []string, line int, raw string) (int, int, string) {
 
 var checks = []func(lines []string, line int, raw string) (int, int, string){
 	tabIndent, flowTemplate, unclosedQuote, textAfterQuote, aliasLike, reservedStart,
-	colonInValue, listOnKeyLine, unclosedFlow, extraClose, listIndent, deeperLine, missingColon,
+	colonInValue, listOnKeyLine, colonInFlow, unclosedFlow, extraClose, listIndent, deeperLine, missingColon,
 }
 
 func indentOf(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
@@ -85,8 +85,16 @@ func stripComment(v string) string {
 	if strings.HasPrefix(v, "\"") || strings.HasPrefix(v, "'") {
 		return v
 	}
-	if i := strings.Index(v, " #"); i >= 0 {
-		return v[:i]
+	from := 0
+	if t := strings.Index(v, "${{"); t >= 0 {
+		// an author's template is one value even where YAML would see a
+		// comment in it (map(rows, {{t: #.title}})): suggest quoting it whole
+		if e := strings.LastIndex(v, "}}"); e > t {
+			from = e
+		}
+	}
+	if i := strings.Index(v[from:], " #"); i >= 0 {
+		return v[:from+i]
 	}
 	return v
 }
@@ -324,6 +332,56 @@ func listOnKeyLine(lines []string, _ int, raw string) (int, int, string) {
 				return i + 1, col + 1, fmt.Sprintf("a list cannot start on its key's line: put %q on the next line, indented two spaces", v)
 			}
 			return i + 1, col + 1, fmt.Sprintf("a list cannot start on its key's line: put %q on the next line, indented, or write [%s]", v, item)
+		}
+	}
+	return 0, 0, ""
+}
+
+// colonInFlow finds a plain value inside a {...} map that holds ": ",
+// which YAML reads as a second key.
+func colonInFlow(lines []string, _ int, raw string) (int, int, string) {
+	if !strings.Contains(raw, "did not find expected ',' or '}'") && !strings.Contains(raw, "mapping values are not allowed") {
+		return 0, 0, ""
+	}
+	for i, l := range lines {
+		if !content(l) {
+			continue
+		}
+		depth, entry := 0, -1
+		var q byte
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			switch {
+			case q != 0:
+				if c == q {
+					q = 0
+				}
+			case c == '"' || c == '\'':
+				if j > 0 && (l[j-1] == ' ' || l[j-1] == '{' || l[j-1] == ',') {
+					q = c
+				}
+			case c == '{':
+				depth++
+				entry = j + 1
+			case c == '}':
+				depth--
+			case c == ',' && depth > 0:
+				entry = j + 1
+			case c == '#' && j > 0 && l[j-1] == ' ':
+				j = len(l)
+			case c == ':' && depth > 0 && j+1 < len(l) && l[j+1] == ' ' && entry >= 0:
+				// the second ": " of one entry: its value holds a colon
+				if k := strings.Index(l[entry:j], ": "); k >= 0 {
+					v := strings.TrimSpace(l[entry+k+2:])
+					if end := strings.IndexAny(v, ",}"); end >= 0 {
+						v = v[:end]
+					}
+					if v != "" && v[0] != '"' && v[0] != '\'' && v[0] != '{' && v[0] != '[' {
+						key := strings.TrimSpace(l[entry : entry+k])
+						return i + 1, j + 1, fmt.Sprintf("the value of %s contains \": \", which YAML reads as another key inside {...}: quote the value, as in %s: %s", key, key, suggestQuoted(v))
+					}
+				}
+			}
 		}
 	}
 	return 0, 0, ""

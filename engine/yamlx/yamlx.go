@@ -25,16 +25,113 @@ type KV struct {
 // Doc parses one YAML document and returns its root value node. A syntax
 // error becomes a problem at the line YAML reports.
 func Doc(file string, data []byte, ps *lint.Problems) *yaml.Node {
-	return doc(file, data, ps, false)
+	n, _ := doc(file, data, ps, false)
+	return n
 }
 
 // DocOrEmpty is Doc for files that may be empty (a config of comments):
 // an empty file gives nil and no problem.
 func DocOrEmpty(file string, data []byte, ps *lint.Problems) *yaml.Node {
-	return doc(file, data, ps, true)
+	n, _ := doc(file, data, ps, true)
+	return n
 }
 
-func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) *yaml.Node {
+// Recovery says how a file with YAML syntax errors was read anyway: the
+// lines that were set aside so the rest parses. Problems found on them,
+// and missing keys (which may be on them), are knock-ons of the syntax
+// errors already reported; Filter drops them.
+type Recovery struct {
+	Lines map[int]bool
+}
+
+// Filter drops the knock-on problems of a recovered file from ps[from:].
+func (r *Recovery) Filter(ps lint.Problems, file string, from int) lint.Problems {
+	if r == nil {
+		return ps
+	}
+	out := ps[:from]
+	for _, p := range ps[from:] {
+		if p.File == file && (r.Lines[p.Line] || p.Kind == lint.Missing) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// DocRecover is Doc that goes on after a syntax error: it reports the
+// error, sets the offending line aside (a `key: value` keeps its key with
+// a placeholder value, any other line becomes a comment) and parses again,
+// up to maxRecover times, so every syntax error of the file is reported
+// and the rest of it can still be checked. The root is nil when nothing
+// could be read; rec is non-nil when lines were set aside.
+func DocRecover(file string, data []byte, ps *lint.Problems) (root *yaml.Node, rec *Recovery) {
+	var local lint.Problems
+	root, rawLine := doc(file, data, &local, false)
+	*ps = append(*ps, local...)
+	if root != nil || len(local) == 0 || local[0].Kind != lint.Syntax || local[0].Message == "the file is empty" {
+		return root, nil
+	}
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	rec = &Recovery{Lines: map[int]bool{}}
+	last := local[0]
+	for i := 0; i < maxRecover; i++ {
+		// The cause's line first; when that does not help, the parser's.
+		// (yaml.v3 names a block's or a flow's start 0-based: rawLine+1.)
+		l := -1
+		for _, c := range []int{last.Line, rawLine, rawLine + 1} {
+			if c >= 1 && c <= len(lines) && !rec.Lines[c] && setAside(lines[c-1]) != lines[c-1] {
+				l = c
+				break
+			}
+		}
+		if l < 0 {
+			return nil, nil
+		}
+		lines[l-1] = setAside(lines[l-1])
+		rec.Lines[l] = true
+		var more lint.Problems
+		root, rawLine = doc(file, []byte(strings.Join(lines, "\n")), &more, false)
+		if root != nil {
+			*ps = append(*ps, more...)
+			return root, rec
+		}
+		if len(more) == 0 || more[0].Kind != lint.Syntax {
+			return nil, nil
+		}
+		last = more[0]
+		*ps = append(*ps, last)
+	}
+	return nil, nil
+}
+
+const maxRecover = 20
+
+// setAside neutralises one line: `key: value` keeps its key (and any "- ")
+// with a placeholder, anything else becomes a comment at its indentation.
+func setAside(l string) string {
+	ind := len(l) - len(strings.TrimLeft(l, " \t"))
+	rest := l[ind:]
+	lead := ""
+	for strings.HasPrefix(rest, "- ") {
+		lead += "- "
+		rest = rest[2:]
+	}
+	if k := strings.Index(rest, ": "); k > 0 && !strings.ContainsAny(rest[:k], "\"'{}[],#&*!|>%@`") {
+		return strings.Repeat(" ", ind) + lead + rest[:k] + ": \"\""
+	}
+	if strings.HasSuffix(strings.TrimSpace(rest), ":") && !strings.ContainsAny(rest, "\"'{}[],#") {
+		return l
+	}
+	if lead != "" {
+		return strings.Repeat(" ", ind) + "- \"\""
+	}
+	return strings.Repeat(" ", ind) + "#" + rest
+}
+
+// doc parses one document; on a syntax error it also returns the line the
+// parser named (the cause may be reported on another).
+func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) (*yaml.Node, int) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -42,22 +139,23 @@ func doc(file string, data []byte, ps *lint.Problems, emptyOK bool) *yaml.Node {
 			if !emptyOK {
 				ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
 			}
-			return nil
+			return nil, 0
 		}
-		*ps = append(*ps, syntaxProblem(file, data, err))
-		return nil
+		p, raw := syntaxProblem(file, data, err)
+		*ps = append(*ps, p)
+		return nil, raw
 	}
 	if len(doc.Content) == 0 {
 		if !emptyOK {
 			ps.Addf(lint.Pos{File: file, Line: 1, Col: 1}, lint.Syntax, "the file is empty")
 		}
-		return nil
+		return nil, 0
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		ps.Addf(lint.At(file, &extra), lint.Syntax, "only one YAML document per file is allowed")
 	}
-	return doc.Content[0]
+	return doc.Content[0], 0
 }
 
 // Resolve follows aliases.
@@ -128,9 +226,16 @@ func Known(file string, kvs []KV, allowed []string, where string, ps *lint.Probl
 				break
 			}
 		}
-		if !ok {
-			ps.Addf(lint.At(file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", where, kv.Key, lint.Suggest(kv.Key, allowed))
+		if ok {
+			continue
 		}
+		if msg, split := CommaSplit(kvs, kv); split {
+			if msg != "" {
+				ps.Addf(lint.At(file, kv.KeyN), lint.Syntax, "%s: %s", where, msg)
+			}
+			continue
+		}
+		ps.Addf(lint.At(file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", where, kv.Key, lint.Suggest(kv.Key, allowed))
 	}
 }
 
@@ -280,4 +385,44 @@ func Value(n *yaml.Node) any {
 		return out
 	}
 	return nil
+}
+
+// CommaSplit tells whether kv, an unknown key, is the rest of the value
+// before it cut by an unquoted comma inside a {...} flow map, as in
+// `{description: Read it, or not}` (YAML reads "or not" as a key with no
+// value). It returns the message for the first piece and ok with an empty
+// message for the pieces after it, which are the same mistake.
+func CommaSplit(kvs []KV, kv KV) (string, bool) {
+	i := -1
+	for j := range kvs {
+		if kvs[j].KeyN == kv.KeyN {
+			i = j
+		}
+	}
+	if i <= 0 || !bareKey(kv) {
+		return "", false
+	}
+	j := i - 1
+	for j > 0 && bareKey(kvs[j]) && kvs[j].KeyN.Line == kv.KeyN.Line {
+		j--
+	}
+	prev := kvs[j]
+	v := Resolve(prev.Value)
+	if v == nil || v.Kind != yaml.ScalarNode || v.Style != 0 || v.Tag == "!!null" || v.Line != kv.KeyN.Line || v.Column >= kv.KeyN.Column {
+		return "", false
+	}
+	if j != i-1 {
+		return "", true
+	}
+	text := v.Value
+	for k := i; k < len(kvs) && bareKey(kvs[k]) && kvs[k].KeyN.Line == kv.KeyN.Line; k++ {
+		text += ", " + kvs[k].Key
+	}
+	return fmt.Sprintf("the comma after %q ends the value of %s inside {...}, so %q was read as a key: quote the value, as in %s: %s", v.Value, prev.Key, kv.Key, prev.Key, strconv.Quote(text)), true
+}
+
+// bareKey: a plain key written with no value (`or both` in `{a: b, or both}`).
+func bareKey(kv KV) bool {
+	v := Resolve(kv.Value)
+	return kv.KeyN.Style == 0 && v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!null" && v.Value == ""
 }

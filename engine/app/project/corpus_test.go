@@ -140,8 +140,8 @@ func TestMistakesCorpus(t *testing.T) {
 			}
 		}
 	}
-	if n < 40 {
-		t.Errorf("the corpus has %d mistakes, want at least 40", n)
+	if n < 80 {
+		t.Errorf("the corpus has %d mistakes, want at least 80", n)
 	}
 	sort.Strings(all)
 	goldenFile(t, "lint_mistakes.txt", []byte(strings.Join(all, "\n")+"\n"))

@@ -123,6 +123,9 @@ func checkScrollUntil(c *step.Checker, s *step.Step) {
 		return
 	}
 	if _, ok := c.Map.Lookup(cond.target); !ok {
+		if !c.Map.Unknown(cond.target) {
+			return
+		}
 		c.Addf(s.Pos, lint.UnknownRef, "scroll until: unknown target %q%s", cond.target, lint.Suggest(cond.target, c.Map.Names()))
 		return
 	}
