@@ -23,6 +23,18 @@ keys.search:
   css: "#search"
 keys.log:
   css: "#log"
+notice.cookie:
+  css: "#cookie"
+notice.accept:
+  css: "#accept"
+notice.welcome:
+  css: "#welcome"
+notice.welcome_close:
+  css: "#welcome-close"
+notice.start:
+  css: "#start"
+notice.out:
+  css: "#out"
 `
 
 func withLangSelectors(t *testing.T) func(*config.Config) {
@@ -131,5 +143,58 @@ output:
 	}
 	if strings.Contains(log, "press:a") || strings.Contains(log, "input:xya") {
 		t.Errorf("Control+a typed an a: %s", log)
+	}
+}
+
+// TestWhenAndHandlers: an optional element costs no waiting. A step with
+// when: runs only if its condition holds as it starts (the welcome panel),
+// and is recorded as skipped otherwise; a handler answers the cookie notice
+// before the first step that acts, once, and not again when it is gone.
+// Before: when and handlers were unknown keys (load errors).
+func TestWhenAndHandlers(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"start_app": `name: start_app
+description: Start the app, past its cookie notice and welcome panel.
+risk: read
+params:
+  welcome: {type: integer, description: 1 on a first visit, min: 0, max: 1}
+handlers:
+  - when: {visible: notice.cookie}
+    steps:
+      - click: notice.accept
+    max: 2
+steps:
+  - goto: ${{ config.acme_base }}/notice.html?welcome=${{ params.welcome }}
+  - click: notice.welcome_close
+    when: {visible: notice.welcome}
+    timeout: 30s
+  - click: notice.start
+  - goto: ${{ config.acme_base }}/notice.html
+  - click: notice.start
+  - extract: {from: notice.out, into: out}
+output:
+  out: ${{ vars.out }}
+`,
+	}, withLangSelectors(t))
+
+	env := h.ok(h.call("start_app", `{"welcome": 1}`))
+	if env.Data["out"] != "started" {
+		t.Errorf("after the second goto: %s", env.JSON())
+	}
+	var paths []string
+	for _, s := range h.trace(env).Steps {
+		paths = append(paths, s.Path+":"+s.Code)
+	}
+	if got, want := strings.Join(paths, " "), "1:ok h1.1:ok 2:ok 3:ok 4:ok 5:ok 6:ok"; got != want {
+		t.Errorf("with the welcome panel: steps %s, want %s", got, want)
+	}
+
+	env = h.ok(h.call("start_app", `{"welcome": 0}`))
+	paths = nil
+	for _, s := range h.trace(env).Steps {
+		paths = append(paths, s.Path+":"+s.Code)
+	}
+	if got, want := strings.Join(paths, " "), "1:ok 2:skipped h1.1:ok 3:ok 4:ok 5:ok 6:ok"; got != want {
+		t.Errorf("without the welcome panel: steps %s, want %s", got, want)
 	}
 }

@@ -35,6 +35,8 @@ type runner struct {
 	depth     int        // call depth
 	current   int        // the trace record of the step running now; -1 for none
 	active    *step.Step // the innermost step running now (nil: the output), for messages
+	handled   []int      // how many times each of w.Handlers ran in this call
+	handling  bool       // a handler's steps are running (no handler runs inside them)
 }
 
 // failure is a step's error with the step that raised it.
@@ -136,6 +138,21 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 			return nil
 		}
 	}
+	if s.When != nil {
+		ok, err := r.holds(ctx, s, s.When)
+		if err != nil {
+			return &failure{err: err, step: r.label(s)}
+		}
+		if !ok {
+			r.record(s, 0, time.Now(), "", "skipped", "when: the condition did not hold")
+			return nil
+		}
+	}
+	if s.Spec.Acts {
+		if _, err := r.handle(ctx, s); err != nil {
+			return err
+		}
+	}
 	r.progress(s)
 	attempts := s.Retry.Attempts
 	if attempts < 1 {
@@ -148,6 +165,21 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 			return nil
 		}
 		e := errs.As(err)
+		if s.Spec.Acts && ctx.Err() == nil && strings.HasPrefix(e.Code, "target_") { // covered, not found, unreachable
+			// What stood in the way may be what a handler answers, come
+			// after the look before the step (a late banner): answer it
+			// and try the step once more.
+			ran, herr := r.handle(ctx, s)
+			if herr != nil {
+				return herr
+			}
+			if ran {
+				if err = r.attempt(ctx, s, a+1); err == nil {
+					return nil
+				}
+				break
+			}
+		}
 		if !e.Retryable || a == attempts || ctx.Err() != nil {
 			break
 		}
@@ -164,6 +196,69 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 		return err // a nested step already named itself
 	}
 	return &failure{err: err, step: r.label(s)}
+}
+
+// holds checks a condition (a step's or a handler's when) once, without
+// waiting, in s's time.
+func (r *runner) holds(ctx context.Context, s *step.Step, cond *step.Step) (bool, error) {
+	hctx := ctx
+	if timeout := r.stepTimeout(s); timeout > 0 {
+		var cancel context.CancelFunc
+		hctx, cancel = selector.WithBudget(ctx, timeout)
+		defer cancel()
+	}
+	if env := r.c.currentEnv(); env != nil {
+		var unbind context.CancelFunc
+		hctx, unbind = env.Bind(hctx)
+		defer unbind()
+	}
+	bound, err := cond.Bind(r.scope)
+	if err != nil {
+		return false, r.exprFailure(err, func() error { return errs.Wrap(errs.Internal, err, "step %s when: %v", r.label(s), err) })
+	}
+	conds, err := bound.Spec.Condition(hctx, r, bound)
+	if err == nil {
+		var i int
+		i, err = r.Holds(hctx, conds)
+		if err == nil {
+			return i >= 0, nil
+		}
+	}
+	return false, r.classify(ctx, hctx, s, err)
+}
+
+// handle runs, before step s acts, the steps of every handler whose
+// condition holds now and that has runs left in this call; it reports
+// whether one ran. A handler's own steps run no handler.
+func (r *runner) handle(ctx context.Context, s *step.Step) (bool, error) {
+	if len(r.w.Handlers) == 0 || r.handling || r.c.currentEnv() == nil {
+		return false, nil
+	}
+	if r.handled == nil {
+		r.handled = make([]int, len(r.w.Handlers))
+	}
+	ran := false
+	for i, h := range r.w.Handlers {
+		if r.handled[i] >= h.Max {
+			continue
+		}
+		ok, err := r.holds(ctx, s, h.When)
+		if err != nil {
+			return ran, &failure{err: err, step: fmt.Sprintf("handler %d (before %s)", i+1, r.label(s))}
+		}
+		if !ok {
+			continue
+		}
+		r.handled[i]++
+		r.handling = true
+		err = r.runSteps(ctx, h.Steps, nil)
+		r.handling = false
+		if err != nil {
+			return ran, err
+		}
+		ran = true
+	}
+	return ran, nil
 }
 
 // attempt runs a step once, records it and classifies its error.

@@ -225,6 +225,8 @@ func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
 		s.Name, _ = yamlx.String(c.File, kv.Value, "step name", c.Problems)
 	case "if":
 		c.defer1(s, "if", kv.Value, sc, Cond, -1)
+	case "when":
+		s.When = c.DecodeCondition(kv.Value, s.Path, sc, "step "+s.Spec.Kind+" when")
 	case "timeout":
 		if d, ok := yamlx.Duration(c.File, kv.Value, "step timeout", c.Problems); ok {
 			if c.Deadline > 0 && d > c.Deadline {
@@ -243,6 +245,29 @@ func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
 		}
 		s.Retry = Retry{Attempts: v.Int("attempts", 1), Backoff: v.Dur("backoff", 500*time.Millisecond)}
 	}
+}
+
+// DecodeCondition decodes a condition checked once (a step's or a
+// handler's `when:`): the long form of the condition kind (wait's), one
+// condition, without a wait's timeout or into.
+func (c *Checker) DecodeCondition(n *yaml.Node, path string, sc tmpl.Scope, where string) *Step {
+	sp := ConditionKind()
+	rn := yamlx.Resolve(n)
+	if sp == nil || rn == nil || rn.Kind != yaml.MappingNode {
+		c.Addf(c.Pos(n), lint.BadValue, "%s takes one of wait's conditions: {visible: T}, {hidden: T}, {text: \"...\"}, {url: \"glob\"}, {count: T, at_least: N}, {network_idle: 500ms} or {any: [...]}; found %s", where, yamlx.Describe(n))
+		return nil
+	}
+	cond := &Step{Spec: sp, Pos: c.Pos(n), Path: path, Args: map[string]any{}}
+	c.decodeBodyAt(cond, rn, sc, where)
+	for _, f := range sp.Fields {
+		if !conditionOnly(f.Name) && cond.Has(f.Name) {
+			c.Addf(c.Pos(n), lint.BadValue, "%s: %s belongs to a wait; a when condition is checked once, without waiting", where, f.Name)
+		}
+	}
+	if sp.Check != nil {
+		sp.Check(c, cond)
+	}
+	return cond
 }
 
 // decodeDialog reads `dialog: accept | dismiss | {accept: BOOL, text: TEMPLATE}`.
@@ -281,8 +306,12 @@ func (c *Checker) decodeDialog(s *Step, n *yaml.Node, sc tmpl.Scope) {
 // decodeBody reads the value under the kind key: a short form scalar, or
 // the long form map of declared fields.
 func (c *Checker) decodeBody(s *Step, n *yaml.Node, sc tmpl.Scope) {
+	c.decodeBodyAt(s, n, sc, "step "+s.Spec.Kind)
+}
+
+// decodeBodyAt is decodeBody with its messages led by where.
+func (c *Checker) decodeBodyAt(s *Step, n *yaml.Node, sc tmpl.Scope, where string) {
 	sp := s.Spec
-	where := "step " + sp.Kind
 	n = yamlx.Resolve(n)
 	if sp.Body == ValueMap {
 		c.decodeField(s, Field{Name: "", Type: ValueMap}, n, sc)

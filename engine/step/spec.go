@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/decl"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/tmpl"
 )
 
@@ -104,6 +105,10 @@ type Spec struct {
 	// AfterCompile adds kind-specific lint once the step's templates are
 	// compiled (optional): a literal template's value is known then.
 	AfterCompile func(c *Checker, s *Step)
+	// Condition, for the kind whose long form is a page condition (wait),
+	// reads one decoded form as the conditions Exec.Holds checks: a step's
+	// `when:` and a handler's `when:` are decoded as that kind's long form.
+	Condition func(ctx context.Context, x Exec, s *Step) ([]selector.Cond, error)
 	// Run executes the step.
 	Run func(ctx context.Context, x Exec, s *Step) error
 }
@@ -141,6 +146,19 @@ func Register(s *Spec) {
 	kinds[s.Kind] = s
 }
 
+// ConditionKind is the registered kind whose long form is a page condition
+// (Spec.Condition); nil when none is.
+func ConditionKind() *Spec {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, s := range kinds {
+		if s.Condition != nil {
+			return s
+		}
+	}
+	return nil
+}
+
 // Lookup finds a kind.
 func Lookup(kind string) (*Spec, bool) {
 	mu.RLock()
@@ -172,12 +190,13 @@ func KindNames() []string {
 }
 
 // CommonKeys are the keys every step may carry beside its kind.
-var CommonKeys = map[string]bool{"name": true, "if": true, "timeout": true, "retry": true, "optional": true, "dialog": true}
+var CommonKeys = map[string]bool{"name": true, "if": true, "when": true, "timeout": true, "retry": true, "optional": true, "dialog": true}
 
 // CommonFields documents the common keys (docs and schema).
 var CommonFields = []Field{
 	{Name: "name", Type: String, Doc: "a label for this step in traces"},
 	{Name: "if", Type: Cond, Doc: "run the step only when this condition holds"},
+	{Name: "when", Type: ValueMap, Doc: "one of wait's conditions ({visible: T}, {text: \"...\"}, ...), checked once as the step starts, without waiting: the step is skipped (the trace says so) when it does not hold"},
 	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)"},
 	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures"},
 	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped"},
@@ -269,6 +288,26 @@ func commonField(name string) (Field, bool) {
 	}
 	return Field{}, false
 }
+
+// ConditionSchema describes a condition (a step's or a handler's when):
+// the condition kind's long form without what belongs to a wait.
+func ConditionSchema(field func(Field) *decl.Obj) *decl.Obj {
+	f, _ := commonField("when")
+	props := decl.NewObj()
+	if sp := ConditionKind(); sp != nil {
+		for _, cf := range sp.Fields {
+			if !conditionOnly(cf.Name) {
+				continue
+			}
+			props.Set(cf.Name, field(cf))
+		}
+	}
+	return decl.NewObj("description", f.Doc, "type", "object", "additionalProperties", false, "minProperties", 1, "properties", props)
+}
+
+// conditionOnly: a field of the condition kind that a condition checked
+// once may carry (not a wait's timeout or into).
+func conditionOnly(name string) bool { return name != "timeout" && name != "into" }
 
 // paramTemplateSchema is a whole template of one parameter: ${{ params.n }}.
 func paramTemplateSchema() *decl.Obj {

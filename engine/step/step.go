@@ -20,6 +20,7 @@ type Step struct {
 	Path     string // "4" or "4.2" for nested steps: the trace's step index
 	Name     string
 	If       *tmpl.Expr
+	When     *Step // `when:`: a condition form (ConditionKind's long form), checked once as the step starts
 	Timeout  time.Duration
 	Retry    Retry
 	Optional bool

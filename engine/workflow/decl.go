@@ -30,8 +30,24 @@ var FileDecl = &decl.Object{
 			Doc: "the tool's arguments, NAME: {type, description, ...}, in the order the agent sees them"},
 		{Name: "steps", Type: decl.List, Raw: true, Required: true, Schema: func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") },
 			Doc: "the browser steps, run in order"},
+		{Name: "handlers", Type: decl.List, Raw: true, Schema: func() *decl.Obj { return decl.NewObj("type", "array", "items", HandlerDecl.Schema()) },
+			Doc: "like Playwright's addLocatorHandler: whenever a step is about to act (click, fill, press, select, check, upload, ...) and a handler's when holds, its steps run first, at most max times a call; a step that failed on a target because of what a handler answers (a banner that came late) runs again once after it"},
 		{Name: "output", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any},
 			Doc: "the data returned to the agent: NAME: value, usually a template such as ${{ vars.rows }}; for a list also NAME: {rows: TEMPLATE, format: objects|table} (table: columns once, then rows of values)"},
+	},
+}
+
+// HandlerDecl declares one entry of handlers:.
+var HandlerDecl = &decl.Object{
+	Name:  "handler",
+	Title: "handler",
+	Doc:   "Steps that answer something that may come up at any time (a cookie notice, a welcome dialog), run before a step acts whenever when holds.",
+	Fields: []decl.Field{
+		{Name: "when", Type: decl.Any, Raw: true, Required: true, Schema: func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/condition") },
+			Doc: "one of wait's conditions, checked once (without waiting) before each step that acts"},
+		{Name: "steps", Type: decl.List, Raw: true, Required: true, Schema: func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") },
+			Doc: "the steps that answer it (no handler runs inside them)"},
+		{Name: "max", Type: decl.Int, Min: decl.F(1), Default: 1, Doc: "how many times a call it may run (at most limits.max_loop)"},
 	},
 }
 

@@ -94,10 +94,15 @@ func stepDefinitions(targets []string) *decl.Obj {
 			props.Set(f.Name, step.DialogSchema())
 			continue
 		}
+		if f.Name == "when" {
+			props.Set(f.Name, decl.NewObj("$ref", "#/definitions/condition"))
+			continue
+		}
 		props.Set(f.Name, fieldSchema(f, targets))
 	}
 	kindList := strings.Join(kinds, ", ")
 	return decl.NewObj(
+		"condition", step.ConditionSchema(func(f step.Field) *decl.Obj { return fieldSchema(f, targets) }),
 		"steps", decl.NewObj("type", "array", "items", decl.NewObj("$ref", "#/definitions/step")),
 		"step", decl.NewObj(
 			"title", "step",

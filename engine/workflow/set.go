@@ -255,6 +255,9 @@ func (s *Set) SecretsOf(w *Workflow) []string {
 func (w *Workflow) StepCount() int {
 	n := 0
 	step.Walk(w.Steps, func(*step.Step) { n++ })
+	for _, h := range w.Handlers {
+		step.Walk(h.Steps, func(*step.Step) { n++ })
+	}
 	return n
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +53,7 @@ type Workflow struct {
 	Deadline    *tmpl.Template // a duration text, or a number of seconds
 	Params      []*Param
 	Steps       []*step.Step
+	Handlers    []Handler
 	Output      []Output
 	Vars        []string // variables its steps set
 
@@ -64,6 +66,14 @@ type Workflow struct {
 	calls        []step.Ref
 	secrets      []string              // secrets its own steps read, sorted
 	shapes       map[string]tmpl.Shape // what its variables hold, where the steps say
+}
+
+// Handler is one entry of handlers: steps run before a step acts whenever
+// When holds, at most Max times a call.
+type Handler struct {
+	When  *step.Step // a condition form (step.ConditionKind's long form)
+	Steps []*step.Step
+	Max   int
 }
 
 // Param looks up a parameter by name.
@@ -184,6 +194,9 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 	if n := v.Node("steps"); n != nil {
 		w.Steps = c.Decode(n, "", tmpl.Scope{})
 	}
+	if n := v.Node("handlers"); n != nil && !yamlx.IsNull(n) {
+		w.Handlers = d.decodeHandlers(c, n)
+	}
 	c.Compile(scope)
 	w.Vars = c.VarNames()
 	w.shapes = c.VarShapes()
@@ -225,6 +238,39 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 		}
 	}
 	return w
+}
+
+// decodeHandlers reads handlers: with the steps' checker, so their targets,
+// risk, calls and expressions are checked like the workflow's own steps.
+// Handler i's steps are h<i>.1, h<i>.2, ... in traces.
+func (d *decoder) decodeHandlers(c *step.Checker, n *yaml.Node) []Handler {
+	seq := yamlx.Resolve(n)
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		d.ps.Addf(d.pos(n), lint.BadValue, "handlers must be a list of {when, steps, max}, found %s", yamlx.Describe(n))
+		return nil
+	}
+	var out []Handler
+	for i, item := range seq.Content {
+		v := HandlerDecl.Decode(d.file, item, "handlers["+strconv.Itoa(i)+"]", d.ps)
+		if v == nil {
+			continue
+		}
+		path := "h" + strconv.Itoa(i+1)
+		h := Handler{Max: v.Int("max", 1)}
+		if h.Max > d.cfg.Limits.MaxLoop {
+			d.ps.Addf(v.Pos("max"), lint.Unbounded, "handler max must be at most limits.max_loop (%d), found %d", d.cfg.Limits.MaxLoop, h.Max)
+		}
+		if wn := v.Node("when"); wn != nil {
+			h.When = c.DecodeCondition(wn, path, tmpl.Scope{}, "handler when")
+		}
+		if sn := v.Node("steps"); sn != nil {
+			h.Steps = c.Decode(sn, path, tmpl.Scope{})
+		}
+		if h.When != nil {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func paramNames(ps []*Param) []string {

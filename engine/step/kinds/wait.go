@@ -50,18 +50,11 @@ func init() {
 				}
 			}
 		},
+		Condition: waitConditions,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			forms := []*step.Step{s}
-			if s.Has("any") {
-				forms = s.Forms("any")
-			}
-			conds := make([]selector.Cond, 0, len(forms))
-			for _, f := range forms {
-				c, err := waitCond(ctx, x, f)
-				if err != nil {
-					return err
-				}
-				conds = append(conds, c)
+			conds, err := waitConditions(ctx, x, s)
+			if err != nil {
+				return err
 			}
 			i, err := x.Wait(ctx, conds)
 			if err != nil {
@@ -73,6 +66,25 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// waitConditions reads a wait's long form as its conditions: its one
+// condition, or those of any. A step's and a handler's when are read the
+// same way (Spec.Condition).
+func waitConditions(ctx context.Context, x step.Exec, s *step.Step) ([]selector.Cond, error) {
+	forms := []*step.Step{s}
+	if s.Has("any") {
+		forms = s.Forms("any")
+	}
+	conds := make([]selector.Cond, 0, len(forms))
+	for _, f := range forms {
+		c, err := waitCond(ctx, x, f)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	return conds, nil
 }
 
 // waitCond turns one condition form into a selector.Cond.
