@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The client configs in examples/clients are valid JSON, and every server
@@ -57,6 +59,75 @@ func TestClientConfigs(t *testing.T) {
 			if err := cmd.ParseFlags(rest); err != nil {
 				t.Errorf("%s %s: flags %v: %v", f, name, rest, err)
 			}
+		}
+	}
+}
+
+// TestClientsCommand: `toolwright clients X` prints a config that starts
+// this very binary with this project's config, by absolute paths, and that
+// parses to serve; an unknown client is a usage error. (The shipped configs
+// above name `toolwright` and a placeholder path, which run literally
+// exits 2.)
+func TestClientsCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "toolwright.yaml")
+	cliMust(t, os.WriteFile(cfgPath, []byte("workflows: ./workflows\n"), 0o644))
+	self, _ := os.Executable()
+	self, _ = filepath.EvalSymlinks(self)
+	for _, client := range clientNames {
+		c := &cliSetup{cfg: cfgPath}
+		stdout, stderr := c.mustCLI(t, 0, "clients", client)
+		var cfg struct {
+			MCPServers map[string]struct {
+				Command string
+				Args    []string
+			} `json:"mcpServers"`
+			Servers map[string]struct {
+				Command string
+				Args    []string
+			} `json:"servers"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &cfg); err != nil {
+			t.Fatalf("%s: %v\n%s", client, err, stdout)
+		}
+		servers := cfg.MCPServers
+		if client == "vscode" {
+			servers = cfg.Servers
+		}
+		s, ok := servers["toolwright"]
+		if !ok || s.Command != self {
+			t.Errorf("%s: command %q, want this binary %q", client, s.Command, self)
+		}
+		if len(s.Args) != 3 || s.Args[0] != "--config" || s.Args[1] != cfgPath || s.Args[2] != "serve" {
+			t.Errorf("%s: args %v, want [--config %s serve]", client, s.Args, cfgPath)
+		}
+		root := newRoot(io.Discard, io.Discard)
+		if cmd, _, err := root.Find(s.Args); err != nil || cmd.Name() != "serve" {
+			t.Errorf("%s: %v does not run serve", client, s.Args)
+		}
+		if !strings.Contains(stderr, ".json") {
+			t.Errorf("%s: stderr does not say where the config goes: %q", client, stderr)
+		}
+	}
+	c := &cliSetup{cfg: cfgPath}
+	if _, _, code := c.cli(t, "clients", "emacs"); code != exitUsage {
+		t.Errorf("unknown client: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestLogDurationsInMillis: durations in logs are whole milliseconds with
+// the unit in the key, in JSON and in text. Failed before: "took":8480000000
+// and took=8.48s.
+func TestLogDurationsInMillis(t *testing.T) {
+	for format, want := range map[string]string{"json": `"took_ms":8480`, "text": "took_ms=8480"} {
+		var b strings.Builder
+		g := &globals{logLevel: "info", logFormat: format}
+		root := newRoot(io.Discard, &b)
+		log, err := g.logger(root, nil)
+		cliMust(t, err)
+		log.Info("browser started", "took", 8480*time.Millisecond, "wait_ms", 3*time.Millisecond)
+		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "8.48") || strings.Contains(b.String(), "wait_ms_ms") {
+			t.Errorf("%s: %s, want %s", format, b.String(), want)
 		}
 	}
 }

@@ -32,7 +32,7 @@ func Logger(w io.Writer, level, format string, cfg *config.Config) (*slog.Logger
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level: want debug, info, warn or error, got %q", level)
 	}
-	opts := &slog.HandlerOptions{Level: lvl}
+	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: millis}
 	var h slog.Handler
 	switch format {
 	case "", "text":
@@ -46,6 +46,20 @@ func Logger(w io.Writer, level, format string, cfg *config.Config) (*slog.Logger
 		h = policy.RedactingHandler(h, policy.NewRedactor(cfg.SecretValues()))
 	}
 	return slog.New(h), nil
+}
+
+// millis writes every duration in a log as whole milliseconds with the
+// unit in the key (took=8.48s → took_ms=8480), the same in text and JSON,
+// so an operator's query never meets nanoseconds or "5.982s".
+func millis(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	key := a.Key
+	if !strings.HasSuffix(key, "_ms") {
+		key += "_ms"
+	}
+	return slog.Int64(key, a.Value.Duration().Milliseconds())
 }
 
 // LoadSet loads and checks the workflows; problems make it an error.
