@@ -51,7 +51,7 @@ func TestCLIConventions(t *testing.T) {
 		{"--config", cfg, "traces", "--format", "json"},
 		{"--config", cfg, "traces", "--json"},
 		{"--config", cfg, "grants", "--format", "json"},
-		{"--config", cfg, "audit", "verify", "--format", "json"},
+		{"--config", cfg, "audit", "verify", "--format", "json", "--allow-empty"},
 		{"--config", cfg, "validate", "--format", "json"},
 	} {
 		out, errOut, code := cli(t, args...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/app/project"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
@@ -25,6 +26,9 @@ func validateCmd(g *globals) *cobra.Command {
 			}
 			set, ps := workflow.LoadPaths(cfg, args)
 			out := cmd.OutOrStdout()
+			for _, w := range app.SecretWarnings(cfg) { // warnings: on stderr, never a problem
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+			}
 			switch format {
 			case "json":
 				if ps == nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/workflow"
@@ -177,12 +179,19 @@ func auditCmd(g *globals) *cobra.Command {
 	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (or json: the same) or csv")
 	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
 	var verifyFormat, headFlag string
+	var allowEmpty bool
 	verify := &cobra.Command{
-		Use:   "verify [--head SEQ:HASH]",
+		Use:   "verify [--head SEQ:HASH] [--allow-empty]",
 		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
 		Long: `Check the audit chain: seqs without gaps, every link, every hash (with
 audit.key, every HMAC), and the head row. Exit 1 and print the first bad
-record on tampering; exit 2 when there is no database (it never makes one).
+record on tampering; exit 2 when there is no database. It never writes: no
+database or schema is made, nothing is migrated.
+
+A chain with no records fails too ("no records": a database emptied,
+truncated or replaced by an empty one looks exactly like that), unless
+--allow-empty says a new, unused store is expected; with audit.key set an
+empty chain always fails.
 
 --head SEQ:HASH (as printed earlier by "toolwright audit head" and kept
 somewhere the database's writers cannot reach) also requires that record to
@@ -203,47 +212,72 @@ without audit.key.`,
 			if err := g.needDatabase("verify"); err != nil {
 				return err
 			}
-			return g.withStore(func(st store.Store) error {
-				out := cmd.OutOrStdout()
-				var p *store.AuditProblem
-				var err error
-				if anchor != nil {
-					p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
-				} else {
-					p, err = st.CheckAudit(cmd.Context())
-				}
-				if err != nil {
-					return err
-				}
-				if p != nil {
-					if verifyFormat == "json" {
-						if err := printJSON(out, map[string]any{"ok": false, "problem": p.String(), "record": p.Record}); err != nil {
-							return err
-						}
-						return exitCode(exitFailed)
+			out := cmd.OutOrStdout()
+			fail := func(problem string, rec *store.AuditRecord) error {
+				if verifyFormat == "json" {
+					if err := printJSON(out, map[string]any{"ok": false, "problem": problem, "record": rec}); err != nil {
+						return err
 					}
-					fmt.Fprintln(out, p.String())
-					b, _ := json.Marshal(p.Record)
-					fmt.Fprintf(out, "first bad record: %s\n", b)
 					return exitCode(exitFailed)
 				}
-				seq, hash, err := st.AuditHead(cmd.Context())
-				if err != nil {
-					return err
+				fmt.Fprintln(out, problem)
+				if rec != nil {
+					b, _ := json.Marshal(rec)
+					fmt.Fprintf(out, "first bad record: %s\n", b)
 				}
-				if verifyFormat == "json" {
-					return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
-				}
-				fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
-				if anchor != nil {
-					fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
-				}
-				return nil
-			})
+				return exitCode(exitFailed)
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			key, err := cfg.AuditKey()
+			if err != nil {
+				return err
+			}
+			st, err := app.OpenStoreReadOnly(cfg)
+			if errors.Is(err, store.ErrNoSchema) {
+				return fail(fmt.Sprintf("no audit chain: %v", err), nil)
+			}
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var p *store.AuditProblem
+			if anchor != nil {
+				p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
+			} else {
+				p, err = st.CheckAudit(cmd.Context())
+			}
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				return fail(p.String(), p.Record)
+			}
+			seq, hash, err := st.AuditHead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			switch {
+			case seq == 0 && len(key) > 0:
+				return fail("no records: the audit chain is empty although audit.key is set (wiped, or replaced by an empty database)", nil)
+			case seq == 0 && !allowEmpty:
+				return fail("no records: the audit chain is empty (wiped, or replaced by an empty database); --allow-empty accepts a new, unused store", nil)
+			}
+			if verifyFormat == "json" {
+				return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
+			}
+			fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
+			if anchor != nil {
+				fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
+			}
+			return nil
 		},
 	}
 	formatFlag(verify, &verifyFormat)
 	verify.Flags().StringVar(&headFlag, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
+	verify.Flags().BoolVar(&allowEmpty, "allow-empty", false, "accept a chain with no records (a new, unused store without audit.key)")
 	var headFormat string
 	head := &cobra.Command{
 		Use:   "head",
@@ -256,21 +290,28 @@ without audit.key.`,
 			if err := g.needDatabase("head"); err != nil {
 				return err
 			}
-			return g.withStore(func(st store.Store) error {
-				seq, hash, err := st.AuditHead(cmd.Context())
-				if err != nil {
-					return err
-				}
-				out := cmd.OutOrStdout()
-				if headFormat == "json" {
-					return printJSON(out, map[string]any{"seq": seq, "hash": hash, "keyed": strings.HasPrefix(hash, store.KeyedPrefix)})
-				}
-				if seq == 0 {
-					return usagef("the audit log is empty: no head to print yet")
-				}
-				fmt.Fprintln(out, store.AuditAnchor{Seq: seq, Hash: hash})
-				return nil
-			})
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			st, err := app.OpenStoreReadOnly(cfg) // reading the head writes nothing
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			seq, hash, err := st.AuditHead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if headFormat == "json" {
+				return printJSON(out, map[string]any{"seq": seq, "hash": hash, "keyed": strings.HasPrefix(hash, store.KeyedPrefix)})
+			}
+			if seq == 0 {
+				return usagef("the audit log is empty: no head to print yet")
+			}
+			fmt.Fprintln(out, store.AuditAnchor{Seq: seq, Hash: hash})
+			return nil
 		},
 	}
 	formatFlag(head, &headFormat)
@@ -339,10 +380,15 @@ with --demo: use the command a not_granted message prints.`,
 				return usagef("--ttl must be more than 0 and at most %s, got %s", store.MaxGrantTTL, ttl)
 			}
 			// The store checks again; checked here, a bad --task or --reason
-			// is a usage error (exit 2) before any database is opened.
-			if err := store.CheckGrant(tool, strings.TrimSpace(task), ttl, strings.TrimSpace(reason)); err != nil {
+			// is a usage error (exit 2) before any database is opened. The
+			// task_id is not trimmed: one with a space or a newline is
+			// refused, never turned into another id.
+			if err := store.CheckGrant(tool, task, ttl, strings.TrimSpace(reason)); err != nil {
 				return usagef("%v", err)
 			}
+			// A reason is kept and printed: a secret typed into it is
+			// redacted like every other string toolwright keeps.
+			reason = policy.NewRedactor(cfg.RedactedValues()).Redact(reason)
 			return g.withStore(func(st store.Store) error {
 				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
 				if err != nil {

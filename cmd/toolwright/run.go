@@ -156,12 +156,12 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 			defer done()
 			ctx := cmd.Context()
 			var secrets []string
-			for _, v := range cfg.SecretValues() {
+			for _, v := range cfg.RedactedValues() {
 				secrets = append(secrets, v)
 			}
 			res, err := selcheck.Run(ctx, tab, pages, selcheck.Options{
 				Map: m, MapPath: cfg.Selectors, Names: m.WithPrefix(prefix), ReportDir: reportDir,
-				Redactor: policy.NewRedactor(cfg.SecretValues()), Secrets: secrets,
+				Redactor: policy.NewRedactor(cfg.RedactedValues()), Secrets: secrets,
 			})
 			if err != nil {
 				return err
@@ -236,7 +236,7 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 			if err != nil {
 				return err
 			}
-			red := policy.NewRedactor(cfg.SecretValues())
+			red := policy.NewRedactor(cfg.RedactedValues())
 			var b strings.Builder
 			if format == "json" {
 				if err := printJSON(&b, entries); err != nil {

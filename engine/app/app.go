@@ -43,7 +43,7 @@ func Logger(w io.Writer, level, format string, cfg *config.Config) (*slog.Logger
 		return nil, fmt.Errorf("--log-format: want text or json, got %q", format)
 	}
 	if cfg != nil {
-		h = policy.RedactingHandler(h, policy.NewRedactor(cfg.SecretValues()))
+		h = policy.RedactingHandler(h, policy.NewRedactor(cfg.RedactedValues()))
 	}
 	return slog.New(h), nil
 }
@@ -88,6 +88,19 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// OpenStoreReadOnly opens the state store to read it without writing
+// anything (`audit verify`, `audit head`): no state dir or database file is
+// created, nothing is migrated, and a database without toolwright's schema
+// (an empty file, a wiped PostgreSQL database) is an error wrapping
+// store.ErrNoSchema.
+func OpenStoreReadOnly(cfg *config.Config) (store.Store, error) {
+	key, err := cfg.AuditKey()
+	if err != nil {
+		return nil, err
+	}
+	return sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key, ReadOnly: true})
 }
 
 // BrowserOptions maps the config to the browser manager's options.
@@ -156,7 +169,23 @@ func OpenServer(cfg *config.Config, log *slog.Logger, wrap func(store.Store) sto
 		log.Error("secret cannot be read; the tools that need it answer config_error",
 			"secret", name, "problem", cfg.MissingSecret(name), "tools", strings.Join(tools, ","))
 	}
+	for _, w := range SecretWarnings(cfg) {
+		log.Warn(w)
+	}
 	return open(cfg, set, log, wrap)
+}
+
+// SecretWarnings are the warnings `validate` prints and `serve` logs about
+// the config's secrets: a redacted one shorter than 8 characters or made of
+// one common word (policy.WeakSecretWarnings). They never hold a value.
+func SecretWarnings(cfg *config.Config) []string {
+	ws := policy.WeakSecretWarnings(cfg.RedactedValues())
+	if cfg.File != "" {
+		for i, w := range ws {
+			ws[i] = cfg.File + ": " + w
+		}
+	}
+	return ws
 }
 
 // OpenWith assembles toolwright around an already loaded set.

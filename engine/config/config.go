@@ -132,6 +132,10 @@ func (e *Error) Unwrap() error { return e.Err }
 type Secret struct {
 	Env  string
 	File string
+	// NoRedact is `redact: false` on an entry of secrets: an identity (a
+	// user name, an account id) usable in fill but not replaced by
+	// [redacted:NAME] wherever it appears.
+	NoRedact bool
 }
 
 // Browser configures the environments.
@@ -325,6 +329,17 @@ var SecretDecl = &decl.Object{
 	},
 }
 
+// NamedSecretDecl declares an entry of secrets: where its value comes from
+// and whether it is redacted.
+var NamedSecretDecl = &decl.Object{
+	Name: "named_secret", Title: "secret",
+	Doc: SecretDecl.Doc + " A user name or account id is an identity, not a secret: give it redact: false.",
+	Fields: append(append([]decl.Field{}, SecretDecl.Fields...), decl.Field{
+		Name: "redact", Type: decl.Bool, Default: true,
+		Doc: "replace the value by [redacted:NAME] wherever it appears (results, traces, logs, artifacts); false for an identity such as a user name, which is still usable in fill.value but left as it is in the text around it",
+	}),
+}
+
 func secretField(name, doc string) decl.Field {
 	return decl.Field{Name: name, Type: decl.Nested, Obj: SecretDecl, Raw: true, Doc: doc}
 }
@@ -341,7 +356,7 @@ var Decl = &decl.Object{
 		{Name: "store", Type: decl.Nested, Obj: StoreDecl, Doc: "where state lives: SQLite in state_dir, or PostgreSQL for several replicas"},
 		{Name: "artifacts_dir", Type: decl.String, Default: "", Doc: "where failure screenshots, page HTML and screenshot files go; empty: state_dir/artifacts; replicas share one folder (traces record paths relative to it)"},
 		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
-		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: SecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}"},
+		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: NamedSecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}, and {redact: false} for an identity that is not redacted"},
 		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
 		{Name: "regions", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: RegionDecl}, Doc: "egress regions: NAME: {proxy, egress_check}; with none, one region local with direct egress"},
 		{Name: "warmup_url", Type: decl.String, Default: "", Doc: "visited by prepare_environment when set"},
@@ -465,7 +480,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 	if n := v.Node("secrets"); n != nil && !yamlx.IsNull(n) {
 		if skvs, ok := yamlx.Map(file, n, "secrets", &ps); ok {
 			for _, s := range skvs {
-				if sec, ok := decodeSecret(file, s.Value, "secrets."+s.Key, dir, &ps); ok {
+				if sec, ok := decodeSecretAs(NamedSecretDecl, file, s.Value, "secrets."+s.Key, dir, &ps); ok {
 					c.Secrets[s.Key] = sec
 				}
 			}
@@ -566,16 +581,25 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 }
 
 func decodeSecret(file string, n *yaml.Node, where, dir string, ps *lint.Problems) (Secret, bool) {
+	return decodeSecretAs(SecretDecl, file, n, where, dir, ps)
+}
+
+// decodeSecretAs decodes a secret source declared by obj (SecretDecl, or
+// NamedSecretDecl with its redact key).
+func decodeSecretAs(obj *decl.Object, file string, n *yaml.Node, where, dir string, ps *lint.Problems) (Secret, bool) {
 	n = yamlx.Resolve(n)
 	if n != nil && n.Kind == yaml.ScalarNode {
 		ps.Addf(lint.At(file, n), lint.BadValue, "%s: write {env: NAME} or {file: PATH}; secret values never go in the config file itself", where)
 		return Secret{}, false
 	}
-	v := SecretDecl.Decode(file, n, where, ps)
+	v := obj.Decode(file, n, where, ps)
 	if v == nil {
 		return Secret{}, false
 	}
 	s := Secret{Env: v.Str("env", ""), File: v.Str("file", "")}
+	if obj == NamedSecretDecl {
+		s.NoRedact = !v.Bool("redact", true)
+	}
 	if s.File != "" && !filepath.IsAbs(s.File) {
 		s.File = filepath.Join(dir, s.File)
 	}
@@ -628,8 +652,21 @@ func (s Secret) Read() (string, error) {
 // SecretNames returns the declared secret names, sorted.
 func (c *Config) SecretNames() []string { return sortedKeys(c.Secrets) }
 
-// SecretValues returns name → value for the executor and the redactor.
+// SecretValues returns name → value of every secret, for fill.value.
 func (c *Config) SecretValues() map[string]string { return c.secretVals }
+
+// RedactedValues returns name → value of the secrets that are redacted
+// (all but those declared redact: false), for every redactor and the
+// screenshot masks.
+func (c *Config) RedactedValues() map[string]string {
+	out := make(map[string]string, len(c.secretVals))
+	for name, v := range c.secretVals {
+		if !c.Secrets[name].NoRedact {
+			out[name] = v
+		}
+	}
+	return out
+}
 
 // SetSecretValue sets a secret directly (tests, demo). It is redacted like any other.
 func (c *Config) SetSecretValue(name, value string) {

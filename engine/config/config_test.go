@@ -300,3 +300,35 @@ func TestAuditKey(t *testing.T) {
 		t.Fatalf("a key written in the config itself: %v", ps.Err())
 	}
 }
+
+// TestSecretRedactKey: an entry of secrets may say redact: false (an
+// identity, still a secret's source); RedactedValues leaves it out while
+// SecretValues keeps it for fill; the key belongs to secrets only. Before
+// (issue 19 (5)): redact was an unknown key.
+func TestSecretRedactKey(t *testing.T) {
+	t.Setenv("TW_T_USER", "admin")
+	t.Setenv("TW_T_PASS", "pw-Kestrel-44")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(path, []byte("secrets:\n  wp_user: {env: TW_T_USER, redact: false}\n  wp_password: {env: TW_T_PASS, redact: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Secrets["wp_user"].NoRedact || c.Secrets["wp_password"].NoRedact {
+		t.Errorf("secrets: %+v", c.Secrets)
+	}
+	if got := c.SecretValues(); got["wp_user"] != "admin" || got["wp_password"] != "pw-Kestrel-44" {
+		t.Errorf("SecretValues: %v", got)
+	}
+	if got := c.RedactedValues(); len(got) != 1 || got["wp_password"] != "pw-Kestrel-44" {
+		t.Errorf("RedactedValues: %v", got)
+	}
+	_, ps := config.Parse("/x/toolwright.yaml", []byte("audit:\n  key: {env: K, redact: false}\nsecrets:\n  a: {env: A, redact: nope}\n"))
+	msg := ps.Err().Error()
+	if !strings.Contains(msg, `redact`) || len(ps) != 2 {
+		t.Errorf("redact outside secrets, or not a boolean: %v", ps)
+	}
+}

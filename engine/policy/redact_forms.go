@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -307,8 +308,108 @@ func forms(v string) []string {
 		}
 	}
 	out = append(out, htmlForms(v)...)
+	out = append(out, legacyForms(v)...)
 	if len(v) >= 3 {
-		out = append(out, base64Forms(v)...)
+		b64 := base64Forms(v)
+		out = append(out, b64...)
+		// base64 in a URL: its + / = percent-encoded, upper and lower hex
+		for _, b := range b64 {
+			if strings.ContainsAny(b, "+/=") {
+				for _, lower := range []bool{false, true} {
+					out = append(out, keepEncoder{keep: "-_.!~*'()", lower: lower}.encode(b))
+				}
+			}
+		}
+		out = append(out, hexForms(v)...)
 	}
 	return out
+}
+
+// hexForms are v's UTF-8 bytes in hex, lower and upper case (a page that
+// shows a value as hex in its title or URL, a token derived that way).
+func hexForms(v string) []string {
+	h := hex.EncodeToString([]byte(v))
+	return []string{h, strings.ToUpper(h)}
+}
+
+// legacyForms are v percent-encoded from the bytes of a legacy charset: a
+// form in a page without a charset submits in windows-1252 (ü is %FC), and
+// a server may speak ISO-8859-1. A character the charset cannot hold is sent
+// as an HTML numeric reference (€ in ISO-8859-1 is &#8364;), as browsers
+// do. Only a value with a character beyond ASCII has such forms.
+func legacyForms(v string) []string {
+	var out []string
+	for _, cs := range []func(rune) (byte, bool){windows1252, latin1} {
+		b, ok := legacyBytes(v, cs)
+		if !ok {
+			continue
+		}
+		for _, lower := range []bool{false, true} {
+			for _, e := range []keepEncoder{
+				{keep: "*-._", plus: true, lower: lower},     // HTML form submission
+				{keep: "*-._", lower: lower},                 // form with %20
+				{keep: "-_.!~*'()", lower: lower},            // encodeURIComponent-like
+				{keep: "-_.~", plus: true, lower: lower},     // urlencode
+				{keep: "-_.~", lower: lower},                 // rawurlencode
+				{keep: "", lower: lower},                     // every byte
+				{keep: "-_.!~*'();/?:@&=+$,#", lower: lower}, // encodeURI-like
+			} {
+				out = append(out, e.encode(b))
+			}
+			for _, set := range []string{querySet, specialSet, pathSet, fragmentSet} {
+				out = append(out, setEncoder{set: set, lower: lower}.encode(b))
+			}
+		}
+	}
+	return out
+}
+
+// legacyBytes is v in a single-byte charset (characters it lacks as &#N;),
+// and false when v is plain ASCII (the UTF-8 forms already cover it).
+func legacyBytes(v string, cs func(rune) (byte, bool)) (string, bool) {
+	var b strings.Builder
+	wide := false
+	for _, r := range v {
+		if r < 0x80 {
+			b.WriteRune(r)
+			continue
+		}
+		wide = true
+		if c, ok := cs(r); ok {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "&#%d;", r)
+		}
+	}
+	return b.String(), wide
+}
+
+// latin1 is ISO-8859-1: U+0080 to U+00FF are their own byte.
+func latin1(r rune) (byte, bool) {
+	if r < 0x100 {
+		return byte(r), true
+	}
+	return 0, false
+}
+
+// cp1252High are the characters windows-1252 puts at 0x80 to 0x9F (0 where
+// it has none); 0xA0 to 0xFF are ISO-8859-1's.
+var cp1252High = [32]rune{
+	0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+	0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+}
+
+// windows1252 is the WHATWG windows-1252 encoder (what "no charset",
+// "latin1" and "iso-8859-1" mean to a browser); its five unassigned bytes
+// 0x81, 0x8D, 0x8F, 0x90, 0x9D stand for the C1 controls of the same value.
+func windows1252(r rune) (byte, bool) {
+	if r >= 0xA0 && r < 0x100 {
+		return byte(r), true
+	}
+	for i, c := range cp1252High {
+		if c == r && c != 0 || c == 0 && r == rune(0x80+i) {
+			return byte(0x80 + i), true
+		}
+	}
+	return 0, false
 }

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -231,4 +233,40 @@ func BenchmarkRedact(b *testing.B) {
 			r.Redact("fill acme.login.password")
 		}
 	})
+}
+
+// TestRedactLegacyCharsetsAndHex: the forms issue 22 (1) found leaking. A
+// form in a page without a charset submits in windows-1252 (ü as %FC, € as
+// %80, space as +), ISO-8859-1 sends € as &#8364;, a page shows a value in
+// hex (lower or upper), and base64 reaches a URL with + / = percent-encoded.
+// Before: each passed through whole.
+func TestRedactLegacyCharsetsAndHex(t *testing.T) {
+	const secret = "Grüße€ Qz7/x+y"
+	r := NewRedactor(map[string]string{"pw": secret})
+	b64 := base64.StdEncoding.EncodeToString([]byte(secret))
+	for _, c := range []struct{ name, in string }{
+		{"windows-1252 form", "/r?q=Gr%FC%DFe%80+Qz7%2Fx%2By&go=1"},
+		{"windows-1252 lower", "/r?q=Gr%fc%dfe%80%20Qz7%2fx%2by"},
+		{"iso-8859-1 form", "/r?q=Gr%FC%DFe%26%238364%3B+Qz7%2Fx%2By"},
+		{"hex lower", "title " + hex.EncodeToString([]byte(secret)) + " end"},
+		{"hex upper", "/h?v=" + strings.ToUpper(hex.EncodeToString([]byte(secret)))},
+		{"base64 in a query", "/b?v=" + url.QueryEscape(b64)},
+		{"base64 encodeURIComponent lower", "/b?v=" + strings.NewReplacer("%2B", "%2b", "%2F", "%2f", "%3D", "%3d").Replace(url.QueryEscape(b64))},
+		{"base64url in a query", "/b?v=" + base64.RawURLEncoding.EncodeToString([]byte(secret))},
+	} {
+		got := r.Redact(c.in)
+		if !strings.Contains(got, "[redacted:pw]") || strings.Contains(got, "Qz7") || strings.Contains(got, "%FC") || strings.Contains(strings.ToLower(got), "%fc") {
+			t.Errorf("%s: Redact(%q) = %q", c.name, c.in, got)
+		}
+	}
+	// a plain-ASCII secret has no legacy forms beyond its UTF-8 ones
+	for _, f := range legacyForms("plain-ascii") {
+		t.Errorf("an ASCII value has a legacy form %q", f)
+	}
+	if b, ok := windows1252('€'); !ok || b != 0x80 {
+		t.Errorf("windows-1252 of €: %x %v", b, ok)
+	}
+	if _, ok := latin1('€'); ok {
+		t.Error("ISO-8859-1 has no €")
+	}
 }

@@ -68,7 +68,7 @@ func New(o Options) (*Engine, error) {
 		browsers:    o.Browsers,
 		store:       o.Store,
 		log:         o.Logger,
-		redactor:    policy.NewRedactor(o.Config.SecretValues()),
+		redactor:    policy.NewRedactor(o.Config.RedactedValues()),
 		hosts:       hosts,
 		stepTimeout: o.StepTimeout,
 		artifacts:   o.Config.Artifacts(),

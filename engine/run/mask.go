@@ -112,7 +112,7 @@ func maskSecrets(ctx context.Context, page *rod.Page, secrets []string) (restore
 // secretValues are the configured secret values, longest first.
 func (e *Engine) secretValues() []string {
 	var out []string
-	for _, v := range e.cfg.SecretValues() {
+	for _, v := range e.cfg.RedactedValues() {
 		if v != "" {
 			out = append(out, v)
 		}

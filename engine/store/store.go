@@ -43,6 +43,11 @@ var ErrLeaseLost = errors.New("idempotency lease lost")
 // ErrClosed is returned by calls on a closed store.
 var ErrClosed = errors.New("store is closed")
 
+// ErrNoSchema is returned by a read-only open of a database that holds no
+// toolwright schema (an empty file, a wiped or fresh database): there is no
+// audit chain to read.
+var ErrNoSchema = errors.New("the database holds no toolwright schema")
+
 // Idempotency stores final envelopes by (tool, task_id).
 type Idempotency interface {
 	// Claim is the idempotency check of a call with a task_id. It returns:

@@ -405,7 +405,7 @@ func (p *prepared) run(ctx context.Context, o Options, selected []bool) (*FileRe
 	}
 	log := slog.New(slog.DiscardHandler)
 	if o.Logger != nil {
-		log = slog.New(policy.RedactingHandler(o.Logger.Handler(), policy.NewRedactor(p.cfg.SecretValues())))
+		log = slog.New(policy.RedactingHandler(o.Logger.Handler(), policy.NewRedactor(p.cfg.RedactedValues())))
 	}
 	a, err := app.OpenWith(p.cfg, p.set, log)
 	if err != nil {

@@ -76,12 +76,12 @@ func main() {
 	}
 	report := filepath.Join(tmp, "report")
 	var secrets []string
-	for _, v := range d.Config.SecretValues() {
+	for _, v := range d.Config.RedactedValues() {
 		secrets = append(secrets, v)
 	}
 	_, err = selcheck.Run(ctx, env.Page(), []string{d.SiteURL + "/catalog.html?q=bolt"},
 		selcheck.Options{Map: m, MapPath: "examples/demo/selectors.yaml", Names: m.WithPrefix("acme.catalog."), ReportDir: report,
-			Redactor: policy.NewRedactor(d.Config.SecretValues()), Secrets: secrets})
+			Redactor: policy.NewRedactor(d.Config.RedactedValues()), Secrets: secrets})
 	a.Browsers.Release(env)
 	if err != nil {
 		log.Fatal(err)

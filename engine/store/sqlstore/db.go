@@ -52,6 +52,11 @@ type Options struct {
 	AuditKey []byte
 	// Now is the store's clock (default time.Now); tests set it.
 	Now func() time.Time
+	// ReadOnly opens the store to read it and never write (`audit
+	// verify`): a SQLite file that is missing or empty is refused instead
+	// of created, nothing is migrated, and a database without toolwright's
+	// schema is refused (store.ErrNoSchema). Only the read methods work.
+	ReadOnly bool
 }
 
 func (o Options) withDefaults(d *dialect) Options {
@@ -139,6 +144,19 @@ func OpenSQLite(path string, opts Options) (*DB, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("store: database path %q must not contain '?' or '#'", path)
 	}
+	if opts.ReadOnly {
+		// Never create or touch the file: a missing or empty one has no chain.
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("store: %w", err)
+		case !fi.Mode().IsRegular():
+			return nil, fmt.Errorf("store: %s is not a regular file", path)
+		case fi.Size() == 0:
+			return nil, fmt.Errorf("store: %s is empty (0 bytes): %w", path, store.ErrNoSchema)
+		}
+		return open(&sqliteDialect, path, path, opts)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: create state directory: %w", err)
 	}
@@ -179,6 +197,13 @@ func open(d *dialect, dsn, where string, opts Options) (*DB, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.BusyTimeout+30*time.Second)
 	defer cancel()
+	if opts.ReadOnly {
+		if err := s.checkSchema(ctx); err != nil {
+			s.closeDBs()
+			return nil, fmt.Errorf("store: %s: %w", where, err)
+		}
+		return s, nil
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("store: %s: %w", where, err)
@@ -188,6 +213,25 @@ func open(d *dialect, dsn, where string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("store: %s: prepare statements: %w", where, err)
 	}
 	return s, nil
+}
+
+// checkSchema is a read-only open's check: the schema is toolwright's, at
+// a version this build knows, and its audit tables are there. It writes
+// nothing.
+func (s *DB) checkSchema(ctx context.Context) error {
+	var v int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil || v == 0 {
+		return store.ErrNoSchema
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("database schema version %d is newer than this toolwright supports (%d); upgrade toolwright", v, len(migrations))
+	}
+	for _, table := range []string{"audit", "audit_head"} {
+		if _, err := s.rdb.ExecContext(ctx, `SELECT 1 FROM `+table+` LIMIT 1`); err != nil {
+			return fmt.Errorf("%w: table %s: %v", store.ErrNoSchema, table, err)
+		}
+	}
+	return nil
 }
 
 // redactURL drops the password of a database URL for messages.

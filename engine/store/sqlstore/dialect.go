@@ -115,6 +115,17 @@ func openSQLiteDBs(path string, o Options) (*sql.DB, *sql.DB, error) {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	if o.ReadOnly {
+		// One read pool, refusing every write at the SQL level; no WAL
+		// switch, which would write the file.
+		q.Add("_pragma", "query_only(1)")
+		rdb, err := sql.Open("sqlite", path+"?"+q.Encode())
+		if err != nil {
+			return nil, nil, err
+		}
+		rdb.SetMaxOpenConns(o.Conns)
+		return rdb, rdb, nil
+	}
 	wq := url.Values{}
 	wq.Set("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteAttemptWait.Milliseconds()))
 	wq.Add("_pragma", "foreign_keys(1)")

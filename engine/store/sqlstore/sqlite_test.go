@@ -1,11 +1,17 @@
 package sqlstore
 
 import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/storetest"
 )
 
 func TestSQLiteSchemaAndWAL(t *testing.T) {
@@ -80,5 +86,63 @@ func TestPostgresMigratesOnce(t *testing.T) {
 	}
 	if s.Backend() != "postgres" {
 		t.Fatal(s.Backend())
+	}
+}
+
+// TestReadOnlyOpenNeverWrites: a read-only open (audit verify) of a missing
+// file, a 0-byte file or a database without toolwright's schema (SQLite and
+// PostgreSQL) fails with store.ErrNoSchema (or not-exist) and creates
+// nothing; of a real store it reads the chain. Before there was no such
+// open: verify migrated whatever it opened.
+func TestReadOnlyOpenNeverWrites(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, store.FileName)
+	if _, err := OpenSQLite(path, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a read-only open created the file: %v", err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenSQLite(path, Options{ReadOnly: true}); !errors.Is(err, store.ErrNoSchema) {
+		t.Errorf("a 0-byte file: %v", err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != 0 {
+		t.Errorf("a read-only open wrote %d bytes", fi.Size())
+	}
+	os.Remove(path)
+	s := openT(t, func() (*DB, error) { return OpenSQLite(path, Options{}) })
+	if err := s.AppendAudit(context.Background(), &store.AuditRecord{Tool: "t", Code: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro := openT(t, func() (*DB, error) { return OpenSQLite(path, Options{ReadOnly: true}) })
+	if p, err := ro.CheckAudit(context.Background()); p != nil || err != nil {
+		t.Errorf("read-only check of an intact chain: %v, %v", p, err)
+	}
+	if seq, _, err := ro.AuditHead(context.Background()); seq != 1 || err != nil {
+		t.Errorf("read-only head: %d, %v", seq, err)
+	}
+	if err := ro.AppendAudit(context.Background(), &store.AuditRecord{Tool: "t", Code: "ok"}); err == nil {
+		t.Error("a read-only store appended a record")
+	}
+
+	if os.Getenv(storetest.PostgresEnv) == "" {
+		return
+	}
+	u := pgURL(t)
+	if _, err := OpenPostgres(u, Options{ReadOnly: true}); !errors.Is(err, store.ErrNoSchema) {
+		t.Errorf("an empty PostgreSQL schema: %v", err)
+	}
+	db, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var table sql.NullString
+	if err := db.QueryRow(`SELECT to_regclass('schema_version')::text`).Scan(&table); err != nil || table.Valid {
+		t.Errorf("the read-only open made a table: %v, %v", table, err)
 	}
 }
