@@ -61,7 +61,9 @@ func stepDefinitions(targets []string) *decl.Obj {
 		var body *decl.Obj
 		switch {
 		case sp.Body == step.ValueMap:
-			body = decl.NewObj("type", "object", "additionalProperties", step.TemplateSchema())
+			// A value is what the decoder takes: text with ${{ }}
+			// templates, a number, a boolean, or a literal list or map.
+			body = decl.NewObj("type", "object", "additionalProperties", decl.NewObj())
 		case sp.Body == step.Steps:
 			body = decl.NewObj("$ref", "#/definitions/steps")
 		default:
