@@ -139,6 +139,15 @@ type Bar struct {
 	// ran; HeldURLs names the first of them, one a line.
 	Held     int
 	HeldURLs string
+	// State is how the step ended, for its colour: ok, failed, or skipped
+	// (an if: or when: that did not hold: not a failure).
+	State string
+	// Fallback: a fallback locator matched, so the primary is broken.
+	Fallback bool
+	// Locators are what a failed step looked for; Note says why a step
+	// was skipped.
+	Locators []string
+	Note     string
 }
 
 // Bars lays the steps out in time. Steps run one after another; a nested
@@ -181,9 +190,22 @@ func Bars(t *store.Trace) []Bar {
 			Left: float64(start) / total * 100, Width: max(float64(s.DurationMS)/total*100, 0.2),
 			Indent: strings.Count(s.Path, "."),
 			Held:   s.Held, HeldURLs: strings.Join(s.HeldURLs, "\n"),
+			State: stepState(s.Code), Fallback: strings.HasPrefix(s.Strategy, "fallback"),
+			Locators: s.Locators,
 		})
+		if s.Code == "skipped" {
+			out[len(out)-1].Note = s.Error
+		}
 	}
 	return out
+}
+
+func stepState(code string) string {
+	switch code {
+	case "ok", "skipped":
+		return code
+	}
+	return "failed"
 }
 
 func (u *UI) trace(w http.ResponseWriter, r *http.Request, id string) {
@@ -214,9 +236,20 @@ func (u *UI) trace(w http.ResponseWriter, r *http.Request, id string) {
 			htmls = append(htmls, link)
 		}
 	}
+	envText := indent(env)
+	if len(t.Envelope) > 0 { // what the agent was told, as stored
+		envText = indentRaw(t.Envelope)
+	}
+	bars := Bars(t)
+	fallbacks := 0
+	for _, b := range bars {
+		if b.Fallback {
+			fallbacks++
+		}
+	}
 	render(w, "trace", map[string]any{
-		"Title": t.Tool + " " + t.ID, "Home": "../", "Trace": t, "Bars": Bars(t),
-		"Envelope": indent(env), "Args": indentRaw(t.Args), "Images": images, "Pages": htmls,
+		"Title": t.Tool + " " + t.ID, "Home": "../", "Trace": t, "Bars": bars, "Fallbacks": fallbacks,
+		"Envelope": envText, "Args": indentRaw(t.Args), "Images": images, "Pages": htmls,
 	})
 }
 

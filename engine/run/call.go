@@ -444,6 +444,18 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 		t.Error = red.Redact(causeText(runErr))
 	}
 	t.Artifacts = c.artifacts()
+	t.Envelope = traceEnvelope(env, red)
+	for i := range t.Steps {
+		sr := &t.Steps[i]
+		if sr.Code == "ok" || sr.Code == "skipped" || sr.Target == "" || c.set == nil {
+			continue
+		}
+		if tg, ok := c.set.Selectors.Lookup(sr.Target); ok {
+			for _, l := range tg.Locators {
+				sr.Locators = append(sr.Locators, red.Redact(l.Describe()))
+			}
+		}
+	}
 	c.mu.Lock()
 	if c.capture != "" {
 		t.Error += " (" + red.Redact(c.capture) + ")"
@@ -452,6 +464,19 @@ func (c *call) saveTrace(ctx context.Context, env *result.Envelope, runErr error
 	if err := c.e.store.SaveTrace(ctx, t); err != nil {
 		c.e.log.Warn("trace not stored", "trace_id", c.traceID, "err", red.Redact(err.Error()))
 	}
+}
+
+// traceEnvelope is the envelope as the agent got it, for the trace: whole
+// up to store.MaxTraceEnvelope bytes, else with its data replaced by a note
+// of its size.
+func traceEnvelope(env *result.Envelope, red *policy.Redactor) json.RawMessage {
+	b := []byte(red.Redact(string(env.JSON())))
+	if len(b) <= store.MaxTraceEnvelope {
+		return b
+	}
+	cut := *env
+	cut.Data = map[string]any{"_cut": fmt.Sprintf("%d bytes of data, not kept in the trace (over %d)", len(b), store.MaxTraceEnvelope)}
+	return []byte(red.Redact(string(cut.JSON())))
 }
 
 // refused answers a call the store cannot record, before anything ran. It

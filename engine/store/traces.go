@@ -28,7 +28,13 @@ type Trace struct {
 	Artifacts []string `json:"artifacts,omitempty"`
 	// Error is the raw cause of a failure, for people reading traces.
 	Error string `json:"error,omitempty"`
+	// Envelope is the result as the agent got it (redacted), its data cut
+	// when the whole is above MaxTraceEnvelope bytes.
+	Envelope json.RawMessage `json:"envelope,omitempty"`
 }
+
+// MaxTraceEnvelope bounds the envelope a trace keeps.
+const MaxTraceEnvelope = 16 << 10
 
 // TraceRunning is the code of a trace stub: the record a write call saves
 // as it starts (tool, task_id, arguments, start), so a call interrupted by
@@ -59,6 +65,9 @@ type StepRecord struct {
 	// policy.allowed_hosts. HeldURLs are the first few of them.
 	Held     int      `json:"held_requests,omitempty"`
 	HeldURLs []string `json:"held_urls,omitempty"`
+	// Locators are the target's locators, primary first, on a step that
+	// failed: what was looked for.
+	Locators []string `json:"locators,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.

@@ -116,6 +116,9 @@ var migrations = [][]string{
 			checked_ms BIGINT  NOT NULL DEFAULT 0
 		)`,
 	},
+	{ // 5: the envelope the agent was told, bounded, for the trace viewer
+		`ALTER TABLE traces ADD COLUMN envelope TEXT`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -245,12 +248,12 @@ func (qs *queries) prepare(ctx context.Context, s *DB) error {
 		p(w, &qs.idemRelease, `DELETE FROM idempotency WHERE tool = $1 AND task_id = $2 AND status = 'pending' AND lease_owner = $3`),
 		p(w, &qs.idemRenew, `UPDATE idempotency SET lease_until_ms = $1 WHERE tool = $2 AND task_id = $3 AND status = 'pending' AND lease_owner = $4`),
 		// A trace replaces its own stub (code 'running'), never a finished trace.
-		p(w, &qs.traceInsert, `INSERT INTO traces (id, task_id, tool, args, start_ms, duration_ms, code, message, attempts, env_id, purpose, steps, artifacts, error_text)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		p(w, &qs.traceInsert, `INSERT INTO traces (id, task_id, tool, args, start_ms, duration_ms, code, message, attempts, env_id, purpose, steps, artifacts, error_text, envelope)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 			ON CONFLICT (id) DO UPDATE SET task_id = excluded.task_id, tool = excluded.tool, args = excluded.args,
 			start_ms = excluded.start_ms, duration_ms = excluded.duration_ms, code = excluded.code, message = excluded.message,
 			attempts = excluded.attempts, env_id = excluded.env_id, purpose = excluded.purpose, steps = excluded.steps,
-			artifacts = excluded.artifacts, error_text = excluded.error_text
+			artifacts = excluded.artifacts, error_text = excluded.error_text, envelope = excluded.envelope
 			WHERE traces.code = 'running'`),
 		p(w, &qs.auditHead, `SELECT seq, hash FROM audit_head WHERE id = 1`+s.d.lockRow),
 		p(w, &qs.auditInsert, `INSERT INTO audit (seq, time_ms, task_id, tool, risk, env_id, purpose, grant_id, code, trace_id, prev_hash, hash)

@@ -43,7 +43,7 @@ func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
 	var res sql.Result
 	err = s.locked(ctx, s.opts.BusyTimeout, func(ctx context.Context) (err error) {
 		res, err = s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
-			t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error)
+			t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error, nullBytes(t.Envelope))
 		return err
 	})
 	if err != nil {
@@ -62,7 +62,7 @@ func nullBytes(b []byte) any {
 	return string(b)
 }
 
-const traceCols = `id, task_id, tool, args, start_ms, duration_ms, code, message, attempts, env_id, purpose, steps, artifacts, error_text`
+const traceCols = `id, task_id, tool, args, start_ms, duration_ms, code, message, attempts, env_id, purpose, steps, artifacts, error_text, envelope`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -102,11 +102,14 @@ func deref[T any](scan func(scanner) (*T, error)) func(scanner) (T, error) {
 
 func scanTrace(r scanner) (*store.Trace, error) {
 	var t store.Trace
-	var args, steps, artifacts sql.NullString
+	var args, steps, artifacts, envelope sql.NullString
 	var start int64
 	if err := r.Scan(&t.ID, &t.TaskID, &t.Tool, &args, &start, &t.DurationMS, &t.Code, &t.Message,
-		&t.Attempts, &t.EnvID, &t.Purpose, &steps, &artifacts, &t.Error); err != nil {
+		&t.Attempts, &t.EnvID, &t.Purpose, &steps, &artifacts, &t.Error, &envelope); err != nil {
 		return nil, err
+	}
+	if envelope.Valid && envelope.String != "" {
+		t.Envelope = json.RawMessage(envelope.String)
 	}
 	t.Start = store.FromMS(start)
 	if args.Valid && args.String != "" {
