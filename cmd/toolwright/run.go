@@ -232,9 +232,20 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 			}
 			defer done()
 			url := selcheck.URLOf(page)
-			entries, err := selsuggest.Suggest(cmd.Context(), tab, url, prefix)
+			var secrets []string // no value of any secret, redacted or not, is proposed
+			for _, v := range cfg.SecretValues() {
+				secrets = append(secrets, v)
+			}
+			res, err := selsuggest.SuggestPage(cmd.Context(), tab, url, prefix, selsuggest.Options{Secrets: secrets})
 			if err != nil {
 				return err
+			}
+			entries := res.Entries
+			if res.URL != "" && res.URL != url {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s redirected to %s; the entries below are for that page (a page for signed-in visitors? sign in first with --setup TOOL)\n", url, res.URL)
+			}
+			if len(entries) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no fields, buttons or links with a locator that matches only them on %s\n", res.URL)
 			}
 			red := policy.NewRedactor(cfg.RedactedValues())
 			var b strings.Builder

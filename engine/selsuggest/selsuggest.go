@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"path"
 	"regexp"
@@ -101,17 +102,108 @@ type document struct {
 // iframe is an entry of kind "frame", and the entries inside it name it in
 // their frame key and are named after it.
 func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, error) {
+	r, err := SuggestPage(ctx, tab, page, prefix, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Entries, nil
+}
+
+// Options tunes SuggestPage.
+type Options struct {
+	// Secrets are values no proposed name or locator may contain (a user
+	// name shown on the page): such a locator is left out, such a name
+	// is not used.
+	Secrets []string
+}
+
+// Result is what SuggestPage found.
+type Result struct {
+	Entries []Entry
+	// URL is where the page ended up: not the address asked for when it
+	// redirected (a signed-out visitor sent to a sign-in page).
+	URL string
+}
+
+// SuggestPage is Suggest that also says where the page landed, refuses a
+// page that answered an error status, waits out a page that navigates on
+// its own, and never proposes a secret's value or a per-session token
+// (a CSRF token, a nonce, a session id in a URL) in a name or a locator.
+func SuggestPage(ctx context.Context, tab *rod.Page, page, prefix string, opt Options) (*Result, error) {
+	res := &Result{URL: page}
 	if page != "" {
 		lctx, cancel := context.WithTimeout(ctx, LoadTimeout)
 		err := tab.Context(lctx).Navigate(page)
 		if err == nil {
-			err = tab.Context(lctx).WaitLoad()
+			err = settle(lctx, tab)
 		}
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("the page did not load: %w", err)
 		}
+		if st, landed := landing(ctx, tab); st >= 400 {
+			return nil, fmt.Errorf("%s answered %d %s: suggest reads a page a browser opens with GET; open the page that shows the form instead", landed, st, http.StatusText(st))
+		} else if landed != "" {
+			res.URL = landed
+		}
 	}
+	var entries []Entry
+	var err error
+	for try := 0; ; try++ {
+		entries, err = suggest(ctx, tab, page, prefix, opt)
+		if err == nil || !navigated(err) || try == 3 {
+			break
+		}
+		// The page moved on while it was read (a script redirect): read
+		// where it went.
+		lctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+		_ = settle(lctx, tab)
+		cancel()
+		if _, landed := landing(ctx, tab); landed != "" {
+			res.URL = landed
+		}
+	}
+	if err != nil && navigated(err) {
+		_, landed := landing(ctx, tab)
+		return nil, fmt.Errorf("the page kept navigating while it was read (last at %s): open the page it settles on, or sign in first with --setup TOOL", landed)
+	}
+	res.Entries = entries
+	return res, err
+}
+
+// navigated: the document was replaced under a call (CDP -32000
+// "Inspected target navigated or closed", or a lost execution context).
+func navigated(err error) bool {
+	t := err.Error()
+	return strings.Contains(t, "navigated or closed") || strings.Contains(t, "Cannot find context") || strings.Contains(t, "Execution context was destroyed")
+}
+
+// settle waits for the load, and a little for a redirect a script makes
+// right after it.
+func settle(ctx context.Context, tab *rod.Page) error {
+	if err := tab.Context(ctx).WaitLoad(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_ = tab.Context(wctx).WaitIdle(300 * time.Millisecond)
+	return tab.Context(ctx).WaitLoad()
+}
+
+// landing reads the main document's status and address.
+func landing(ctx context.Context, tab *rod.Page) (int, string) {
+	v, err := tab.Context(ctx).Eval(`() => { const n = performance.getEntriesByType('navigation')[0]; return [n ? (n.responseStatus || 0) : 0, location.href]; }`)
+	if err != nil {
+		return 0, ""
+	}
+	arr := v.Value.Arr()
+	if len(arr) != 2 {
+		return 0, ""
+	}
+	return arr[0].Int(), arr[1].Str()
+}
+
+func suggest(ctx context.Context, tab *rod.Page, page, prefix string, opt Options) ([]Entry, error) {
 	if prefix == "" {
 		prefix = prefixOf(page)
 	}
@@ -146,11 +238,11 @@ func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, 
 			return nil, err
 		}
 		for i, e := range els {
-			locs := good[i]
+			locs := clean(good[i], opt.Secrets)
 			if len(locs) == 0 {
 				continue
 			}
-			base := d.prefix + "." + Slug(e)
+			base := d.prefix + "." + slugClean(e, opt.Secrets)
 			name := base
 			if e.Kind == "frame" {
 				name = strings.TrimSuffix(base, "_frame") + "_frame"
@@ -292,12 +384,73 @@ var cleanRE = regexp.MustCompile(`[^a-z0-9]+`)
 func candidates(e Element) []selector.Locator { return e.Cands }
 
 // Slug names an element from what a person reads on it.
-func Slug(e Element) string {
-	for _, s := range []string{e.Label, e.Text, e.Name, e.TestID, e.ID, e.Placeholder, e.AccName, path.Base(e.Href)} {
-		s = strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(s), "_"), "_")
-		if len(s) > 40 {
-			s = strings.TrimRight(s[:40], "_")
+func Slug(e Element) string { return slugClean(e, nil) }
+
+// maxSlug bounds a name's last part; it is cut after a whole word.
+const maxSlug = 32
+
+// tokenRE finds per-session values: CSRF tokens, nonces, session ids in a
+// URL, and long random runs of letters and digits.
+var tokenRE = regexp.MustCompile(`(?i)(sectok|csrf|xsrf|token|nonce|sess(ion)?_?id|phpsessid|jsessionid|sid|_wpnonce|authenticity_token)=|\b[a-z0-9_-]*(?:[0-9][a-z]|[a-z][0-9])[a-z0-9_-]*\b`)
+
+// tainted: s holds a secret's value or a per-session token.
+func tainted(s string, secrets []string) bool {
+	low := strings.ToLower(s)
+	for _, sec := range secrets {
+		if sec != "" && strings.Contains(low, strings.ToLower(sec)) {
+			return true
 		}
+	}
+	for _, m := range tokenRE.FindAllString(s, -1) {
+		if strings.HasSuffix(m, "=") || len(m) >= 16 {
+			return true
+		}
+	}
+	return false
+}
+
+// clean drops the locators that hold a secret or a session token.
+func clean(locs []selector.Locator, secrets []string) []selector.Locator {
+	var out []selector.Locator
+	for _, l := range locs {
+		if !tainted(l.Value, secrets) && !tainted(l.Name, secrets) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// shorten cuts a slug after its last whole word within maxSlug.
+func shorten(s string) string {
+	if len(s) <= maxSlug {
+		return s
+	}
+	out := ""
+	for _, w := range strings.Split(s, "_") {
+		if w == "" {
+			continue
+		}
+		if out != "" && len(out)+1+len(w) > maxSlug {
+			break
+		}
+		if out == "" {
+			out = w
+		} else {
+			out += "_" + w
+		}
+	}
+	if len(out) > maxSlug {
+		out = strings.TrimRight(out[:maxSlug], "_")
+	}
+	return out
+}
+
+func slugClean(e Element, secrets []string) string {
+	for _, s := range []string{e.Label, e.Text, e.Name, e.TestID, e.ID, e.Placeholder, e.AccName, path.Base(e.Href)} {
+		if tainted(s, secrets) {
+			continue
+		}
+		s = shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(s), "_"), "_"))
 		if s != "" {
 			if s[0] >= '0' && s[0] <= '9' {
 				s = e.Kind + "_" + s

@@ -149,3 +149,60 @@ func TestSuggestFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestRedirectTokensStatus (issue 23, 19.5): a page that sends a
+// signed-out visitor elsewhere by script is read where it landed, and says
+// so (was the raw CDP error "Inspected target navigated or closed"); no
+// name or locator holds a secret's value or a session token (sectok=, a
+// CSRF token); a long link text gives a name cut after a whole word (was
+// cut at 40 characters); a page that answers 405 is an error that says so
+// (was an empty list).
+func TestSuggestRedirectTokensStatus(t *testing.T) {
+	files := http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest")))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/save" {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := testsite.NewPage(t, testsite.Browser(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := SuggestPage(ctx, p, srv.URL+"/redirect.html", "shop.in", Options{Secrets: []string{"wpadmin42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(res.URL, "/signin.html?next=dashboard") {
+		t.Errorf("landed at %q, want signin.html", res.URL)
+	}
+	names := map[string]bool{}
+	for _, e := range res.Entries {
+		names[e.Name] = true
+		for _, s := range append([]string{e.Name, e.Description}, describeAll(e.Locators)...) {
+			if strings.Contains(s, "wpadmin42") || strings.Contains(strings.ToLower(s), "sectok") || strings.Contains(s, "a8f3c9") {
+				t.Errorf("entry %s proposes a secret or a token: %q", e.Name, s)
+			}
+		}
+		if last := e.Name[strings.LastIndexByte(e.Name, '.')+1:]; len(last) > maxSlug {
+			t.Errorf("name %s is longer than %d", e.Name, maxSlug)
+		}
+	}
+	for _, want := range []string{"shop.in.user_name", "shop.in.password", "shop.in.sign_in", "shop.in.mark_all_the_entries_of_this"} {
+		if !names[want] {
+			t.Errorf("no entry %s; got %v", want, names)
+		}
+	}
+	if _, err := SuggestPage(ctx, p, srv.URL+"/save", "shop.save", Options{}); err == nil || !strings.Contains(err.Error(), "405 Method Not Allowed") {
+		t.Errorf("a 405 page: %v", err)
+	}
+}
+
+func describeAll(locs []selector.Locator) []string {
+	var out []string
+	for _, l := range locs {
+		out = append(out, l.Describe())
+	}
+	return out
+}
