@@ -372,7 +372,7 @@
     if (ev.detail === 0 && Date.now() - state.keyAt < 1000) return;
     if (textLike(el) || el.tagName === "SELECT" || el.tagName === "OPTION") return; // a focus: the typing is the action
     if (el.tagName === "INPUT" && ["checkbox", "radio", "file"].includes(el.type)) return; // recorded on change
-    if (el.tagName === "LABEL" && el.control && (["checkbox", "radio", "file"].includes(el.control.type) || textLike(el.control))) return;
+    if (el.tagName === "LABEL" && el.control && (["checkbox", "radio", "file"].includes(el.control.type) || textLike(el.control) || el.control.tagName === "SELECT")) return;
     flush();
     if (isNext(el)) {
       send({ k: "turn", rows: readRows() });
@@ -384,6 +384,7 @@
   W.addEventListener("keydown", (ev) => {
     if (!ev.isTrusted || inToolbar(ev)) return;
     const el = targetOf(ev);
+    if (el && el.tagName === "SELECT") return; // choosing with keys: the change records the choice
     const typing = el && textLike(el);
     const chord = ev.ctrlKey || ev.metaKey || ev.altKey;
     let key = ev.key;

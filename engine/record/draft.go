@@ -485,6 +485,15 @@ func (d *drafter) entry(el *Element, frame, kind, within string, many bool) (str
 		return n, nil
 	}
 	slug := selsuggest.Slug(el.Element)
+	if kind == "value" {
+		// A value is named for what it is, not for what it said once.
+		v := el.Element
+		v.Label, v.Text, v.AccName = "", "", ""
+		if v.ID == "" && v.TestID == "" && v.Name == "" {
+			v.ID = "value"
+		}
+		slug = selsuggest.Slug(v)
+	}
 	if kind == "frame" || el.Kind == "frame" {
 		slug = strings.TrimSuffix(slug, "_frame") + "_frame"
 	}

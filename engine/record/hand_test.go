@@ -235,7 +235,11 @@ func (p *project) start(page string) *session {
 	if len(ps) > 0 {
 		t.Fatal(ps.Err())
 	}
-	rec, err := record.Start(ctx, env.Page(), record.Options{Map: m})
+	var log *slog.Logger
+	if os.Getenv("RECORD_DEBUG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	rec, err := record.Start(ctx, env.Page(), record.Options{Map: m, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,4 +317,81 @@ func (p *project) draft(rec *record.Recording, name, url string) (*record.Draft,
 		return env, err
 	})
 	return d, diffs, env, err
+}
+
+// clickIn clicks inner (CSS) inside the iframe frameCSS of the page, same
+// site or not: the point is the iframe's content box plus the element's
+// place in the frame's own viewport (read through the frame's own target
+// when it runs in another process).
+func (h hand) clickIn(frameCSS, inner string) {
+	h.t.Helper()
+	var ix, iy float64
+	deadline := time.Now().Add(waitFor)
+	for {
+		res, err := h.ctx().Eval(fmt.Sprintf(`() => { const f = document.querySelector(%q); let d = null; try { d = f && f.contentDocument; } catch (e) {} if (!f) return null; if (!d) return "cross"; const el = d.querySelector(%q); if (!el) return null; const r = el.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }`, frameCSS, inner))
+		if err == nil && res.Value.Str() == "cross" {
+			ix, iy = h.crossBox(frameCSS, inner)
+			break
+		}
+		if err == nil && len(res.Value.Arr()) == 2 {
+			ix, iy = res.Value.Arr()[0].Num(), res.Value.Arr()[1].Num()
+			break
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s in %s never showed", inner, frameCSS)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	off, err := h.ctx().Eval(fmt.Sprintf(`() => { const f = document.querySelector(%q); const r = f.getBoundingClientRect(); return [r.x + f.clientLeft, r.y + f.clientTop]; }`, frameCSS))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	o := off.Value.Arr()
+	h.clickAt(o[0].Num()+ix, o[1].Num()+iy)
+}
+
+// crossBox is the center of inner in the out-of-process frame frameCSS,
+// in the frame's viewport, read on the frame's own target.
+func (h hand) crossBox(frameCSS, inner string) (float64, float64) {
+	h.t.Helper()
+	b := h.p.Browser()
+	src, err := h.ctx().Eval(fmt.Sprintf(`() => document.querySelector(%q).src`, frameCSS))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	want := src.Value.Str()
+	deadline := time.Now().Add(waitFor)
+	for {
+		targets, err := proto.TargetGetTargets{}.Call(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		for _, ti := range targets.TargetInfos {
+			if ti.Type != "iframe" || ti.URL != want {
+				continue
+			}
+			at, err := proto.TargetAttachToTarget{TargetID: ti.TargetID, Flatten: true}.Call(b)
+			if err != nil {
+				continue
+			}
+			expr := fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el) return null; const r = el.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, inner)
+			raw, err := b.Call(context.Background(), string(at.SessionID), "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+			_, _ = b.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": at.SessionID})
+			if err != nil {
+				continue
+			}
+			var out struct {
+				Result struct {
+					Value []float64 `json:"value"`
+				} `json:"result"`
+			}
+			if json.Unmarshal(raw, &out) == nil && len(out.Result.Value) == 2 {
+				return out.Result.Value[0], out.Result.Value[1]
+			}
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s in the frame %s (%s) never showed", inner, frameCSS, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

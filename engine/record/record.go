@@ -131,10 +131,27 @@ type Options struct {
 	Log *slog.Logger
 }
 
+// client sends CDP requests on one session of the browser connection
+// (rod's Page needs more state than a bare session gives it).
+type client struct {
+	b   *rod.Browser
+	id  proto.TargetSessionID
+	ctx context.Context
+}
+
+func (c client) Call(ctx context.Context, _, method string, params any) ([]byte, error) {
+	return c.b.Call(ctx, string(c.id), method, params)
+}
+func (c client) GetContext() context.Context         { return c.ctx }
+func (c client) GetSessionID() proto.TargetSessionID { return c.id }
+
+// with is c bound to ctx.
+func (c client) with(ctx context.Context) client { c.ctx = ctx; return c }
+
 // session is one attached target: the recorded page, a popup, or an
 // out-of-process frame of either.
 type session struct {
-	page      *rod.Page
+	page      client
 	id        proto.TargetSessionID
 	target    proto.TargetTargetID
 	frame     bool     // an out-of-process iframe
@@ -147,6 +164,7 @@ type session struct {
 // Recorder captures one recording in one environment's page.
 type Recorder struct {
 	b      *rod.Browser
+	page   *rod.Page // the recorded page
 	main   *session
 	src    string
 	log    *slog.Logger
@@ -184,12 +202,12 @@ func Start(ctx context.Context, page *rod.Page, o Options) (*Recorder, error) {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b := page.Browser().Context(rctx)
 	r := &Recorder{
-		b: b, src: src, log: o.Log, ctx: rctx, cancel: cancel, done: make(chan struct{}),
+		b: b, page: page, src: src, log: o.Log, ctx: rctx, cancel: cancel, done: make(chan struct{}),
 		sessions: map[proto.TargetSessionID]*session{}, dialogs: map[proto.TargetSessionID]*Dialog{},
 		finished: make(chan struct{}),
 	}
 	events := b.Event()
-	r.main = &session{page: page, id: page.SessionID, target: page.TargetID, contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
+	r.main = &session{page: client{b: b, id: page.SessionID, ctx: rctx}, id: page.SessionID, target: page.TargetID, contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
 	r.sessions[r.main.id] = r.main
 	go r.loop(events)
 	if err := r.setup(ctx, r.main); err != nil {
@@ -241,7 +259,7 @@ func knownTargets(m *selector.Map) (string, error) {
 func (r *Recorder) setup(ctx context.Context, s *session) error {
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	p := s.page.Context(cctx)
+	p := s.page.with(cctx)
 	if err := (proto.RuntimeAddBinding{Name: binding, ExecutionContextName: world}).Call(p); err != nil {
 		return fmt.Errorf("record: binding: %w", err)
 	}
@@ -264,7 +282,7 @@ func (r *Recorder) setup(ctx context.Context, s *session) error {
 func (r *Recorder) Open(ctx context.Context, url string) error {
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	p := r.main.page.Context(lctx)
+	p := r.page.Context(lctx)
 	if err := p.Navigate(url); err != nil {
 		return fmt.Errorf("the page did not load: %w", err)
 	}
@@ -418,8 +436,8 @@ func (r *Recorder) attached(parent *session, via proto.TargetSessionID, ev proto
 	ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
 	defer cancel()
 	if parent != nil {
-		child := r.b.PageFromSession(ev.SessionID)
-		defer func() { _ = proto.RuntimeRunIfWaitingForDebugger{}.Call(child.Context(ctx)) }()
+		child := client{b: r.b, id: ev.SessionID, ctx: r.ctx}
+		defer func() { _ = proto.RuntimeRunIfWaitingForDebugger{}.Call(child.with(ctx)) }()
 		if info.Type != "iframe" {
 			return
 		}
@@ -455,7 +473,7 @@ func (r *Recorder) attached(parent *session, via proto.TargetSessionID, ev proto
 	}
 	r.mu.Lock()
 	r.popups++
-	s := &session{page: r.b.PageFromSession(res.SessionID), id: res.SessionID, target: info.TargetID, popup: r.popups,
+	s := &session{page: client{b: r.b, id: res.SessionID, ctx: r.ctx}, id: res.SessionID, target: info.TargetID, popup: r.popups,
 		contexts: map[proto.RuntimeExecutionContextID]proto.PageFrameID{}}
 	r.sessions[s.id] = s
 	r.events = append(r.events, &Event{K: "popup", Page: opener.popup, Value: fmt.Sprint(s.popup), URL: info.URL, T: time.Now().UnixMilli()})
@@ -476,6 +494,7 @@ func (r *Recorder) captured(s *session, call proto.RuntimeBindingCalled) {
 	r.mu.Lock()
 	frame, inFrame := s.contexts[call.ExecutionContextID]
 	r.mu.Unlock()
+	r.log.Debug("record: captured", "k", ev.K, "session", s.id, "frame", frame, "known", inFrame, "main", s.mainFrame, "oopif", s.frame)
 	if inFrame && (s.frame || frame != s.mainFrame) && (ev.El != nil || ev.K == "press") {
 		chain, err := r.frames(s, frame)
 		if err != nil {
@@ -513,7 +532,7 @@ func (r *Recorder) fail(err error) {
 func (r *Recorder) handSpec(s *session, id proto.RuntimeExecutionContextID, spec json.RawMessage) {
 	ctx, cancel := context.WithTimeout(r.ctx, callTimeout)
 	defer cancel()
-	_, err := proto.RuntimeEvaluate{Expression: "window.__twrec && window.__twrec.set(" + string(spec) + ")", ContextID: id}.Call(s.page.Context(ctx))
+	_, err := proto.RuntimeEvaluate{Expression: "window.__twrec && window.__twrec.set(" + string(spec) + ")", ContextID: id}.Call(s.page.with(ctx))
 	if err != nil {
 		r.log.Debug("record: marks not handed to a new document", "err", err)
 	}
@@ -533,7 +552,7 @@ func (r *Recorder) frames(s *session, frame proto.PageFrameID) ([]Element, error
 		if frame == s.mainFrame { // an out-of-process frame: its element is in the parent's document
 			holder = s.parent
 		}
-		owner, err := proto.DOMGetFrameOwner{FrameID: frame}.Call(holder.page.Context(ctx))
+		owner, err := proto.DOMGetFrameOwner{FrameID: frame}.Call(holder.page.with(ctx))
 		if err != nil {
 			return nil, err
 		}
@@ -558,14 +577,15 @@ func (r *Recorder) frames(s *session, frame proto.PageFrameID) ([]Element, error
 	return nil, fmt.Errorf("frames nested too deep")
 }
 
-func describeFrame(ctx context.Context, p *rod.Page, node proto.DOMBackendNodeID) (Element, error) {
+func describeFrame(ctx context.Context, c client, node proto.DOMBackendNodeID) (Element, error) {
 	var el Element
-	obj, err := proto.DOMResolveNode{BackendNodeID: node}.Call(p.Context(ctx))
+	p := c.with(ctx)
+	obj, err := proto.DOMResolveNode{BackendNodeID: node}.Call(p)
 	if err != nil {
 		return el, err
 	}
-	defer func() { _ = proto.RuntimeReleaseObject{ObjectID: obj.Object.ObjectID}.Call(p.Context(ctx)) }()
-	res, err := proto.RuntimeCallFunctionOn{FunctionDeclaration: frameJS, ObjectID: obj.Object.ObjectID, ReturnByValue: true}.Call(p.Context(ctx))
+	defer func() { _ = proto.RuntimeReleaseObject{ObjectID: obj.Object.ObjectID}.Call(p) }()
+	res, err := proto.RuntimeCallFunctionOn{FunctionDeclaration: frameJS, ObjectID: obj.Object.ObjectID, ReturnByValue: true}.Call(p)
 	if err != nil {
 		return el, err
 	}
@@ -581,8 +601,8 @@ func describeFrame(ctx context.Context, p *rod.Page, node proto.DOMBackendNodeID
 	return el, nil
 }
 
-func parentFrame(ctx context.Context, p *rod.Page, id proto.PageFrameID) (proto.PageFrameID, error) {
-	tree, err := proto.PageGetFrameTree{}.Call(p.Context(ctx))
+func parentFrame(ctx context.Context, c client, id proto.PageFrameID) (proto.PageFrameID, error) {
+	tree, err := proto.PageGetFrameTree{}.Call(c.with(ctx))
 	if err != nil {
 		return "", err
 	}
