@@ -19,8 +19,9 @@ import (
 
 func serveCmd(g *globals) *cobra.Command {
 	var httpAddr string
+	var recording bool
 	cmd := &cobra.Command{
-		Use:   "serve [--http ADDR]",
+		Use:   "serve [--http ADDR] [--record]",
 		Short: "Serve the workflows as MCP tools over stdio (default) or Streamable HTTP at /mcp",
 		Long: `Serve the workflows as MCP tools.
 
@@ -40,7 +41,13 @@ need it answer a config_error envelope naming it while the others work.
 
 --demo serves the built-in Acme demo instead: its site on a free loopback
 port and its tools (search_catalog, product_details, add_to_cart), with its
-own state dir; grant its write tools with toolwright grant --demo.`,
+own state dir; grant its write tools with toolwright grant --demo.
+
+--record adds the tools an agent records a workflow with: page_open,
+page_snapshot, page_click, page_fill, page_select, page_press, page_extract
+and save_workflow, which drafts workflows/drafts/NAME.yaml (never served
+until a person moves it). They follow the same grants, allowed hosts,
+redaction and audit as every call.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, stopDemo, err := g.loadRunnable(cmd)
@@ -94,6 +101,11 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 				MaxSessions:   cfg.HTTP.MaxSessions, SessionIdleTimeout: cfg.HTTP.SessionIdleTimeout,
 				Stateless: cfg.HTTP.Stateless,
 			})
+			if recording {
+				if err := srv.EnableRecording(cfg); err != nil {
+					return err
+				}
+			}
 			if err := srv.Watch(ctx, cfg); err != nil {
 				log.Warn("hot reload is off", "err", err)
 			}
@@ -104,6 +116,7 @@ own state dir; grant its write tools with toolwright grant --demo.`,
 			return srv.ServeIO(ctx, os.Stdin, os.Stdout)
 		},
 	}
+	cmd.Flags().BoolVar(&recording, "record", false, "add the tools an agent records a workflow with (page_open, page_snapshot, page_click, ..., save_workflow)")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio (--http= uses http.addr)")
 	return cmd
 }

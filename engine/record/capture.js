@@ -406,9 +406,73 @@
   }, true);
   W.addEventListener("pagehide", flush, true);
 
+  // ---- refs: how an agent (serve --record) points at elements ----
+  const refs = new Map();
+  let refSeq = 0;
+  const snapshot = () => {
+    refs.clear();
+    const lines = [];
+    const walk = (root) => {
+      for (const el of root.querySelectorAll("*")) {
+        if (el.shadowRoot) walk(el.shadowRoot);
+        if (lines.length >= 300 || el === state.host || !twVisible(el)) continue;
+        const kind = twKindOf(el);
+        let line = "";
+        if (kind && kind !== "frame") {
+          const e = twInfo(el, el.getRootNode(), false, kind, 0);
+          line = `${e.role || kind} ${JSON.stringify(e.accName || e.name || e.placeholder || "")}`;
+          if (kind === "field" && el.type !== "password" && "value" in el && el.value) line += ` value=${JSON.stringify(String(el.value).slice(0, 80))}`;
+        } else if (!kind && Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.data.trim()) && !el.closest(actionable)) {
+          line = `text ${JSON.stringify(twNorm(el.innerText).slice(0, 120))}`;
+        }
+        if (!line) continue;
+        const ref = "e" + (++refSeq);
+        refs.set(ref, el);
+        lines.push(`[${ref}] ${line}`);
+      }
+    };
+    walk(document);
+    return { url: location.href, title: document.title, lines };
+  };
+  const byRef = (ref) => {
+    const el = refs.get(ref);
+    if (!el || !el.isConnected) throw new Error(`no element ${ref} on the page now: take a new page_snapshot`);
+    return el;
+  };
+
   W.__twrec = {
     // set: the Go side hands a new document the marks made so far.
     set(spec) { state.spec = spec || { rows: null, next: null }; },
+    snapshot,
+    // point: ref scrolled into view → its center in the viewport.
+    point(ref) {
+      const el = byRef(ref);
+      el.scrollIntoView({ block: "center", inline: "center" });
+      const r = el.getBoundingClientRect();
+      return [r.x + r.width / 2, r.y + r.height / 2];
+    },
+    focus(ref) { const el = byRef(ref); el.focus(); if (el.select) el.select(); return true; },
+    choose(ref, value) {
+      const el = byRef(ref);
+      if (el.tagName !== "SELECT") throw new Error(`${ref} is not a <select>`);
+      const o = Array.from(el.options).find((o) => o.value === value) || Array.from(el.options).find((o) => twNorm(o.label || o.text) === twNorm(value));
+      if (!o) throw new Error(`${ref} has no option ${JSON.stringify(value)} (it has ${Array.from(el.options).map((o) => JSON.stringify(o.value)).join(", ")})`);
+      el.value = o.value;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+      return o.value;
+    },
+    // mark: ref is a value the tool returns, as the toolbar's Value marks it.
+    mark(ref) {
+      const el = byRef(ref);
+      const e = describeEl(el, true);
+      if (!e.cands.length) throw new Error(`${ref} has no locator that matches it alone`);
+      flush();
+      const value = read(el);
+      send({ k: "mark", mode: "value", el: e, value });
+      return value;
+    },
+    flush() { flush(); return true; },
     // frame: the iframe element el read as an entry of kind frame.
     frame(el) { return JSON.stringify(describeEl(el, false)); },
   };

@@ -175,6 +175,12 @@ func (d *drafter) steps(rec *Recording) ([]any, error) {
 				ps.dirty = true
 			}
 			continue
+		case "goto":
+			*ps.list = append(*ps.list, newMap(false, "goto", d.urlOf(ev.URL)))
+			ps.dirty = true
+			started = true
+			lastAct = ev.T
+			continue
 		case "submit":
 			if ev.Method == "post" {
 				d.risk = "write"

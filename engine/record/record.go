@@ -312,6 +312,72 @@ func (r *Recorder) Stop() *Recording {
 	return &Recording{Events: r.events}
 }
 
+// Recording is what was recorded so far (the capture goes on).
+func (r *Recorder) Recording() *Recording {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return &Recording{Events: append([]*Event(nil), r.events...)}
+}
+
+// Note adds an event the Go side knows of (an agent's page_open: K "goto").
+func (r *Recorder) Note(ev *Event) {
+	if ev.T == 0 {
+		ev.T = time.Now().UnixMilli()
+	}
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+
+// Page is the recorded page.
+func (r *Recorder) Page() *rod.Page { return r.page }
+
+// Call runs window.__twrec.METHOD(args...) of the capture script in the
+// recorded page's top document and returns its result as JSON; a thrown
+// error is an error with its message.
+func (r *Recorder) Call(ctx context.Context, method string, args ...any) (json.RawMessage, error) {
+	if args == nil {
+		args = []any{}
+	}
+	a, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(callTimeout)
+	for {
+		r.mu.Lock()
+		var id proto.RuntimeExecutionContextID
+		for c, f := range r.main.contexts {
+			if f == r.main.mainFrame {
+				id = c
+			}
+		}
+		r.mu.Unlock()
+		if id != 0 {
+			cctx, cancel := context.WithTimeout(ctx, callTimeout)
+			res, err := proto.RuntimeEvaluate{
+				Expression: fmt.Sprintf("JSON.stringify(window.__twrec.%s(...%s))", method, a),
+				ContextID:  id, ReturnByValue: true, AwaitPromise: true,
+			}.Call(r.main.page.with(cctx))
+			cancel()
+			if err == nil && res.ExceptionDetails != nil {
+				msg := res.ExceptionDetails.Text
+				if res.ExceptionDetails.Exception != nil && res.ExceptionDetails.Exception.Description != "" {
+					msg = strings.SplitN(res.ExceptionDetails.Exception.Description, "\n", 2)[0]
+				}
+				return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "Error: "))
+			}
+			if err == nil {
+				return json.RawMessage(res.Result.Value.Str()), nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("the page has no document to act on yet")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (r *Recorder) finish() { r.finOnce.Do(func() { close(r.finished) }) }
 
 func (r *Recorder) loop(events <-chan *rod.Message) {

@@ -1,0 +1,182 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/workflow"
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// TestRecordToolsOnlyInRecordMode: a server lists no primitive tool unless
+// recording is enabled.
+func TestRecordToolsOnlyInRecordMode(t *testing.T) {
+	f := newFixture(t, mcpserver.Options{})
+	res, err := f.session.ListTools(context.Background(), nil)
+	must(t, err)
+	for _, tl := range res.Tools {
+		if strings.HasPrefix(tl.Name, "page_") || tl.Name == "save_workflow" {
+			t.Errorf("%s is served without --record", tl.Name)
+		}
+	}
+}
+
+// TestAgentRecords: an agent, through the official MCP client, opens the
+// sign-in page, fills the email and (by the secret's name) the password,
+// signs in, searches, reads the result count and saves the workflow. The
+// primitives follow the server's policy: a host outside allowed_hosts is
+// refused, a write primitive without a grant is not_granted, every call is
+// audited. The draft lands in workflows/drafts (not served), validates
+// unedited once moved, and its replay returns what the agent read.
+func TestAgentRecords(t *testing.T) {
+	testsite.NeedChromium(t)
+	site := testsite.StartDir(t, "record")
+	dir := t.TempDir()
+	cfg := config.Default(dir)
+	cfg.Vars["lumen_base"] = strings.TrimSuffix(site.URL(""), "/")
+	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
+	cfg.Browser.Spare = 0
+	cfg.SetSecretValue("lumen_password", "lamp-Keeper-2048")
+	must(t, os.MkdirAll(cfg.Workflows, 0o755))
+	must(t, os.MkdirAll(filepath.Dir(cfg.Selectors), 0o755))
+	must(t, os.WriteFile(cfg.Selectors, []byte("# the map\nlumen.heading:\n  css: h1\n"), 0o644))
+	a, err := app.OpenServer(cfg, slog.New(slog.DiscardHandler), nil)
+	must(t, err)
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	srv := mcpserver.New(a.Engine, mcpserver.Options{})
+	must(t, srv.EnableRecording(cfg))
+	f := &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
+	cs := f.connect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	call := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		must(t, err)
+		var env map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		must(t, json.Unmarshal(b, &env))
+		return env
+	}
+	ok := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		env := call(name, args)
+		if env["ok"] != true {
+			t.Fatalf("%s %v: %v", name, args, env)
+		}
+		d, _ := env["data"].(map[string]any)
+		return d
+	}
+	ref := func(elements, pattern string) string {
+		t.Helper()
+		m := regexp.MustCompile(`\[(e\d+)\] ` + pattern).FindStringSubmatch(elements)
+		if m == nil {
+			t.Fatalf("no element %q in the snapshot:\n%s", pattern, elements)
+		}
+		return m[1]
+	}
+	until := func(pattern string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			els, _ := ok("page_snapshot", nil)["elements"].(string)
+			if regexp.MustCompile(pattern).MatchString(els) {
+				return els
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the page never showed %q:\n%s", pattern, els)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+
+	if env := call("page_open", map[string]any{"url": site.AltURL("/signin.html")}); env["code"] != "host_not_allowed" {
+		t.Errorf("a host outside allowed_hosts: %v", env)
+	}
+	els, _ := ok("page_open", map[string]any{"url": site.URL("/signin.html")})["elements"].(string)
+	email := ref(els, `textbox "Email"`)
+	if env := call("page_fill", map[string]any{"ref": email, "value": "ann@example.com", "task_id": "rec-1"}); env["code"] != "not_granted" {
+		t.Fatalf("a write primitive without a grant: %v", env)
+	}
+	for _, tool := range []string{"page_fill", "page_click", "page_press", "save_workflow"} {
+		_, err := a.Store.AddGrant(ctx, tool, "rec-1", 15*time.Minute, "test", "test")
+		must(t, err)
+	}
+	ok("page_fill", map[string]any{"ref": email, "value": "ann@example.com", "task_id": "rec-1"})
+	ok("page_fill", map[string]any{"ref": ref(els, `textbox "Password"`), "secret": "lumen_password", "task_id": "rec-1"})
+	ok("page_click", map[string]any{"ref": ref(els, `button "Sign in"`), "task_id": "rec-1"})
+	els = until(`searchbox "Search products"`)
+	q := ref(els, `searchbox "Search products"`)
+	ok("page_fill", map[string]any{"ref": q, "value": "lamp", "task_id": "rec-1"})
+	ok("page_press", map[string]any{"key": "Enter", "ref": q, "task_id": "rec-1"})
+	els = until(`text "12 products"`)
+	if v := ok("page_extract", map[string]any{"ref": ref(els, `text "12 products"`)})["value"]; v != "12 products" {
+		t.Fatalf("page_extract: %v", v)
+	}
+	saved := ok("save_workflow", map[string]any{"name": "count_lamps", "description": "Sign in and count the products a search finds.", "task_id": "rec-1"})
+	wf, _ := saved["steps"].(string)
+	t.Logf("draft:\n%s", wf)
+	for _, w := range []string{"${{ secrets.lumen_password }}", "${{ params.email }}", "${{ params.search_products }}", "press: {key: Enter"} {
+		if !strings.Contains(wf, w) {
+			t.Errorf("the draft lacks %q", w)
+		}
+	}
+	if strings.Contains(wf, "lamp-Keeper") {
+		t.Errorf("the draft holds the password")
+	}
+	if _, ok := a.Engine.Workflows().Tool("count_lamps"); ok {
+		t.Errorf("a draft is served")
+	}
+	var audited int
+	recs, err := a.Store.ExportAudit(ctx, time.Time{}, time.Now().Add(time.Hour))
+	if err == nil {
+		for _, r := range recs {
+			if strings.HasPrefix(r.Tool, "page_") || r.Tool == "save_workflow" {
+				audited++
+			}
+		}
+	}
+	if audited < 10 {
+		t.Errorf("%d primitive calls audited (err %v), want every one", audited, err)
+	}
+
+	// A person moves the draft in: it validates unedited and replays.
+	drafts := filepath.Join(cfg.Workflows, "drafts")
+	body, err := os.ReadFile(filepath.Join(drafts, "count_lamps.yaml"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(cfg.Workflows, "count_lamps.yaml"), body, 0o644))
+	entries, err := os.ReadFile(filepath.Join(drafts, "count_lamps.selectors.yaml"))
+	must(t, err)
+	m, err := os.ReadFile(cfg.Selectors)
+	must(t, err)
+	must(t, os.WriteFile(cfg.Selectors, append(m, entries...), 0o644))
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		t.Fatalf("the draft does not validate: %v", ps.Err())
+	}
+	a2, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
+	must(t, err)
+	defer a2.Close(context.Background())
+	_, err = a2.Store.AddGrant(ctx, "count_lamps", "replay-1", 15*time.Minute, "test", "test")
+	must(t, err)
+	raw, _ := json.Marshal(map[string]any{"email": "ann@example.com", "search_products": "lamp", "task_id": "replay-1"})
+	env, err := a2.Engine.Call(ctx, run.Request{Tool: "count_lamps", Args: raw})
+	must(t, err)
+	b, _ := json.Marshal(env.Data)
+	if !env.OK || !strings.Contains(string(b), `"12 products"`) {
+		t.Errorf("replay: %s %s %s", env.Code, env.Message, b)
+	}
+}
