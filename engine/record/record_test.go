@@ -38,6 +38,17 @@ func TestRecordSearch(t *testing.T) {
 	h.click("#results tbody tr:nth-child(2) td.sku")
 	h.click("#results tbody tr:nth-child(2) td.name")
 	h.click("#results tbody tr:nth-child(2) td.price")
+	if out := os.Getenv("RECORD_SCREENSHOT"); out != "" {
+		// The picture of the recorder in README.md: the toolbar in the
+		// middle of marking a row's fields.
+		png, err := h.p.Screenshot(false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.toolbar("rows") // rows done
 	h.toolbar("next")
 	h.click("#next")
