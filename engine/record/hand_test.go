@@ -276,6 +276,8 @@ func (s *session) finish(name string) (*record.Draft, *result.Envelope, []string
 // draft is what `toolwright record` does after the person finished.
 func (p *project) draft(rec *record.Recording, name, url string) (*record.Draft, []string, *result.Envelope, error) {
 	cfg := p.cfg
+	t0 := time.Now()
+	defer func() { p.t.Logf("after Finish: %s", time.Since(t0).Round(time.Millisecond)) }()
 	m, _ := selector.Load(cfg.Selectors)
 	d, err := record.MakeDraft(rec, record.DraftOptions{
 		Name: name, Prefix: "lumen." + name, StartURL: url, Map: m, Secrets: cfg.SecretValues(),
@@ -288,7 +290,9 @@ func (p *project) draft(rec *record.Recording, name, url string) (*record.Draft,
 	if err := record.Write(d, paths); err != nil {
 		return nil, nil, nil, err
 	}
+	p.t.Logf("drafted and written in %s", time.Since(t0).Round(time.Millisecond))
 	set, ps := workflow.Load(cfg)
+	p.t.Logf("validated at %s", time.Since(t0).Round(time.Millisecond))
 	if len(ps) > 0 {
 		return d, nil, nil, fmt.Errorf("the recorded workflow does not validate:\n%s\n--- workflow\n%s", (&lint.Error{Problems: ps}).Error(), d.Workflow)
 	}
@@ -307,7 +311,11 @@ func (p *project) draft(rec *record.Recording, name, url string) (*record.Draft,
 			args["task_id"] = taskID
 		}
 		raw, _ := json.Marshal(args)
+		c0 := time.Now()
 		env, err := a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
+		if err == nil {
+			p.t.Logf("replay call: %s (%s, steps %d ms)", time.Since(c0).Round(time.Millisecond), env.Code, env.DurationMS)
+		}
 		if err == nil && os.Getenv("RECORD_TRACE") != "" {
 			if tr, err := a.Store.GetTrace(ctx, env.TraceID); err == nil {
 				b, _ := json.MarshalIndent(tr.Steps, "", " ")

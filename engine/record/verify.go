@@ -30,6 +30,11 @@ func Verify(ctx context.Context, d *Draft, call Caller) (*result.Envelope, []str
 		args[k] = v
 	}
 	env, err := call(ctx, d.Name, args, d.TaskID)
+	if err == nil && !env.OK && env.Code == "env_unavailable" && ctx.Err() == nil {
+		// The fresh environment could not be had (a loaded machine): that
+		// says nothing of the tool, so it runs once more, as an agent would.
+		env, err = call(ctx, d.Name, args, d.TaskID)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
