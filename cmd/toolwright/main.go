@@ -91,7 +91,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		validateCmd(g), toolsCmd(g), schemaCmd(g), docsCmd(g), runCmd(g), selectorsCmd(g),
 		serveCmd(g), demoCmd(g), tracesCmd(g), replayCmd(g), auditCmd(g), grantCmd(g), grantsCmd(g), revokeCmd(g),
-		testCmd(g), initCmd(), uiCmd(g), gcCmd(g), clientsCmd(g), recordCmd(g),
+		testCmd(g), initCmd(), uiCmd(g), gcCmd(g), clientsCmd(g), recordCmd(g), sessionsCmd(g),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	markUsage(root)

@@ -39,6 +39,7 @@ type Config struct {
 	HTTP       HTTP
 	Audit      Audit
 	Retention  Retention
+	Sessions   Sessions
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
@@ -95,6 +96,41 @@ type Audit struct {
 	// KeySet is true when the config file names the key; the default
 	// ({env: TOOLWRIGHT_AUDIT_KEY}) is used only when that variable is set.
 	KeySet bool
+}
+
+// Sessions configures saved sign-in state per purpose (off without a key).
+type Sessions struct {
+	// Key is where sessions.key comes from: the secret sessions are sealed
+	// under (AES-256-GCM).
+	Key Secret
+	// KeySet is true when the config file names the key; the default
+	// ({env: TOOLWRIGHT_SESSION_KEY}) is used only when that variable is set.
+	KeySet bool
+	// TTL is how long a saved session is used (sessions.ttl, 7d).
+	TTL time.Duration
+}
+
+// DefaultSessionKeyEnv is where sessions.key is read from when the config does not say.
+const DefaultSessionKeyEnv = "TOOLWRIGHT_SESSION_KEY"
+
+// SessionKey reads sessions.key: "" (sessions off) when the config names
+// none and $TOOLWRIGHT_SESSION_KEY is unset or empty. A key the config
+// names that cannot be read or is empty is an error; it never holds the
+// value.
+func (c *Config) SessionKey() (string, error) {
+	if !c.Sessions.KeySet {
+		if v, ok := os.LookupEnv(c.Sessions.Key.Env); !ok || c.Sessions.Key.Env == "" || v == "" {
+			return "", nil
+		}
+	}
+	v, err := c.Sessions.Key.Read()
+	if err != nil {
+		return "", &Error{fmt.Errorf("sessions.key: %v", err)}
+	}
+	if v == "" {
+		return "", &Error{fmt.Errorf("sessions.key is empty")}
+	}
+	return v, nil
 }
 
 // DefaultAuditKeyEnv is where audit.key is read from when the config does not say.
@@ -218,6 +254,7 @@ func Default(dir string) *Config {
 		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
 			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
 		Audit:         Audit{Key: Secret{Env: DefaultAuditKeyEnv}},
+		Sessions:      Sessions{Key: Secret{Env: DefaultSessionKeyEnv}, TTL: 7 * 24 * time.Hour},
 		Retention:     Retention{Traces: 30 * 24 * time.Hour, Artifacts: 7 * 24 * time.Hour},
 		ShutdownGrace: 10 * time.Second,
 		GrantCommand:  "toolwright grant",
@@ -365,6 +402,7 @@ var Decl = &decl.Object{
 		{Name: "shutdown_grace", Type: decl.Duration, Default: 10 * time.Second, Doc: "running calls may finish this long after EOF or SIGTERM"},
 		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
 		{Name: "audit", Type: decl.Nested, Obj: AuditDecl, Doc: "the audit log"},
+		{Name: "sessions", Type: decl.Nested, Obj: SessionsDecl, Doc: "saved sign-in state per purpose, sealed in the store (off without a key)"},
 		{Name: "retention", Type: decl.Nested, Obj: RetentionDecl, Doc: "how long traces and call artifacts are kept (pruned hourly by serve and by toolwright gc)"},
 	},
 }
@@ -378,6 +416,12 @@ var RetentionDecl = &decl.Object{Name: "retention", Doc: "How long the server ke
 // AuditDecl declares audit:.
 var AuditDecl = &decl.Object{Name: "audit", Doc: "The audit log.", Fields: []decl.Field{
 	secretField("key", "the HMAC key of the audit chain: with it a rewrite of the log by someone without the key is caught (default {env: TOOLWRIGHT_AUDIT_KEY}, used when that variable is set; without a key the chain is a plain hash chain)"),
+}}
+
+// SessionsDecl declares sessions:.
+var SessionsDecl = &decl.Object{Name: "sessions", Doc: "Saved sign-in state per purpose: the cookies and local storage of an environment, saved after a session: save workflow succeeds, on close_env and on reaping, and restored into every new environment of that purpose; sealed with AES-256-GCM in the store, so replicas share it.", Fields: []decl.Field{
+	secretField("key", "the secret sessions are sealed under, at least 16 characters (default {env: TOOLWRIGHT_SESSION_KEY}, used when that variable is set); without a key sessions are off"),
+	{Name: "ttl", Type: decl.String, Default: "7d", Doc: "how long a saved session is used (7d, 12h); an expired one costs one sign-in"},
 }}
 
 // StoreDecl declares store:.
@@ -565,6 +609,21 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 				continue
 			}
 			*f.dst = d
+		}
+	}
+	if se := v.Sub("sessions"); se != nil {
+		if kv, ok := se.KV("key"); ok {
+			if sec, ok := decodeSecret(file, kv.Value, "sessions.key", dir, &ps); ok {
+				c.Sessions.Key, c.Sessions.KeySet = sec, true
+			}
+		}
+		if se.Has("ttl") {
+			d, err := ParseRetention(se.Str("ttl", ""))
+			if err != nil || d == 0 {
+				ps.Addf(se.Pos("ttl"), lint.BadValue, "sessions.ttl: want a duration such as 7d or 12h, got %q", se.Str("ttl", ""))
+			} else {
+				c.Sessions.TTL = d
+			}
 		}
 	}
 	if a := v.Sub("audit"); a != nil {

@@ -212,11 +212,16 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 			return nil, err
 		}
 	case workflow.EnvTemporary:
-		env, err := c.e.browsers.OpenTemporary(ctx, "", "")
+		purpose := ""
+		if len(c.w.Purposes) == 1 {
+			purpose = c.w.Purposes[0]
+		}
+		env, err := c.e.browsers.OpenTemporary(ctx, "", purpose)
 		if err != nil {
 			return nil, r.classify(ctx, ctx, nil, err)
 		}
 		c.setEnv(env)
+		c.e.sessions.restore(ctx, env)
 	}
 	r.refreshEnvScope()
 	err = r.runSteps(ctx, c.w.Steps, nil)
@@ -230,6 +235,9 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	data, err := r.output(ctx)
 	if err != nil {
 		return nil, r.classify(ctx, ctx, nil, err)
+	}
+	if c.w.Session == "save" {
+		c.e.sessions.save(ctx, c.currentEnv(), "call of "+c.w.Name)
 	}
 	return result.Success(data), nil
 }
@@ -248,6 +256,7 @@ func (c *call) acquireGiven(ctx context.Context, id string) error {
 		return err
 	}
 	c.setEnv(env)
+	c.e.sessions.restore(ctx, env)
 	return nil
 }
 
@@ -333,6 +342,9 @@ func (c *call) releaseEnv() {
 	c.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if env != nil && env.Temporary {
+		c.e.sessions.forget(env.ID)
 	}
 	c.e.browsers.Release(env)
 }

@@ -52,6 +52,7 @@ type Engine struct {
 	hosts       *policy.HostMatcher
 	stepTimeout time.Duration
 	artifacts   string
+	sessions    *sessions // nil: sessions off
 }
 
 // New makes an engine.
@@ -79,6 +80,7 @@ func New(o Options) (*Engine, error) {
 	if e.stepTimeout <= 0 {
 		e.stepTimeout = DefaultStepTimeout
 	}
+	e.sessions = newSessions(o.Config, o.Store, e.log)
 	e.set.Store(o.Set)
 	return e, nil
 }

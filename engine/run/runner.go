@@ -1006,6 +1006,7 @@ func (r *runner) OpenEnv(ctx context.Context, region, purpose string) error {
 		return err
 	}
 	r.c.setEnv(env)
+	r.c.e.sessions.restore(ctx, env)
 	r.refreshEnvScope()
 	return nil
 }
@@ -1016,6 +1017,8 @@ func (r *runner) CloseEnv(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.c.e.sessions.save(ctx, env, "close_env")
+	r.c.e.sessions.forget(env.ID)
 	// Close while this call still holds it, so no other call can take it
 	// in between; the later Release of a closed environment does nothing.
 	if err := r.c.e.browsers.Close(ctx, env.ID); err != nil && errs.CodeOf(err) != errs.EnvNotFound {

@@ -173,6 +173,7 @@ type Store interface {
 	Audit
 	Grants
 	Environments
+	Sessions
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
 	// Purge deletes traces that started before olderThan, and idempotency

@@ -50,6 +50,7 @@ type Workflow struct {
 	Idempotent  bool
 	Env         string
 	Purposes    []string
+	Session     string // "save": its environment's sign-in state is saved for its purpose after it succeeds
 	Deadline    *tmpl.Template // a duration text, or a number of seconds
 	Params      []*Param
 	Steps       []*step.Step
@@ -137,10 +138,14 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 	w.Idempotent = v.Bool("idempotent", false)
 	if v.Has("purposes") {
 		w.Purposes = v.Strings("purposes")
-		if w.Env != EnvGiven {
-			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "purposes applies only to env: given workflows")
+		switch {
+		case w.Env == EnvTemporary && len(w.Purposes) != 1:
+			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "an env: temporary workflow names one purpose (its environment's), got %d", len(w.Purposes))
+		case w.Env != EnvGiven && w.Env != EnvTemporary:
+			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "purposes applies only to env: given and env: temporary workflows")
 		}
 	}
+	w.Session = v.Str("session", "")
 	// Parameters.
 	params := map[string]step.ParamInfo{}
 	if n := v.Node("params"); n != nil && !yamlx.IsNull(n) {

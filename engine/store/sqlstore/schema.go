@@ -119,6 +119,29 @@ var migrations = [][]string{
 	{ // 5: the envelope the agent was told, bounded, for the trace viewer
 		`ALTER TABLE traces ADD COLUMN envelope TEXT`,
 	},
+	{ // 6: saved sign-in state per purpose (sealed: the store never holds
+		// it in clear) and the environments handed to a person
+		`CREATE TABLE IF NOT EXISTS sessions (
+			purpose    TEXT   NOT NULL PRIMARY KEY,
+			sealed     TEXT   NOT NULL,
+			key_id     TEXT   NOT NULL,
+			saved_ms   BIGINT NOT NULL,
+			expires_ms BIGINT NOT NULL,
+			saved_by   TEXT   NOT NULL DEFAULT ''
+		)`,
+		`CREATE TABLE IF NOT EXISTS handoffs (
+			env_id      TEXT   NOT NULL PRIMARY KEY,
+			purpose     TEXT   NOT NULL,
+			message     TEXT   NOT NULL DEFAULT '',
+			endpoint    TEXT   NOT NULL DEFAULT '',
+			target_id   TEXT   NOT NULL DEFAULT '',
+			trace_id    TEXT   NOT NULL DEFAULT '',
+			created_ms  BIGINT NOT NULL,
+			expires_ms  BIGINT NOT NULL,
+			finished_ms BIGINT NOT NULL DEFAULT 0,
+			finished_by TEXT   NOT NULL DEFAULT ''
+		)`,
+	},
 }
 
 // SchemaVersion is the schema version this build writes.

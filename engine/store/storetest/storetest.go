@@ -75,6 +75,8 @@ func Run(t *testing.T, b Backend) {
 		{"EnvReserveLimits", testEnvReserveLimits},
 		{"EnvLeases", testEnvLeases},
 		{"EnvClose", testEnvClose},
+		{"Sessions", testSessions},
+		{"Handoffs", testHandoffs},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
 	}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+func sessionsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions list|clear|export|import",
+		Short: "Saved sign-in state per purpose (sessions: in the config)",
+		Long: `Saved sign-in state per purpose: the cookies and local storage of an
+environment, sealed with sessions.key in the store. export and import use
+Playwright's storage-state JSON ({cookies: [...], origins: [{origin,
+localStorage: [{name, value}]}]}).`,
+	}
+	var format string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "The saved sessions: purpose, saved, expires, by what (never their content)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			return g.withStore(func(st store.Store) error {
+				ss, err := st.ListSessions(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if format == "json" {
+					if ss == nil {
+						ss = []store.Session{}
+					}
+					return printJSON(cmd.OutOrStdout(), ss)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "PURPOSE\tSAVED\tEXPIRES\tBY\tBYTES")
+				now := time.Now()
+				for _, s := range ss {
+					exp := s.Expires.Local().Format(time.DateTime)
+					if !s.Expires.After(now) {
+						exp += " (expired)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", s.Purpose, s.Saved.Local().Format(time.DateTime), exp, s.SavedBy, s.Bytes)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	list.Flags().StringVar(&format, "format", "text", "text or json")
+
+	var purpose string
+	var all bool
+	clear := &cobra.Command{
+		Use:   "clear --purpose P | --all",
+		Short: "Delete the saved session of a purpose (or all): the next call signs in",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (purpose == "") == !all {
+				return usagef("give --purpose P or --all")
+			}
+			return g.withStore(func(st store.Store) error {
+				n, err := st.DeleteSessions(cmd.Context(), purpose)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "deleted %d session(s)\n", n)
+				return nil
+			})
+		},
+	}
+	clear.Flags().StringVar(&purpose, "purpose", "", "the purpose whose session to delete")
+	clear.Flags().BoolVar(&all, "all", false, "delete every saved session")
+
+	var out string
+	export := &cobra.Command{
+		Use:   "export --purpose P [--out FILE]",
+		Short: "Write a purpose's session as Playwright storage-state JSON (it holds sign-in cookies: keep it safe)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if purpose == "" {
+				return usagef("--purpose is required")
+			}
+			key, err := g.sessionKey()
+			if err != nil {
+				return err
+			}
+			return g.withStore(func(st store.Store) error {
+				state, _, err := run.LoadSession(cmd.Context(), st, key, purpose)
+				if err != nil {
+					return fmt.Errorf("session of purpose %q: %w", purpose, err)
+				}
+				w := cmd.OutOrStdout()
+				if out != "" {
+					f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					w = f
+				}
+				return printJSON(w, state)
+			})
+		},
+	}
+	export.Flags().StringVar(&purpose, "purpose", "", "the purpose whose session to export")
+	export.Flags().StringVar(&out, "out", "", "write to FILE (mode 0600) instead of stdout")
+
+	var in string
+	imp := &cobra.Command{
+		Use:   "import --purpose P FILE|-",
+		Short: "Save Playwright storage-state JSON as a purpose's session (for sessions.ttl)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if purpose == "" {
+				return usagef("--purpose is required")
+			}
+			key, err := g.sessionKey()
+			if err != nil {
+				return err
+			}
+			in = args[0]
+			var b []byte
+			if in == "-" {
+				b, err = io.ReadAll(cmd.InOrStdin())
+			} else {
+				b, err = os.ReadFile(in)
+			}
+			if err != nil {
+				return usagef("%v", err)
+			}
+			state, err := browser.ParseStorageState(b)
+			if err != nil {
+				return usagef("%s: %v", in, err)
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			return g.withStore(func(st store.Store) error {
+				if err := run.SaveSession(cmd.Context(), st, key, purpose, state, cfg.Sessions.TTL, "import"); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "saved the session of purpose %q: %d cookies, %d origins\n", purpose, len(state.Cookies), len(state.Origins))
+				return nil
+			})
+		},
+	}
+	imp.Flags().StringVar(&purpose, "purpose", "", "the purpose to save the session for")
+	cmd.AddCommand(list, clear, export, imp)
+	return cmd
+}
+
+// sessionKey is sessions.key; without one, export and import are a usage
+// error.
+func (g *globals) sessionKey() (*store.SessionKey, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	key, err := run.SessionKey(cfg)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if key == nil {
+		return nil, usagef("sessions are off: set sessions.key (by default from TOOLWRIGHT_SESSION_KEY)")
+	}
+	return key, nil
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// playwrightState is a storage state as Playwright's
+// browserContext.storageState() writes it.
+const playwrightState = `{
+  "cookies": [
+    {"name": "sid", "value": "c00kie-value-9f2e", "domain": "127.0.0.1", "path": "/", "expires": 1893456000, "httpOnly": true, "secure": false, "sameSite": "Lax"},
+    {"name": "tmp", "value": "t", "domain": ".example.com", "path": "/app", "expires": -1, "httpOnly": false, "secure": true, "sameSite": "None"}
+  ],
+  "origins": [
+    {"origin": "http://127.0.0.1:8000", "localStorage": [{"name": "theme", "value": "dark"}, {"name": "token", "value": "abc"}]}
+  ]
+}`
+
+// TestCLISessionsRoundTrip: import → list → export gives Playwright's
+// format back unchanged; the database never holds the cookie in clear;
+// clear --purpose removes it; without a key, import is a usage error.
+func TestCLISessionsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(cfg, []byte("state_dir: ./state\nsessions: {key: {env: TW_TEST_SESSION_KEY}, ttl: 2d}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(in, []byte(playwrightState), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(want int, args ...string) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		root := newRoot(&out, &errb)
+		root.SetArgs(append([]string{"--config", cfg}, args...))
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if code := exitStatus(root, root.ExecuteContext(ctx), &errb); code != want {
+			t.Fatalf("toolwright %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out.String(), errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	t.Setenv("TW_TEST_SESSION_KEY", "")
+	_, stderr := run(2, "sessions", "import", "--purpose", "shop", in)
+	if !strings.Contains(stderr, "sessions.key") {
+		t.Errorf("import without a key: %q", stderr)
+	}
+	t.Setenv("TW_TEST_SESSION_KEY", "the key of the round-trip test")
+	run(0, "sessions", "import", "--purpose", "shop", in)
+	out, _ := run(0, "sessions", "list", "--format", "json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0]["purpose"] != "shop" || list[0]["saved_by"] != "import" {
+		t.Fatalf("list = %s (%v)", out, err)
+	}
+	out, _ = run(0, "sessions", "export", "--purpose", "shop")
+	var got, want any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal([]byte(playwrightState), &want)
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if string(g) != string(w) {
+		t.Errorf("export after import:\n%s\nwant\n%s", g, w)
+	}
+	db, _ := os.ReadFile(filepath.Join(dir, "state", "toolwright.db"))
+	wal, _ := os.ReadFile(filepath.Join(dir, "state", "toolwright.db-wal"))
+	if bytes.Contains(db, []byte("c00kie-value-9f2e")) || bytes.Contains(wal, []byte("c00kie-value-9f2e")) {
+		t.Error("the database holds the cookie value in clear")
+	}
+	t.Setenv("TW_TEST_SESSION_KEY", "another key, not the one it was sealed with")
+	_, stderr = run(1, "sessions", "export", "--purpose", "shop")
+	if !strings.Contains(stderr, "another sessions.key") {
+		t.Errorf("export with a wrong key: %q", stderr)
+	}
+	run(0, "sessions", "clear", "--purpose", "shop")
+	out, _ = run(0, "sessions", "list", "--format", "json")
+	if strings.TrimSpace(out) != "[]" {
+		t.Errorf("after clear: %s", out)
+	}
+	run(2, "sessions", "import", "--purpose", "shop", filepath.Join(dir, "nope.json"))
+}
