@@ -50,7 +50,7 @@ type Workflow struct {
 	Idempotent  bool
 	Env         string
 	Purposes    []string
-	Session     string // "save": its environment's sign-in state is saved for its purpose after it succeeds
+	Session     string         // "save": its environment's sign-in state is saved for its purpose after it succeeds
 	Deadline    *tmpl.Template // a duration text, or a number of seconds
 	Params      []*Param
 	Steps       []*step.Step
