@@ -100,7 +100,7 @@ it again under another task_id (a write tool needs a grant for that one).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: g.completeTraceIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, ctx, done, err := g.openApp(cmd)
+			a, ctx, done, err := g.openApp(cmd, "")
 			if err != nil {
 				return err
 			}

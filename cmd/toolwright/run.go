@@ -36,7 +36,7 @@ func runCmd(g *globals) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: g.completeToolArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, ctx, done, err := g.openApp(cmd)
+			a, ctx, done, err := g.openApp(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -75,9 +75,10 @@ func runCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// openApp assembles toolwright for a command that runs calls. ctx ends on
-// Ctrl-C; done closes the browsers and the store.
-func (g *globals) openApp(cmd *cobra.Command) (*app.App, context.Context, func(), error) {
+// openApp assembles toolwright for a command that runs calls of tool (""
+// for any tool: every secret must then be readable). ctx ends on Ctrl-C;
+// done closes the browsers and the store.
+func (g *globals) openApp(cmd *cobra.Command, tool string) (*app.App, context.Context, func(), error) {
 	cfg, stopDemo, err := g.loadRunnable(cmd)
 	if err != nil {
 		return nil, nil, nil, err
@@ -88,7 +89,11 @@ func (g *globals) openApp(cmd *cobra.Command) (*app.App, context.Context, func()
 		return nil, nil, nil, err
 	}
 	cfg.Browser.Spare = 0 // one call: a spare environment would only be made to be closed
-	a, err := app.Open(cfg, log)
+	open := app.Open
+	if tool != "" {
+		open = func(cfg *config.Config, log *slog.Logger) (*app.App, error) { return app.OpenFor(cfg, log, tool) }
+	}
+	a, err := open(cfg, log)
 	if err != nil {
 		stopDemo()
 		if le := (*lint.Error)(nil); cfg.SecretsErr() != nil || errors.As(err, &le) {
@@ -321,7 +326,7 @@ func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup s
 		}
 		return env.Page(), func() { bm.Release(env); _ = bm.Shutdown(context.WithoutCancel(ctx)) }, nil
 	}
-	a, err := app.Open(cfg, log)
+	a, err := app.OpenFor(cfg, log, setup)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}

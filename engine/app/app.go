@@ -150,6 +150,27 @@ func Open(cfg *config.Config, log *slog.Logger) (*App, error) {
 	return OpenWith(cfg, set, log)
 }
 
+// OpenFor is Open for one call of tool (`run`, `selectors --setup`): only
+// a secret that tool (or a tool it calls) reads must be readable; the
+// others may be unset, as `serve` serves the tools that need none of them.
+// An unknown tool opens as Open would let the caller say so.
+func OpenFor(cfg *config.Config, log *slog.Logger, tool string) (*App, error) {
+	set, err := LoadSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w, ok := set.Tool(tool)
+	if !ok {
+		return OpenWith(cfg, set, log)
+	}
+	for _, name := range set.SecretsOf(w) {
+		if why := cfg.MissingSecret(name); why != "" {
+			return nil, &config.Error{Err: fmt.Errorf("tool %s needs secret %q, which cannot be read: %s", tool, name, why)}
+		}
+	}
+	return open(cfg, set, log, nil)
+}
+
 // OpenServer is Open for `serve`: a secret that cannot be read does not
 // stop the server. Each one is logged (by name and source, never a value),
 // and the tools that read it answer config_error while the others work.
