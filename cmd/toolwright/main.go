@@ -160,6 +160,9 @@ func (g *globals) logger(cmd *cobra.Command, cfg *config.Config) (*slog.Logger, 
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if cfg != nil && cfg.StateDirNote != "" {
+		log.Warn(cfg.StateDirNote) // an unwritable home: state in the temp dir
+	}
 	return log, nil
 }
 

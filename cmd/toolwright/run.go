@@ -313,7 +313,10 @@ func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup s
 		if err != nil {
 			return nil, nil, err
 		}
-		bo.AllowURL = nil // an operator's own check, not an agent's call
+		// An operator's own check, not an agent's call: any page, and all it
+		// loads (policy.subresources holds requests by the allowed hosts,
+		// which this environment does not apply).
+		bo.AllowURL, bo.HoldSubresources, bo.ConnectSrc = nil, false, nil
 		bo.Spare = 0
 		bm, err := browser.NewManager(bo)
 		if err != nil {

@@ -734,3 +734,44 @@ func appendFile(tb testing.TB, path, text string) {
 		tb.Fatal(err)
 	}
 }
+
+// TestServeUnwritableHome: a service user whose home cannot be written
+// (HOME=/nonexistent) and who gives no config gets a state dir under the
+// system temp dir, a log line saying so, and a working server. Before
+// (issue 22 (11)): serve exited with "mkdir /nonexistent: permission denied".
+func TestServeUnwritableHome(t *testing.T) {
+	bin := serveBinary(t)
+	cmd := exec.Command(bin, "serve")
+	cmd.Dir = "/"
+	cmd.Env = []string{"HOME=/nonexistent", "PATH=" + os.Getenv("PATH")}
+	uid := os.Getuid()
+	if uid == 0 {
+		// root may write anywhere: run as nobody, as a service would
+		uid = 65534
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		for d := filepath.Dir(bin); d != "/"; d = filepath.Dir(d) {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if d == os.TempDir() || filepath.Dir(d) == os.TempDir() {
+				break
+			}
+		}
+	}
+	state := filepath.Join(os.TempDir(), fmt.Sprintf("toolwright-%d", uid))
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("serve with an unwritable home: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "cannot be made") || !strings.Contains(stderr.String(), "using "+state) {
+		t.Errorf("no log line about the fallback state dir:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"id":1,"result"`) {
+		t.Errorf("serve did not answer initialize:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if fi, err := os.Stat(state); err != nil || !fi.IsDir() {
+		t.Errorf("state dir %s: %v", state, err)
+	}
+}

@@ -4,12 +4,15 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/decl"
@@ -49,6 +52,10 @@ type Config struct {
 	// config ("toolwright grant", "toolwright --config FILE grant",
 	// "toolwright grant --demo"); not_granted messages print it.
 	GrantCommand string
+	// StateDirNote says why StateDir is a folder in the system temp dir
+	// rather than the user's state dir (an unwritable home), for a log
+	// line; "" otherwise.
+	StateDirNote string
 	// ShutdownGrace is how long running calls may finish after EOF or SIGTERM.
 	ShutdownGrace time.Duration
 	secretVals    map[string]string
@@ -264,17 +271,54 @@ func Default(dir string) *Config {
 
 // UserStateDir is where toolwright keeps its state when no config file says
 // otherwise: $XDG_STATE_HOME/toolwright, else ~/.local/state/toolwright
-// (else a folder in the system temp dir when there is no home). It never
-// depends on the working directory, so a client that starts the server
-// from / works.
+// (else a folder in the system temp dir when there is no home, or when the
+// home cannot be written: a service user's /nonexistent). It never depends
+// on the working directory, so a client that starts the server from /
+// works.
 func UserStateDir() string {
+	dir, _ := userStateDir()
+	return dir
+}
+
+// userStateDir is UserStateDir and, when it fell back to the temp dir
+// because the usual place cannot be made, why (for a log line).
+func userStateDir() (dir, note string) {
+	var want string
 	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "toolwright")
+		want = filepath.Join(x, "toolwright")
+	} else if home, err := os.UserHomeDir(); err == nil && home != "" && filepath.IsAbs(home) {
+		want = filepath.Join(home, ".local", "state", "toolwright")
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" && filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "toolwright")
+	tmp := filepath.Join(os.TempDir(), fmt.Sprintf("toolwright-%d", os.Getuid()))
+	if want == "" {
+		return tmp, ""
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("toolwright-%d", os.Getuid()))
+	if err := canMake(want); err != nil {
+		return tmp, fmt.Sprintf("the state dir %s cannot be made (%v): using %s instead; set state_dir in a config file (or XDG_STATE_HOME) to keep state elsewhere", want, err, tmp)
+	}
+	return want, ""
+}
+
+// canMake says whether dir exists as a writable folder or could be made:
+// its nearest existing ancestor is a folder this user may write. It
+// creates nothing.
+func canMake(dir string) error {
+	for p := dir; ; p = filepath.Dir(p) {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("%s is not a folder", p)
+		case err == nil:
+			if err := syscall.Access(p, 2 /* W_OK */); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		case p == filepath.Dir(p):
+			return err
+		}
+	}
 }
 
 // Load reads path, or ./toolwright.yaml when path is empty and it exists,
@@ -286,12 +330,12 @@ func Load(path string) (*Config, error) {
 		if _, err := os.Stat(path); err != nil {
 			wd, _ := os.Getwd()
 			c := Default(wd)
-			c.StateDir = UserStateDir()
+			c.StateDir, c.StateDirNote = userStateDir()
 			c.secretErr = c.resolveSecrets()
 			return c, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}

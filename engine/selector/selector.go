@@ -4,7 +4,6 @@ package selector
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -114,7 +113,7 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
 
 // Load reads and decodes a selector map file.
 func Load(path string) (*Map, lint.Problems) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadFile(path)
 	if err != nil {
 		var ps lint.Problems
 		ps.Addf(lint.Pos{File: path}, lint.Missing, "cannot read the selector map: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
+	"github.com/toolwright/toolwright/engine/yamlx"
 )
 
 // Set is a checked, compiled set of workflows with their selector map: what
@@ -111,7 +112,7 @@ func Build(cfg *config.Config, sel *selector.Map, files []string) (*Set, lint.Pr
 	var ps lint.Problems
 	set := &Set{Config: cfg, Selectors: sel, tools: map[string]*Workflow{}}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := yamlx.ReadFile(f) // never a named pipe: it would block
 		if err != nil {
 			ps.Addf(lint.Pos{File: f}, lint.Missing, "cannot read %s: %v", f, errText(err))
 			continue
