@@ -117,8 +117,9 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 		Provider: cfg.Browser.Provider, Bin: cfg.Browser.Bin, Headless: cfg.Browser.Headless,
 		Endpoints: cfg.Browser.Endpoints, MaxEnvironments: cfg.Browser.MaxEnvironments,
 		MaxPerPurpose: cfg.Browser.MaxPerPurpose, IdleTimeout: cfg.Browser.IdleTimeout,
-		Spare:   cfg.Browser.Spare,
-		Regions: regions, Logger: log, StateDir: cfg.StateDir,
+		Spare:    cfg.Browser.Spare,
+		Viewport: browser.Viewport{Width: cfg.Browser.Viewport.Width, Height: cfg.Browser.Viewport.Height},
+		Regions:  regions, Logger: log, StateDir: cfg.StateDir,
 	}
 	if len(cfg.Policy.AllowedHosts) > 0 {
 		o.AllowURL = func(u string) bool { ok, _ := hosts.AllowedURL(u); return ok }

@@ -42,6 +42,7 @@ type Env struct {
 	end         context.CancelCauseFunc
 
 	mu            sync.Mutex
+	viewport      Viewport      // the page's viewport as last set (zero: Chromium's own)
 	owner         string        // the registry lease of the call holding it
 	stopBeat      chan struct{} // ends the lease's heartbeat
 	lastUsed      time.Time
@@ -62,6 +63,34 @@ type heldRequests struct {
 // maxHeldURLs is how many refused subresource URLs an environment keeps
 // between two TakeHeld calls (all of them are counted).
 const maxHeldURLs = 16
+
+// Viewport is a page's size in CSS pixels.
+type Viewport struct {
+	Width, Height int
+}
+
+// SetViewport sizes the environment's page (Emulation.setDeviceMetricsOverride:
+// window.innerWidth, media queries and layout follow), unless it has that
+// size already. A zero viewport leaves it as it is.
+func (e *Env) SetViewport(ctx context.Context, v Viewport) error {
+	if v.Width <= 0 || v.Height <= 0 {
+		return nil
+	}
+	e.mu.Lock()
+	same := e.viewport == v
+	page := e.page
+	e.mu.Unlock()
+	if same || page == nil {
+		return nil
+	}
+	if err := (proto.EmulationSetDeviceMetricsOverride{Width: v.Width, Height: v.Height}).Call(page.Context(ctx)); err != nil {
+		return e.Check(err)
+	}
+	e.mu.Lock()
+	e.viewport = v
+	e.mu.Unlock()
+	return nil
+}
 
 // setPage makes page the environment's page.
 func (e *Env) setPage(page *rod.Page) {

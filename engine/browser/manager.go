@@ -398,6 +398,10 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		return nil, m.browserErr(conn, err, "cannot open a page")
 	}
 	env.setPage(page)
+	if err := env.SetViewport(ctx, m.opts.Viewport); err != nil {
+		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment's page could not be sized"))
+		return nil, m.browserErr(conn, err, "cannot size the page")
+	}
 	if err := m.locate(ctx, env, page.TargetID); err != nil {
 		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment could not be registered"))
 		return nil, err
@@ -724,6 +728,9 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
 	}
 	env.setPage(page)
+	// The viewport was set through another connection's session, which
+	// took it along: set it on this one.
+	_ = env.SetViewport(ctx, m.opts.Viewport)
 	m.mu.Lock()
 	if m.closed || m.envs[id] != nil {
 		closed := m.closed

@@ -45,6 +45,10 @@ type Options struct {
 	// /json/version); for webdriver, the http:// URLs of WebDriver
 	// endpoints (a grid, chromedriver), also used in turn.
 	Endpoints []string
+	// Viewport is the size of every environment's page (browser.viewport;
+	// zero: Chromium's own window, 780×493 headless). A workflow may
+	// set its own for its calls (Env.SetViewport).
+	Viewport Viewport
 	// MaxEnvironments caps the open environments (default 8).
 	MaxEnvironments int
 	// MaxPerPurpose caps the open environments of one purpose (default 4).

@@ -191,6 +191,13 @@ type Browser struct {
 	MaxPerPurpose   int
 	IdleTimeout     time.Duration
 	Spare           int // environments kept pre-opened for env: temporary calls (0: none)
+	Viewport        Viewport
+}
+
+// Viewport is a page's size in CSS pixels (browser.viewport, a workflow's
+// viewport:).
+type Viewport struct {
+	Width, Height int
 }
 
 // Region is an egress: a proxy and a check that it works.
@@ -250,6 +257,7 @@ func Default(dir string) *Config {
 		Browser: Browser{
 			Provider: "local", Headless: true,
 			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute, Spare: 1,
+			Viewport: Viewport{Width: DefaultViewportWidth, Height: DefaultViewportHeight},
 		},
 		Regions: map[string]Region{"local": {}},
 		Policy:  Policy{WriteTools: "grant", Subresources: "any"},
@@ -483,7 +491,29 @@ var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments."
 	{Name: "max_per_purpose", Type: decl.Int, Min: decl.F(1), Default: 4, Doc: "environments one purpose may hold"},
 	{Name: "idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "an environment unused this long is closed"},
 	{Name: "spare", Type: decl.Int, Min: decl.F(0), Default: 1, Doc: "environments kept pre-opened for env: temporary calls (0: none; at most max_environments)"},
+	{Name: "viewport", Type: decl.Nested, Obj: ViewportDecl, Doc: "the size of every environment's page (a workflow's viewport: overrides it for its calls)"},
 }}
+
+// The default viewport: wide enough for the desktop layout of admin screens
+// (many switch to a phone layout under 782 px).
+const (
+	DefaultViewportWidth  = 1280
+	DefaultViewportHeight = 800
+)
+
+// ViewportDecl declares browser.viewport and a workflow's viewport:.
+var ViewportDecl = &decl.Object{Name: "viewport", Doc: "A page's size in CSS pixels: window.innerWidth, media queries and layout follow it.", Fields: []decl.Field{
+	{Name: "width", Type: decl.Int, Min: decl.F(200), Max: decl.F(7680), Default: DefaultViewportWidth, Doc: "CSS pixels wide"},
+	{Name: "height", Type: decl.Int, Min: decl.F(200), Max: decl.F(4320), Default: DefaultViewportHeight, Doc: "CSS pixels high"},
+}}
+
+// ViewportOf reads a decoded viewport (nil: def).
+func ViewportOf(v *decl.Values, def Viewport) Viewport {
+	if v == nil {
+		return def
+	}
+	return Viewport{Width: v.Int("width", def.Width), Height: v.Int("height", def.Height)}
+}
 
 // EgressDecl declares a region's egress_check.
 var EgressDecl = &decl.Object{Name: "egress_check", Doc: "Fetched through the region's proxy by check_egress.", Fields: []decl.Field{
@@ -583,6 +613,7 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 		c.Browser.MaxPerPurpose = b.Int("max_per_purpose", c.Browser.MaxPerPurpose)
 		c.Browser.IdleTimeout = b.Dur("idle_timeout", c.Browser.IdleTimeout)
 		c.Browser.Spare = b.Int("spare", c.Browser.Spare)
+		c.Browser.Viewport = ViewportOf(b.Sub("viewport"), c.Browser.Viewport)
 		if c.Browser.Spare > c.Browser.MaxEnvironments {
 			ps.Addf(lint.At(file, b.MapNode), lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
 			c.Browser.Spare = c.Browser.MaxEnvironments

@@ -224,6 +224,9 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 		c.e.sessions.restore(ctx, env)
 	}
 	r.refreshEnvScope()
+	if err := r.sizePage(ctx); err != nil {
+		return nil, r.classify(ctx, ctx, nil, err)
+	}
 	err = r.runSteps(ctx, c.w.Steps, nil)
 	if err == nil {
 		err = r.settleLast(ctx)

@@ -35,6 +35,20 @@ notice.start:
   css: "#start"
 notice.out:
   css: "#out"
+posts.rows:
+  css: "#posts li.post"
+  many: true
+posts.title:
+  within: posts.rows
+  css: a.title
+posts.time:
+  within: posts.rows
+  css: time
+viewport.size:
+  css: "#size"
+viewport.authors:
+  css: "#posts td.column-author"
+  many: true
 `
 
 func withLangSelectors(t *testing.T) func(*config.Config) {
@@ -196,5 +210,118 @@ output:
 	}
 	if got, want := strings.Join(paths, " "), "1:ok 2:skipped h1.1:ok 3:ok 4:ok 5:ok 6:ok"; got != want {
 		t.Errorf("without the welcome panel: steps %s, want %s", got, want)
+	}
+}
+
+// viewportWorkflow reads viewport.html's size and author column.
+func viewportWorkflow(name, extra string) string {
+	return "name: " + name + "\ndescription: Read the posts list.\nrisk: read\n" + extra + `steps:
+  - goto: ${{ config.acme_base }}/viewport.html
+  - extract: {from: viewport.size, into: size}
+  - extract: {from: viewport.authors, into: authors}
+output:
+  size: ${{ vars.size }}
+  authors: ${{ vars.authors }}
+`
+}
+
+// TestViewportDefault: pages are browser.viewport's size, 1280×800 by
+// default, wide enough for an admin screen's desktop layout. Before: every
+// page was Chromium's headless window, 780×493, where admin screens switch
+// to their phone layout (under 782 px).
+func TestViewportDefault(t *testing.T) {
+	h := newHarness(t, map[string]string{"posts_default": viewportWorkflow("posts_default", "")}, withLangSelectors(t))
+	env := h.ok(h.call("posts_default", `{}`))
+	if env.Data["size"] != "1280x800" || list(t, env, "authors").Count != 2 {
+		t.Errorf("default viewport: %s", env.JSON())
+	}
+}
+
+// TestWorkflowViewport: a workflow's viewport: sizes its calls' pages, and
+// browser.viewport sizes the others. Before: no key changed the size.
+func TestWorkflowViewport(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"posts_wide":  viewportWorkflow("posts_wide", "viewport: {width: 1440, height: 900}\n"),
+		"posts_other": viewportWorkflow("posts_other", ""),
+	}, func(c *config.Config) {
+		addSelectors(t, c, langSelectors)
+		c.Browser.Viewport = config.Viewport{Width: 1024, Height: 700}
+	})
+	env := h.ok(h.call("posts_wide", `{}`))
+	if env.Data["size"] != "1440x900" {
+		t.Errorf("viewport: {width: 1440, height: 900}: %s", env.JSON())
+	}
+	env = h.ok(h.call("posts_other", `{}`))
+	if env.Data["size"] != "1024x700" {
+		t.Errorf("browser.viewport 1024×700: %s", env.JSON())
+	}
+}
+
+// TestExtractFieldAttr: a field may read its own attr: a link's text and
+// its href (absolute, resolved against the page), a <time>'s text and its
+// datetime (null where the attribute is absent), in one extract. Before:
+// {target, attr} was refused at load, so it took two extracts zipped with
+// map().
+func TestExtractFieldAttr(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"read_posts": `name: read_posts
+description: Read the posts with their links and times.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract:
+      from: posts.rows
+      fields:
+        title: posts.title
+        url: {target: posts.title, attr: href}
+        day: posts.time
+        at: {target: posts.time, attr: datetime}
+      into: posts
+output:
+  posts: ${{ vars.posts }}
+`,
+	}, withLangSelectors(t))
+	env := h.ok(h.call("read_posts", `{}`))
+	items := list(t, env, "posts").Items
+	if len(items) != 5 {
+		t.Fatalf("posts: %s", env.JSON())
+	}
+	first, _ := items[0].(map[string]any)
+	if first["title"] != "First post" || first["url"] != h.site.URL("/post/1") || first["day"] != "Jan 1" || first["at"] != "2024-01-01T09:00:00Z" {
+		t.Errorf("first post: %v", first)
+	}
+	if last, _ := items[4].(map[string]any); last["at"] != nil || last["day"] != "Jan 5" {
+		t.Errorf("a time without datetime: %v", last)
+	}
+}
+
+// TestDerivedListsKeepTruncated: a list derived from one list (map,
+// filter, a slice), in the output or through set, keeps its source's
+// truncated mark. Before: only ${{ vars.NAME }} itself carried it, so a
+// zipped or filtered list cut by limit said truncated: false.
+func TestDerivedListsKeepTruncated(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"post_titles": `name: post_titles
+description: Read the first posts' titles.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+  - extract: {from: posts.rows, fields: {title: posts.title}, into: all}
+  - set:
+      firsts: '${{ filter(vars.posts, #.title != "") }}'
+      every: "${{ map(vars.all, #.title) }}"
+output:
+  titles: "${{ map(vars.posts, #.title) }}"
+  two: ${{ vars.posts[0:2] }}
+  firsts: ${{ vars.firsts }}
+  every: ${{ vars.every }}
+`,
+	}, withLangSelectors(t))
+	env := h.ok(h.call("post_titles", `{}`))
+	for name, want := range map[string]bool{"titles": true, "two": true, "firsts": true, "every": false} {
+		if l := list(t, env, name); l.Truncated != want {
+			t.Errorf("%s: truncated %v, want %v: %s", name, l.Truncated, want, env.JSON())
+		}
 	}
 }

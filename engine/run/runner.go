@@ -937,6 +937,9 @@ func (r *runner) SetVar(name string, v any, appendTo bool) {
 // MarkTruncated marks a list variable as cut short.
 func (r *runner) MarkTruncated(name string) { r.truncated[name] = true }
 
+// Truncated reports whether a list variable was cut short (step.Lists).
+func (r *runner) Truncated(name string) bool { return r.truncated[name] }
+
 // RunSteps runs nested steps.
 // A frame with a Window runs its steps in that page (a popup): its dialogs
 // are answered and its requests followed like the environment page's, and a
@@ -981,7 +984,14 @@ func (r *runner) Call(ctx context.Context, tool string, args map[string]any) (ma
 	child.depth = r.depth + 1
 	child.prefix = r.prefix + r.currentPath() + "/"
 	child.scope[tmpl.EnvName] = r.scope[tmpl.EnvName]
+	// The callee's pages have its size while it runs, then the caller's.
+	if err := child.sizePage(ctx); err != nil {
+		return nil, err
+	}
 	if err := child.runSteps(ctx, w.Steps, nil); err != nil {
+		return nil, err
+	}
+	if err := r.sizePage(ctx); err != nil {
 		return nil, err
 	}
 	return child.output(ctx)
@@ -1008,7 +1018,21 @@ func (r *runner) OpenEnv(ctx context.Context, region, purpose string) error {
 	r.c.setEnv(env)
 	r.c.e.sessions.restore(ctx, env)
 	r.refreshEnvScope()
-	return nil
+	return r.sizePage(ctx)
+}
+
+// sizePage gives the environment's page the size of r's workflow: its
+// viewport:, else browser.viewport (nothing is sent when it has it).
+func (r *runner) sizePage(ctx context.Context) error {
+	env := r.c.currentEnv()
+	if env == nil {
+		return nil
+	}
+	v := r.c.e.cfg.Browser.Viewport
+	if r.w.Viewport != nil {
+		v = *r.w.Viewport
+	}
+	return env.SetViewport(ctx, browser.Viewport{Width: v.Width, Height: v.Height})
 }
 
 // CloseEnv closes the call's environment.
@@ -1097,8 +1121,8 @@ func (r *runner) output(ctx context.Context) (map[string]any, error) {
 			return nil, err
 		}
 		items, isList := v.([]any)
-		isList = isList || (v == nil && o.List) // an unset list is an empty one
-		truncated := o.Value.VarRef != "" && r.truncated[o.Value.VarRef]
+		isList = isList || (v == nil && o.List)                          // an unset list is an empty one
+		truncated := o.Value.ListOf != "" && r.truncated[o.Value.ListOf] // a list derived from one keeps its mark
 		switch {
 		case o.Format == workflow.FormatTable && (isList || v == nil):
 			v = result.NewTable(items, truncated, max, o.Columns)

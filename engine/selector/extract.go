@@ -27,6 +27,15 @@ type ExtractSpec struct {
 type FieldSpec struct {
 	Name   string
 	Target string
+	Attr   string // what to read of it ("": the extract's Attr)
+}
+
+// attrOf is what field i reads: its own attr, else the extract's.
+func (spec ExtractSpec) attrOf(i int) string {
+	if a := spec.Fields[i].Attr; a != "" {
+		return a
+	}
+	return spec.Attr
 }
 
 // Extracted is what an extract read.
@@ -84,7 +93,7 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 	}
 	var fl []map[string]any
 	for i, f := range spec.Fields {
-		fl = append(fl, map[string]any{"name": f.Name, "locs": jsLocs(fields[i])})
+		fl = append(fl, map[string]any{"name": f.Name, "locs": jsLocs(fields[i]), "attr": spec.attrOf(i)})
 	}
 	req["fields"] = fl
 	for {
@@ -303,7 +312,7 @@ func (m *Map) extractSlow(ctx context.Context, page *rod.Page, spec ExtractSpec,
 					ex.Fields = append(ex.Fields, d)
 				}
 			}
-			if item[spec.Fields[i].Name], err = readOne(fm.Elements[0].Context(ctx), spec.Attr); err != nil {
+			if item[spec.Fields[i].Name], err = readOne(fm.Elements[0].Context(ctx), spec.attrOf(i)); err != nil {
 				return nil, err
 			}
 		}

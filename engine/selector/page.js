@@ -617,7 +617,7 @@ function (op, req, ...nodes) {
     }
 
     case "extract": {
-      // req: {from: [loc], many, list, limit, attr, fields: [{name, locs}]}
+      // req: {from: [loc], many, list, limit, attr, fields: [{name, locs, attr}]} (a field's attr overrides req's)
       // → one string (it crosses the protocol at a fraction of the cost of
       // a tree of objects): the JSON of {found, from, count, rows, used},
       // a line break, and the JSON array of the values read, row by row,
@@ -637,7 +637,7 @@ function (op, req, ...nodes) {
         // Many cells: one style query per element that may declare how
         // text shows, not one per cell (see asIs).
         const cells = els.length * Math.max(1, fields.length);
-        if (req.attr === "text" && cells >= 100) declares = declarers(4 * cells);
+        if (cells >= 100 && (fields.length === 0 ? req.attr === "text" : fields.some((f) => f.attr === "text"))) declares = declarers(4 * cells);
         if (fields.length === 0) {
           vals = els.map((el) => read(el, req.attr));
         } else {
@@ -645,7 +645,7 @@ function (op, req, ...nodes) {
           vals = new Array(els.length * nf).fill(null);
           fields.forEach((f, j) => {
             const { cells, used } = cellsOf(els, f.locs);
-            for (let k = 0; k < cells.length; k++) if (cells[k]) vals[k * nf + j] = read(cells[k], req.attr);
+            for (let k = 0; k < cells.length; k++) if (cells[k]) vals[k * nf + j] = read(cells[k], f.attr || req.attr);
             res.used.push(used);
           });
         }

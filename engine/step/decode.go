@@ -515,14 +515,14 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			if !varNameRE.MatchString(kv.Key) {
 				c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: field name %q must be snake_case", where, kv.Key)
 			}
-			if v, ok := yamlx.String(c.File, kv.Value, where+" "+kv.Key, c.Problems); ok {
-				out = append(out, NamedTarget{Name: kv.Key, Target: v})
+			if v, attr, at, ok := c.targetEntry(kv.Value, where+" "+kv.Key); ok {
+				out = append(out, NamedTarget{Name: kv.Key, Target: v, Attr: attr})
 				if _, ok := c.Map.Lookup(v); !ok {
 					if c.Map.Unknown(v) {
-						c.Addf(c.Pos(kv.Value), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
+						c.Addf(c.Pos(at), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
 					}
 				} else {
-					c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(kv.Value), Step: s})
+					c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(at), Step: s})
 				}
 			}
 		}
@@ -596,6 +596,38 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			s.Args[f.Name] = v
 		}
 	}
+}
+
+// targetEntry reads one entry of a TargetMap: TARGET, or {target: TARGET,
+// attr: ATTR} (what to read of that one; "" when not given). at is the
+// target's node, for positions.
+func (c *Checker) targetEntry(n *yaml.Node, where string) (target, attr string, at *yaml.Node, ok bool) {
+	rn := yamlx.Resolve(n)
+	if rn == nil || rn.Kind != yaml.MappingNode {
+		target, ok = yamlx.String(c.File, n, where, c.Problems)
+		return target, "", n, ok
+	}
+	kvs, _ := yamlx.Map(c.File, rn, where, c.Problems)
+	yamlx.Known(c.File, kvs, []string{"target", "attr"}, where, c.Problems)
+	for _, kv := range kvs {
+		switch kv.Key {
+		case "target":
+			target, ok = yamlx.String(c.File, kv.Value, where+" target", c.Problems)
+			at = kv.Value
+		case "attr":
+			if a, aok := yamlx.String(c.File, kv.Value, where+" attr", c.Problems); aok {
+				if strings.TrimSpace(a) == "" {
+					c.Addf(c.Pos(kv.Value), lint.BadValue, "%s attr is empty: write text, value, href or an attribute name", where)
+				}
+				attr = a
+			}
+		}
+	}
+	if at == nil {
+		c.Addf(c.Pos(rn), lint.Missing, "%s: missing target ({target: T, attr: ATTR})", where)
+		return "", "", rn, false
+	}
+	return target, attr, at, ok
 }
 
 func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) {

@@ -31,7 +31,7 @@ const (
 	Bound                    // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
 	Bool                     // true or false
 	Steps                    // a nested list of steps
-	TargetMap                // a map NAME: TARGET
+	TargetMap                // a map NAME: TARGET or NAME: {target: TARGET, attr: ATTR}
 	ValueMap                 // a map NAME: template value
 	VarName                  // the name of a variable the step writes
 	Tool                     // the name of another workflow

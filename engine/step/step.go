@@ -119,6 +119,7 @@ type LoopBound struct {
 type NamedTarget struct {
 	Name   string
 	Target string
+	Attr   string // {target, attr}: what to read of it ("": the step's own)
 }
 
 // NamedValue is one entry of a ValueMap field.
@@ -285,6 +286,12 @@ type Exec interface {
 	// MaxArtifactBytes is limits.max_artifact_bytes: the largest file a
 	// step may keep as an artifact (a screenshot).
 	MaxArtifactBytes() int64
+}
+
+// Lists is what an Exec may tell of its list variables: whether one was
+// cut short (a set that derives a list from it keeps the mark).
+type Lists interface {
+	Truncated(name string) bool
 }
 
 // FindOpt refines a Find.

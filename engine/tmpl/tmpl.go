@@ -81,11 +81,15 @@ type Template struct {
 	single   *vm.Program
 	code     string // the expression of single, for messages
 	parts    []part
-	url      bool     // a URL: values after its start are encoded (Scope.URL)
-	UsesPage bool     // evaluating needs page.url/page.title
-	VarRef   string   // set when the whole template is `${{ vars.NAME }}`
-	ParamRef string   // set when the whole template is `${{ params.NAME }}`
-	Secrets  []string // the secrets.NAME the template reads
+	url      bool   // a URL: values after its start are encoded (Scope.URL)
+	UsesPage bool   // evaluating needs page.url/page.title
+	VarRef   string // set when the whole template is `${{ vars.NAME }}`
+	ParamRef string // set when the whole template is `${{ params.NAME }}`
+	// ListOf names the variable a whole template's list comes from: vars.NAME
+	// itself, or a list derived from it alone (map, filter, sort, sortBy,
+	// reverse, a slice), which keeps its truncated mark.
+	ListOf  string
+	Secrets []string // the secrets.NAME the template reads
 }
 
 type part struct {
@@ -271,7 +275,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 			t.UsesPage = t.UsesPage || info.usesPage
 			t.Secrets = append(t.Secrets, info.secrets...)
 			if len(runes) == end+2 && start == 0 {
-				t.VarRef, t.ParamRef = info.varRef, info.paramRef
+				t.VarRef, t.ParamRef, t.ListOf = info.varRef, info.paramRef, info.listOf
 			}
 		} else {
 			ok = false
@@ -286,7 +290,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		t.single, t.code = parts[0].prog, parts[0].code
 		return t
 	}
-	t.VarRef, t.ParamRef = "", ""
+	t.VarRef, t.ParamRef, t.ListOf = "", "", ""
 	t.parts = parts
 	return t
 }
@@ -318,6 +322,7 @@ type info struct {
 	usesPage bool
 	varRef   string
 	paramRef string
+	listOf   string
 }
 
 // compile parses, checks names against the scope, then compiles.
@@ -353,6 +358,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 			}
 		}
 	}
+	in.listOf = derivedFrom(tree.Node)
 	if c.bad {
 		return nil, in, false
 	}
@@ -546,6 +552,30 @@ func (c *checker) Visit(node *ast.Node) {
 			c.fail(id, lint.UnknownRef, "unknown %s %s.%s%s", what, id.Value, prop.Value, suffix)
 		}
 	}
+}
+
+// derivedFrom names the variable a list expression comes from when it is
+// vars.NAME or keeps a subset of its items, in any order or shape: map,
+// filter, sort, sortBy, reverse, a slice. "" otherwise.
+func derivedFrom(n ast.Node) string {
+	switch x := n.(type) {
+	case *ast.MemberNode:
+		if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == Vars {
+			if s, ok := x.Property.(*ast.StringNode); ok {
+				return s.Value
+			}
+		}
+	case *ast.SliceNode:
+		return derivedFrom(x.Node)
+	case *ast.BuiltinNode:
+		switch x.Name {
+		case "map", "filter", "sort", "sortBy", "reverse":
+			if len(x.Arguments) > 0 {
+				return derivedFrom(x.Arguments[0])
+			}
+		}
+	}
+	return ""
 }
 
 func contains(list []string, s string) bool {

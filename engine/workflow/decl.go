@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/decl"
 )
 
@@ -31,6 +32,7 @@ var FileDecl = &decl.Object{
 			Doc: "the tool's arguments, NAME: {type, description, ...}, in the order the agent sees them"},
 		{Name: "steps", Type: decl.List, Raw: true, Required: true, Schema: func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") },
 			Doc: "the browser steps, run in order"},
+		{Name: "viewport", Type: decl.Nested, Obj: config.ViewportDecl, Doc: "the size of this workflow's pages, {width, height} (default: browser.viewport)"},
 		{Name: "handlers", Type: decl.List, Raw: true, Schema: func() *decl.Obj { return decl.NewObj("type", "array", "items", HandlerDecl.Schema()) },
 			Doc: "like Playwright's addLocatorHandler: whenever a step is about to act (click, fill, press, select, check, upload, ...) and a handler's when holds, its steps run first, at most max times a call; a step that failed on a target because of what a handler answers (a banner that came late) runs again once after it"},
 		{Name: "output", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any},

@@ -43,7 +43,13 @@ func fieldSchema(f step.Field, targets []string) *decl.Obj {
 	case step.Target:
 		d.Schema = func() *decl.Obj { return targetSchema(targets) }
 	case step.TargetMap:
-		d.Elem.Schema = func() *decl.Obj { return targetSchema(targets) }
+		d.Elem.Schema = func() *decl.Obj {
+			return decl.NewObj("anyOf", []any{targetSchema(targets), decl.NewObj(
+				"type", "object", "additionalProperties", false, "required", []string{"target"}, "properties", decl.NewObj(
+					"target", targetSchema(targets),
+					"attr", decl.NewObj("type", "string", "minLength", 1, "description", "what to read of this target: text, value, href (an absolute URL) or an attribute name (default: the step's attr)"),
+				))})
+		}
 	}
 	return d.Schema1()
 }

@@ -55,6 +55,7 @@ type Workflow struct {
 	Params      []*Param
 	Steps       []*step.Step
 	Handlers    []Handler
+	Viewport    *config.Viewport // its pages' size (nil: browser.viewport)
 	Output      []Output
 	Vars        []string // variables its steps set
 
@@ -136,6 +137,10 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 		d.ps.Addf(v.Pos("description"), lint.Missing, "description is empty (the agent reads it to choose this tool)")
 	}
 	w.Idempotent = v.Bool("idempotent", false)
+	if vp := v.Sub("viewport"); vp != nil {
+		x := config.ViewportOf(vp, d.cfg.Browser.Viewport)
+		w.Viewport = &x
+	}
 	if v.Has("purposes") {
 		w.Purposes = v.Strings("purposes")
 		switch {

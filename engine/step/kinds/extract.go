@@ -19,8 +19,8 @@ func init() {
 			{Name: "from", Type: step.Target, Required: true, Doc: "the element(s) to read"},
 			{Name: "list", Type: step.Bool, Doc: "read every match into a list, empty when nothing matches (default: true for a many target, else the first match, which must exist; a target parameter reads as a list only with list: true)"},
 			{Name: "limit", Type: step.Int, Doc: "read at most this many matches (the list is marked truncated)"},
-			{Name: "fields", Type: step.TargetMap, Doc: "read these targets (each declared within: the from target) from each match, into a map"},
-			{Name: "attr", Type: step.String, Default: "text", Doc: "what to read: text, value, href or an attribute name"},
+			{Name: "fields", Type: step.TargetMap, Doc: "read these targets (each declared within: the from target) from each match, into a map: NAME: TARGET, or NAME: {target: TARGET, attr: ATTR} to read another thing of that one (a link's href beside its text)"},
+			{Name: "attr", Type: step.String, Default: "text", Doc: "what to read: text, value, href (the absolute URL, resolved against the page) or an attribute name (as written, or null when absent); a field's own attr overrides it"},
 			{Name: "into", Type: step.VarName, Required: true, Doc: "the variable to store the result in", Yields: extractShape},
 			{Name: "append", Type: step.Bool, Doc: "append to the list already in the variable (paginate)"},
 		},
@@ -65,7 +65,7 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	}
 	spec := selector.ExtractSpec{From: from, Attr: s.Str("attr"), List: list, Limit: limit}
 	for _, f := range s.Targets("fields") {
-		spec.Fields = append(spec.Fields, selector.FieldSpec{Name: f.Name, Target: f.Target})
+		spec.Fields = append(spec.Fields, selector.FieldSpec{Name: f.Name, Target: f.Target, Attr: f.Attr})
 	}
 	ex, err := x.Extract(ctx, spec)
 	if err != nil {

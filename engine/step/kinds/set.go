@@ -19,7 +19,16 @@ func init() {
 				if err != nil {
 					return err
 				}
+				// A list derived from one list (map, filter, a slice)
+				// keeps its source's truncated mark.
+				cut := false
+				if l, ok := x.(step.Lists); ok && nv.Value != nil && nv.Value.ListOf != "" {
+					cut = l.Truncated(nv.Value.ListOf)
+				}
 				x.SetVar(nv.Name, v, false)
+				if cut {
+					x.MarkTruncated(nv.Name)
+				}
 			}
 			return nil
 		},
