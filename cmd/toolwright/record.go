@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"time"
 
+	"github.com/go-rod/rod"
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/record"
@@ -25,7 +31,7 @@ import (
 )
 
 func recordCmd(g *globals) *cobra.Command {
-	var page, prefix, setup, description string
+	var page, prefix, setup, description, liveAddr string
 	var setupArgs []string
 	cmd := &cobra.Command{
 		Use:   "record NAME --page URL [--setup TOOL [--arg k=v]] [--prefix P]",
@@ -44,7 +50,9 @@ environment with the recorded arguments; exit 0 only when it returned what you
 saw. A password that matches no configured secret stops the recording and
 names the secret to add: no secret is ever written to a file.
 
-The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
+The window needs a display (DISPLAY). Without one, --live 127.0.0.1:PORT serves
+the page's live view (its pixels, your mouse and keyboard forwarded; secrets
+masked) at a link printed on stderr, to open in your own browser. --setup TOOL runs an env: new tool first
 (to sign in) and records in the environment it made.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,8 +81,14 @@ The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
 					return usagef("%s exists: a recording never overwrites a file; choose another name", f)
 				}
 			}
-			if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-				return usagef("record opens a Chromium window for you to work in, and this machine has no display (DISPLAY is not set)")
+			if liveAddr != "" {
+				if host, _, err := net.SplitHostPort(liveAddr); err != nil || !config.IsLoopback(host) {
+					return usagef("--live %q: a loopback address and port, such as 127.0.0.1:8091", liveAddr)
+				}
+			}
+			display := os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+			if !display && liveAddr == "" {
+				return usagef("record opens a Chromium window for you to work in, and this machine has no display (DISPLAY is not set): give --live ADDR (such as 127.0.0.1:8091) to work in the live view in your own browser instead")
 			}
 			var m *selector.Map
 			if fileExists(cfg.Selectors) {
@@ -90,7 +104,7 @@ The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			headless := cfg.Browser.Headless
-			cfg.Browser.Headless = false // the person's window
+			cfg.Browser.Headless = !display // the person's window, or the live view's pixels
 			tab, done, err := checkEnv(ctx, cfg, log, setup, setupArgs)
 			cfg.Browser.Headless = headless
 			if err != nil {
@@ -109,6 +123,16 @@ The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
 				return err
 			}
 			errw := cmd.ErrOrStderr()
+			if !display {
+				url, stopLive, err := serveLive(ctx, liveAddr, tab, name, cfg)
+				if err != nil {
+					rec.Stop()
+					done()
+					return err
+				}
+				defer stopLive()
+				fmt.Fprintf(errw, "no display: open %s in your browser to see and work in the page\n", url)
+			}
 			fmt.Fprintf(errw, "recording %s: do the action in the window; mark what the tool returns with the toolbar (Value, Rows, Next page), then press Finish. Ctrl-C stops without writing anything.\n", name)
 			select {
 			case <-rec.Finished():
@@ -157,6 +181,7 @@ The window needs a display (DISPLAY); --setup TOOL runs an env: new tool first
 	cmd.Flags().StringVar(&page, "page", "", "the page URL (or a local HTML file) to start on")
 	cmd.Flags().StringVar(&prefix, "prefix", "", "name new selector entries PREFIX.NAME (default rec.NAME)")
 	cmd.Flags().StringVar(&description, "description", "", "the tool's description (default: written from the steps)")
+	cmd.Flags().StringVar(&liveAddr, "live", "", "without a display: serve the page's live view at http://ADDR/ (loopback only) for you to work in from your browser")
 	cmd.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the recording happens in its environment")
 	cmd.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
@@ -192,4 +217,40 @@ func replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record
 		}
 		return a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
 	})
+}
+
+// serveLive serves the live view of tab on addr (loopback only) under an
+// unguessable path, for a person without a display on this machine.
+func serveLive(ctx context.Context, addr string, tab *rod.Page, name string, cfg *config.Config) (string, func(), error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || !config.IsLoopback(host) {
+		return "", nil, usagef("--live %q: a loopback address and port, such as 127.0.0.1:8091", addr)
+	}
+	var secrets []string
+	for _, v := range cfg.SecretValues() {
+		secrets = append(secrets, v)
+	}
+	lv := htmlview.NewLive(tab, htmlview.LiveOptions{
+		Title:   "toolwright record " + name,
+		Message: "Do the action once. Mark what the tool returns with the recorder's toolbar (Value, Rows, Next page), then press Finish.",
+		Secrets: secrets,
+	})
+	tok := make([]byte, 16)
+	if _, err := rand.Read(tok); err != nil {
+		return "", nil, err
+	}
+	prefix := "/live/" + hex.EncodeToString(tok)
+	mux := http.NewServeMux()
+	mux.Handle(prefix+"/", http.StripPrefix(prefix, lv))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		lv.Close()
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String() + prefix + "/", func() {
+		lv.Close()
+		_ = srv.Shutdown(context.WithoutCancel(ctx))
+	}, nil
 }

@@ -27,6 +27,7 @@ func TestRecordUsage(t *testing.T) {
 		{[]string{"record", "ok_name"}, "--page"},
 		{[]string{"record", "taken", "--page", "http://127.0.0.1:1/"}, "never overwrites"},
 		{[]string{"record", "ok_name", "--page", "http://127.0.0.1:1/"}, "no display"},
+		{[]string{"record", "ok_name", "--page", "http://127.0.0.1:1/", "--live", "0.0.0.0:8091"}, "loopback"},
 	} {
 		_, errOut, code := cli(t, append([]string{"--config", cfg}, c.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
