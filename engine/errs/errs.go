@@ -29,6 +29,7 @@ const (
 	LimitExceeded      = "limit_exceeded"
 	ConfigError        = "config_error"
 	TargetCovered      = "target_covered"
+	TargetUnreachable  = "target_unreachable"
 	Internal           = "internal"
 	OutcomeUnknown     = "outcome_unknown"
 	StoreUnavailable   = "store_unavailable"
@@ -61,6 +62,7 @@ var Table = map[string]Flags{
 	LimitExceeded:      {},
 	ConfigError:        {NeedsHuman: true},
 	TargetCovered:      {Retryable: true},
+	TargetUnreachable:  {},
 	Internal:           {NeedsHuman: true},
 	OutcomeUnknown:     {NeedsHuman: true},
 	StoreUnavailable:   {Retryable: true},

@@ -45,11 +45,33 @@ type point struct {
 	// Verify: the page has frames from other sites (or is one), so the
 	// mouse move is checked before a press (page.js "hit").
 	Verify bool
+	// Unreachable says why no pointer can reach the element after it was
+	// scrolled into view: "zero" (no size) or "offscreen" (outside the
+	// window W×H, at X, Y); nothing was prepared.
+	Unreachable string
+	W, H        float64
+}
+
+// unreachable is the target_unreachable error of pt, or nil.
+func (pt point) unreachable(name string) error {
+	switch pt.Unreachable {
+	case "":
+		return nil
+	case "zero":
+		return errs.New(errs.TargetUnreachable, "target %s has zero size, so no pointer can reach it: "+
+			"pages draw such an element only when something reveals it (hover or open what holds it first)", name)
+	}
+	return errs.New(errs.TargetUnreachable, "target %s is off screen (its centre at %.0f, %.0f, outside the %.0f×%.0f window, even after scrolling it into view), "+
+		"so no pointer can reach it: pages place row actions there until their row is hovered (hover its row first)", name, pt.X, pt.Y, pt.W, pt.H)
 }
 
 // pointOf reads prepare's answer (or ready's).
 func pointOf(v gson.JSON) point {
-	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), ReadOnly: v.Get("readonly").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool()}
+	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), ReadOnly: v.Get("readonly").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool(),
+		W: v.Get("w").Num(), H: v.Get("h").Num()}
+	if u := v.Get("unreachable"); !u.Nil() {
+		pt.Unreachable = u.Str()
+	}
 	if c := v.Get("cover"); !c.Nil() {
 		pt.Cover = c.Str()
 	}
@@ -88,6 +110,8 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 		switch {
 		case pt.Gone:
 			return pt, errs.New(errs.TargetNotFound, "target %s went away before it could be used", name)
+		case pt.Unreachable != "":
+			return pt, pt.unreachable(name)
 		case pt.Cover != "":
 			return pt, errs.New(errs.TargetCovered, "target %s is covered by %s", name, pt.Cover)
 		case !pt.Disabled:
@@ -107,6 +131,18 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear boo
 		}
 		_ = i
 	}
+}
+
+// Unreachable is the target_unreachable error for el, a match of name
+// that never became visible, when CSS draws it but it has no size (no
+// pointer can ever reach it); nil otherwise (hidden by CSS, or gone: not
+// found stays the answer).
+func Unreachable(ctx context.Context, el *rod.Element, name string) error {
+	res, err := evalOp(el.Page().Context(ctx), el.Object, "reach", map[string]any{}, true, false)
+	if err != nil || !res.Value.Get("zero").Bool() {
+		return nil
+	}
+	return point{Unreachable: "zero"}.unreachable(name)
 }
 
 // Click clicks el once with the left button, like a person: the mouse moves
@@ -315,6 +351,11 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear boo
 // is waited for in the page and clicked like a person would.
 func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) error {
 	p := el.Page().Context(ctx)
+	// As a person would need: in view, reachable by the pointer, enabled,
+	// not covered (a native <select> is then set at once).
+	if _, err := prepare(ctx, el, o.Name, false, false); err != nil {
+		return err
+	}
 	res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false)
 	if err != nil {
 		return err
@@ -457,6 +498,8 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return r, nil
 	case r.pt.Gone:
 		return nil, nil
+	case r.pt.Unreachable != "":
+		return nil, r.pt.unreachable(name)
 	case r.pt.Cover != "":
 		return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, r.pt.Cover)
 	}

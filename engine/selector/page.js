@@ -8,6 +8,7 @@ function (op, req, ...nodes) {
   //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → its JSON text
   //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled, verify}
+  //   op "reach":   why a present element never showed: {zero} (drawn, without a size)
   //   op "hit":     after the mouse moved to prepare's point: did the move reach the element?
   //   op "ready":   find a one-element target once and prepare it in the same call
   //   op "typing":  the same for typing (focus, clear) → the element itself, or its state
@@ -533,6 +534,16 @@ function (op, req, ...nodes) {
     return (req.settle ? settle(5) : Promise.resolve()).then(() => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
+      // A pointer reaches only what is drawn inside the window: an element
+      // still out of it after the scroll into view (placed off screen,
+      // left: -9999em until its row is hovered), or without a size, is
+      // unreachable (a focus still lands on it: fill, press).
+      if (req.settle) {
+        if (!(r.width >= 1 && r.height >= 1)) return { unreachable: "zero", x, y };
+        if (!(x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight)) {
+          return { unreachable: "offscreen", x, y, w: win.innerWidth, h: win.innerHeight };
+        }
+      }
       const out = { disabled: unusable(el, req.clear) };
       if (out.disabled && !isDisabled(el)) out.readonly = true;
       out.cover = coverAt(el.ownerDocument, x, y, el);
@@ -655,6 +666,14 @@ function (op, req, ...nodes) {
 
     case "prepare":
       return prepareEl(root, req);
+
+    case "reach": {
+      // Why a present element never showed (this: the element): drawn by
+      // CSS but without a size, no pointer can reach it → {zero}.
+      const r = root.getBoundingClientRect();
+      const drawn = root.checkVisibility ? root.checkVisibility({ visibilityProperty: true, checkVisibilityCSS: true }) : true;
+      return { zero: drawn && !(r.width >= 1 && r.height >= 1) };
+    }
 
     case "hit": {
       // After the mouse moved to prepare's point (this: the element, or the

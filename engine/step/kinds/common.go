@@ -2,12 +2,14 @@ package kinds
 
 import (
 	"context"
+	"errors"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -16,12 +18,32 @@ import (
 func element(ctx context.Context, x step.Exec, s *step.Step, field string, nth int) (*rod.Element, error) {
 	m, err := x.Find(ctx, s.Str(field), step.FindOpt{Visible: true, All: nth > 0})
 	if err != nil {
-		return nil, err
+		return nil, unreachable(ctx, x, s, field, nth, err)
 	}
 	if nth >= len(m.Elements) {
 		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist", targetLabel(x, s, field), len(m.Elements), nth)
 	}
 	return m.Elements[nth].Context(ctx), nil
+}
+
+// unreachable turns a target that never showed (err, target_not_found)
+// into target_unreachable when its match is there, drawn, but of zero
+// size: no pointer can reach it, and waiting longer would not help.
+func unreachable(ctx context.Context, x step.Exec, s *step.Step, field string, nth int, err error) error {
+	if errs.CodeOf(err) != errs.TargetNotFound || errors.Is(err, context.Canceled) {
+		return err
+	}
+	// The step's time is spent: a short look of its own.
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	m, ferr := x.Find(qctx, s.Str(field), step.FindOpt{Once: true, All: true, Quiet: true})
+	if ferr != nil || nth >= len(m.Elements) {
+		return err
+	}
+	if uerr := selector.Unreachable(qctx, m.Elements[nth], targetLabel(x, s, field)); uerr != nil {
+		return uerr
+	}
+	return err
 }
 
 // targetLabel is the selector-map name a target field stands for, for

@@ -1,0 +1,179 @@
+package run_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolwright/toolwright/internal/testsite"
+)
+
+// Issue 19: an ok always means it happened. The pages of
+// testdata/real/truthful each reproduce a way the engine answered ok when
+// the action did not happen or a read saw only part of the page; the
+// server below adds what a static page cannot: a list streamed slowly,
+// and saves that take a while.
+
+// truthfulServer serves testdata/real/truthful and records the saves.
+type truthfulServer struct {
+	mu    sync.Mutex
+	saved []string
+}
+
+func (s *truthfulServer) notes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.saved...)
+}
+
+// pause waits ms milliseconds, or until the request ends (false).
+func pause(r *http.Request, ms string) bool {
+	n, _ := strconv.Atoi(ms)
+	t := time.NewTimer(time.Duration(n) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+func (s *truthfulServer) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", testsite.Handler(filepath.Join(testsite.Dir(), "..", "real", "truthful")))
+	// /feed?page=N (1..3): 25 rows a page, streamed row by row (?ms=
+	// between rows, 30 by default), the next link at the top.
+	mux.HandleFunc("/feed", func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page = max(page, 1)
+		ms := r.URL.Query().Get("ms")
+		if ms == "" {
+			ms = "30"
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		f, _ := w.(http.Flusher)
+		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Feed page %d</title></head><body>\n<h1 id=\"heading\">Feed page %d</h1>\n", page, page)
+		if page < 3 {
+			fmt.Fprintf(w, "<nav><a id=\"next\" href=\"/feed?page=%d&ms=%s\">Next page</a></nav>\n", page+1, ms)
+		}
+		fmt.Fprint(w, "<ul id=\"rows\">\n")
+		for i := 1; i <= 25; i++ {
+			// Padding: the browser parses what arrived in chunks.
+			fmt.Fprintf(w, "<li class=\"row\">P%d-%d</li><!-- %s -->\n", page, i, strings.Repeat("x", 2048))
+			if f != nil {
+				f.Flush()
+			}
+			if i > 3 && !pause(r, ms) {
+				return
+			}
+		}
+		fmt.Fprint(w, "</ul></body></html>\n")
+	})
+	// /check?ms=N: an async validation that takes N ms.
+	mux.HandleFunc("/check", func(w http.ResponseWriter, r *http.Request) {
+		if pause(r, r.URL.Query().Get("ms")) {
+			fmt.Fprint(w, "ok")
+		}
+	})
+	// POST /save: the note form (303 to /saved); with ?ms=N, a fetch that
+	// takes N ms (204). A save whose request ended early is not recorded.
+	mux.HandleFunc("/save", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		if err := r.ParseForm(); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		note := r.PostForm.Get("note")
+		if ms := r.URL.Query().Get("ms"); ms != "" {
+			if !pause(r, ms) {
+				return
+			}
+			s.mu.Lock()
+			s.saved = append(s.saved, note)
+			s.mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		s.mu.Lock()
+		s.saved = append(s.saved, note)
+		s.mu.Unlock()
+		http.Redirect(w, r, "/saved?note="+url.QueryEscape(note), http.StatusSeeOther)
+	})
+	mux.HandleFunc("/saved", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saved</title></head><body><h1 id=\"heading\">Saved</h1><p id=\"saved-note\">%s</p></body></html>\n",
+			html.EscapeString(r.URL.Query().Get("note")))
+	})
+	return mux
+}
+
+// truthfulHarness is an engine on the truthful pages with their selector
+// map, and the server's record of saves.
+func truthfulHarness(t *testing.T, workflows map[string]string) (*harness, *truthfulServer) {
+	t.Helper()
+	srv := &truthfulServer{}
+	fx := fixture{
+		start: func(tb testing.TB) *testsite.Site {
+			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
+			tb.Cleanup(s.Close)
+			return s
+		},
+		selectors: "testdata/real/truthful/selectors.yaml",
+		workflows: "testdata/real/truthful/workflows",
+	}
+	return newRealHarness(t, workflows, nil, fx), srv
+}
+
+// TestClickOffScreenUnreachable: a row action placed off screen until its
+// row is hovered (left: -9999em, as admin list tables do) is not clicked
+// and reported ok: the click fails target_unreachable, saying to hover the
+// row first; hovering the row first makes the same click work. A zero-size
+// element fails the same way.
+func TestClickOffScreenUnreachable(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"trash": `
+name: trash
+description: Trash the first post from its row actions.
+risk: write
+params:
+  hover: {type: boolean, description: hover the row first, default: false}
+  target: {type: target, prefix: tr.posts., description: what to click, default: tr.posts.trash}
+steps:
+  - goto: ${{ config.shop_base }}/rowactions.html
+  - hover: tr.posts.first_row
+    if: params.hover
+  - click: ${{ params.target }}
+  - extract: {from: tr.status, into: status}
+output:
+  status: ${{ vars.status }}
+`})
+	env := h.code(h.call("trash", `{"task_id": "t1"}`), "target_unreachable")
+	if !strings.Contains(env.Message, "tr.posts.trash") || !strings.Contains(env.Message, "off screen") || !strings.Contains(env.Message, "hover") {
+		t.Errorf("message: %s", env.Message)
+	}
+	if env.Retryable || env.NeedsHuman {
+		t.Errorf("retryable %v needs_human %v, want false, false", env.Retryable, env.NeedsHuman)
+	}
+	env = h.ok(h.call("trash", `{"task_id": "t2", "hover": true}`))
+	if got := env.Data["status"]; got != "Trashed: Hello world" {
+		t.Errorf("after hovering the row: status %v", got)
+	}
+	env = h.code(h.call("trash", `{"task_id": "t3", "target": "tr.posts.zero"}`), "target_unreachable")
+	if !strings.Contains(env.Message, "zero size") {
+		t.Errorf("zero size: %s", env.Message)
+	}
+}
