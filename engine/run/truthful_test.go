@@ -177,3 +177,59 @@ output:
 		t.Errorf("zero size: %s", env.Message)
 	}
 }
+
+// TestReadsSeeSkippedContent: in rows styled content-visibility: auto,
+// reads see every match, rendered or not (a text or role target, a field
+// of several text nodes, a wait for text far down the list), and a click
+// on the 31st row's button clicks that one.
+func TestReadsSeeSkippedContent(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"feed_read": `
+name: feed_read
+description: Read every entry of a feed whose entries skip rendering off screen.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/cvrows.html
+  - wait: {text: "Summary of entry 40."}
+  - extract: {from: tr.feed.titles, list: true, into: titles}
+  - extract: {from: tr.feed.title_texts, list: true, into: texts}
+  - extract: {from: tr.feed.entries, list: true, fields: {title: tr.feed.title, byline: tr.feed.byline}, into: entries}
+  - extract: {from: tr.feed.open_buttons, list: true, into: buttons}
+output:
+  titles: ${{ vars.titles }}
+  texts: ${{ vars.texts }}
+  entries: ${{ vars.entries }}
+  buttons: ${{ vars.buttons }}
+`,
+		"feed_open": `
+name: feed_open
+description: Open one entry of the feed.
+risk: read
+params:
+  nth: {type: integer, description: "which entry, 0-based", min: 0, max: 39, required: true}
+steps:
+  - goto: ${{ config.shop_base }}/cvrows.html
+  - click: {target: tr.feed.open_buttons, nth: "${{ params.nth }}"}
+  - extract: {from: tr.status, into: status}
+output:
+  status: ${{ vars.status }}
+`})
+	env := h.ok(h.call("feed_read", `{}`))
+	for _, name := range []string{"titles", "texts", "entries", "buttons"} {
+		if n := list(t, env, name).Count; n != 40 {
+			t.Errorf("%s: %d matches, want 40", name, n)
+		}
+	}
+	entries := list(t, env, "entries").Items
+	if len(entries) == 40 {
+		last, _ := entries[39].(map[string]any)
+		if last["title"] != "Entry 40" || last["byline"] != "by Ann on day 40" {
+			t.Errorf("entry 40 read as %v", last)
+		}
+	}
+	env = h.ok(h.call("feed_open", `{"nth": 30}`))
+	if got := env.Data["status"]; got != "Opened entry 31" {
+		t.Errorf("click nth 30: status %v, want Opened entry 31", got)
+	}
+}

@@ -15,6 +15,7 @@ function (op, req, ...nodes) {
   //   op "events":  fire DOM events on the element
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
+  //   op "unskip", "reskip": render skipped content (content-visibility) across calls, and stop
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
   //   op "scroll":  scroll this element (or the page) a screen → {moved, end, height}
@@ -184,6 +185,60 @@ function (op, req, ...nodes) {
     const s = getComputedStyle(el);
     return s.display !== "none" && s.visibility !== "hidden";
   };
+  // Content the page skips rendering (content-visibility: auto, far from
+  // the viewport) has no text to innerText and no place in the
+  // accessibility tree, yet CSS does not hide it: a read sees it while a
+  // style sheet of our own (adopted: no DOM mutation) renders everything,
+  // removed before the call returns, so no frame is ever drawn with it
+  // (op "unskip" keeps it across calls: the accessibility tree). Pages
+  // with no rule that may skip content (known from their style sheets,
+  // remembered per window until the sheets change) are left alone.
+  const CV = "__toolwright_cv";
+  const maySkip = () => {
+    const w = doc.defaultView;
+    if (!w || !doc.adoptedStyleSheets) return false;
+    const sheets = doc.styleSheets;
+    const n = sheets.length + doc.adoptedStyleSheets.length;
+    const known = w[CV];
+    let v;
+    if (known && known.n === n) v = known.v;
+    else {
+      const scan = (rules) => {
+        for (let i = 0; i < rules.length; i++) {
+          const r = rules[i];
+          if (r.styleSheet && scan(r.styleSheet.cssRules)) return true;
+          if (r.style && r.style.contentVisibility && r.style.contentVisibility !== "visible") return true;
+          if (r.cssRules && scan(r.cssRules)) return true;
+        }
+        return false;
+      };
+      v = false;
+      for (const sh of [...sheets, ...doc.adoptedStyleSheets]) {
+        try { if (scan(sh.cssRules)) { v = true; break; } } catch (e) { v = true; break; } // another origin's sheet: it may
+      }
+      Object.defineProperty(w, CV, { value: { n, v }, configurable: true });
+    }
+    return v || !!doc.querySelector("[style*=content-visibility]");
+  };
+  let unskipped = null;
+  const unskip = () => {
+    if (unskipped || !maySkip()) return false;
+    const sh = new doc.defaultView.CSSStyleSheet();
+    sh.replaceSync("* { content-visibility: visible !important; }");
+    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sh];
+    unskipped = sh;
+    return true;
+  };
+  const reskip = (sh) => {
+    if (sh) doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((x) => x !== sh);
+  };
+  // unskipped runs f with skipped content rendered (see unskip).
+  const withUnskipped = (f) => {
+    if (!unskip()) return f();
+    const sh = unskipped;
+    try { return f(); } finally { unskipped = null; reskip(sh); }
+  };
+  const textual = (locs) => !!locs && locs.some((l) => l.kind === "text" || l.kind === "label");
   const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE", "META", "LINK", "BR"]);
   const ownText = (el) => {
     if (el.tagName === "INPUT") {
@@ -618,7 +673,7 @@ function (op, req, ...nodes) {
       return read(root, req.attr);
 
     case "find": {
-      const h = find(req.loc, root, req.many, req.visibleOnly, nodes);
+      const h = textual([req.loc]) ? withUnskipped(() => find(req.loc, root, req.many, req.visibleOnly, nodes)) : find(req.loc, root, req.many, req.visibleOnly, nodes);
       if (!h) return null;
       if ((!req.many || req.first) && h.els.length >= 1 && !h.hidden && (req.first || h.els.length === 1)) return h.els[0];
       const out = req.many ? h.els : h.els.slice(0, 1);
@@ -635,6 +690,7 @@ function (op, req, ...nodes) {
       // each row's fields in order (one value per row without fields);
       // used[f][i] is how many rows had field f found by its locator i
       // (the trace names the fallbacks).
+      const whole = () => {
       const m = first(req.from, root, req.many, false);
       const res = { found: !!m, from: m ? m.i : -1, count: 0, rows: 0, used: [] };
       let vals = [];
@@ -662,6 +718,8 @@ function (op, req, ...nodes) {
         }
       }
       return JSON.stringify(res) + "\n" + JSON.stringify(vals);
+      };
+      return withUnskipped(whole);
     }
 
     case "prepare":
@@ -708,7 +766,7 @@ function (op, req, ...nodes) {
       // probe nothing is prepared (is it there, is it enabled). A node
       // given (paginate's marker) has its text and the URL read as well,
       // the state a click must change.
-      const m = first(req.locs, null, false, true);
+      const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
       if (!m) return { missing: true };
       const el = m.els[0];
       const off = isDisabled(el) || (!!req.off && el.classList.contains("disabled"));
@@ -726,6 +784,19 @@ function (op, req, ...nodes) {
     case "crossframes":
       return crossFrames(doc, false);
 
+    case "unskip":
+      // Before the accessibility tree is read: the document itself when
+      // nothing is skipped, else its root element, with skipped content
+      // rendered until op "reskip" (the same subtree for the tree's query).
+      return unskip() ? (Object.defineProperty(doc.defaultView, CV + "_held", { value: unskipped, configurable: true }), doc.documentElement) : doc;
+
+    case "reskip": {
+      const w = doc.defaultView;
+      reskip(w[CV + "_held"]);
+      delete w[CV + "_held"];
+      return true;
+    }
+
     case "typing": {
       // A one-element target looked for once like op "ready" and, found by
       // its first locator, readied for typing in the same call: in view,
@@ -734,7 +805,7 @@ function (op, req, ...nodes) {
       // it), else the state as JSON text: {missing} | {fallback, i} (found
       // by locator i: not readied, the Go side asks for that one alone) |
       // {disabled} | {cover} | {gone} | {background}.
-      const m = first(req.locs, null, false, true);
+      const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
       if (!m) return JSON.stringify({ missing: true });
       if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
       const el = m.els[0];
@@ -818,11 +889,15 @@ function (op, req, ...nodes) {
         // A document still being parsed is not what a person sees yet: its
         // own scripts have not run (a span filled by the script below it).
         if (doc.readyState === "loading") return -1;
-        for (let i = 0; i < req.conds.length; i++) {
-          try { if (holds(req.conds[i])) return i; } catch (e) { /* broken locator: never holds */ }
-        }
-        return -1;
+        const each = () => {
+          for (let i = 0; i < req.conds.length; i++) {
+            try { if (holds(req.conds[i])) return i; } catch (e) { /* broken locator: never holds */ }
+          }
+          return -1;
+        };
+        return unskipFor ? withUnskipped(each) : each();
       };
+      const unskipFor = req.conds.some((c) => c.kind === "text" || textual(c.locs));
       const answer = (i) => {
         if (!req.scroll) return i;
         const grew = i >= 0 && req.conds[i].kind === "grown";

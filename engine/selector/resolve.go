@@ -637,12 +637,18 @@ func axNodes(sc scope, loc Locator, group string) ([]any, error) {
 	case sc.this != nil:
 		rootID = sc.this.ObjectID
 	default:
-		doc, err := proto.RuntimeEvaluate{Expression: "document", ObjectGroup: group}.Call(p)
+		// The document, or its root element with the content the page skips
+		// rendering (content-visibility) rendered until the tree was read:
+		// skipped content is missing from the accessibility tree.
+		doc, err := proto.RuntimeEvaluate{Expression: "(" + pageJS + ").call(window, \"unskip\", null)", ObjectGroup: group}.Call(p)
 		if err != nil {
 			return nil, err
 		}
 		if doc.ExceptionDetails != nil {
 			return nil, &rod.EvalError{RuntimeExceptionDetails: doc.ExceptionDetails}
+		}
+		if c := doc.Result.ClassName; c != "HTMLDocument" && c != "Document" {
+			defer func() { _, _ = evalOp(p, nil, "reskip", nil, true, false) }()
 		}
 		rootID = doc.Result.ObjectID
 	}
