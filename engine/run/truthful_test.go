@@ -233,3 +233,42 @@ output:
 		t.Errorf("click nth 30: status %v, want Opened entry 31", got)
 	}
 }
+
+// TestPaginateReadsWholePages: paginate reads a server-rendered page only
+// once its document has arrived whole: the pages of /feed stream their 25
+// rows one by one after the next link, and every row of the 3 pages is
+// read, in order.
+func TestPaginateReadsWholePages(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"feed_pages": `
+name: feed_pages
+description: Read every row of a streamed feed, page by page.
+risk: read
+deadline: 60s
+steps:
+  - goto: ${{ config.shop_base }}/feed?page=1
+  - paginate:
+      next: tr.stream.next
+      max_pages: 5
+      steps:
+        - extract: {from: tr.stream.rows, list: true, into: rows, append: true}
+output:
+  rows: ${{ vars.rows }}
+`})
+	env := h.ok(h.call("feed_pages", `{}`))
+	rows := list(t, env, "rows")
+	var want []string
+	for p := 1; p <= 3; p++ {
+		for i := 1; i <= 25; i++ {
+			want = append(want, fmt.Sprintf("P%d-%d", p, i))
+		}
+	}
+	var got []string
+	for _, r := range rows.Items {
+		got = append(got, fmt.Sprint(r))
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") || rows.Truncated {
+		t.Errorf("read %d rows (truncated %v), want the 75 of 3 pages:\n%s", rows.Count, rows.Truncated, strings.Join(got, ","))
+	}
+}

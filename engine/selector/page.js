@@ -824,6 +824,7 @@ function (op, req, ...nodes) {
       //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url} (this: the old element)
       //   | {kind: "enabled", writable} (this: the element; writable: not read-only either) | {kind: "idle", quiet (ms)}
       //   | {kind: "grown", height} (this: the scrolled element, or the window for the page)
+  //   | {kind: "settled", quiet (ms), url} (loaded, no DOM change for quiet, the URL no longer url)
       // With req.scroll ({more}), the answer is {i, screen}: when the page
       // grew (a "grown" condition) and more is set, the next screen is
       // scrolled in the same task, before anything else runs, and screen
@@ -839,6 +840,7 @@ function (op, req, ...nodes) {
       }
       const old = root;
       let idleSince = performance.now();
+      let changedAt = performance.now(); // the last mutation seen (or the start)
       const holds = (c) => {
         switch (c.kind) {
           case "present": return !!first(c.locs, c.within ? old : null, c.many, false);
@@ -877,6 +879,10 @@ function (op, req, ...nodes) {
           case "enabled": return !!old && !unusable(old, c.writable);
           case "option": return !!old && !!optionNamed(old, c.value);
           case "grown": return scrolledHeight(old) !== c.height;
+          // The page arrived (the document is past loading: see check) and
+          // its DOM has not changed for c.quiet ms; not while it still has
+          // the URL c.url (a document about to be replaced).
+          case "settled": return (!c.url || location.href !== c.url) && performance.now() - changedAt >= c.quiet;
           case "idle": {
             const busy = performance.getEntriesByType("resource").some((e) => e.responseEnd === 0);
             if (busy) idleSince = performance.now();
@@ -931,7 +937,7 @@ function (op, req, ...nodes) {
           queued = true;
           soon.port2.postMessage(0);
         };
-        const obs = new MutationObserver(again);
+        const obs = new MutationObserver(() => { changedAt = performance.now(); again(); });
         obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
         for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
         addEventListener("popstate", again);

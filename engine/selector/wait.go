@@ -350,29 +350,65 @@ func globRE(glob string) string {
 // WaitChanged waits until the page moved on from a state seen before: its
 // URL is no longer url (a new document, or history.pushState), or el went
 // stale (detached, or its text is no longer text). The page answers it
-// with a promise, once the task that changed it is over.
-func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) error {
+// with a promise, once the task that changed it is over. newDoc reports
+// that another document replaced el's (by URL when rightAway is false:
+// the old one may still be shown while the new one commits).
+func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) (newDoc, byURL bool, err error) {
 	sc := scope{page: el.Page(), this: el.Object, within: true}
 	cond := []map[string]any{{"kind": "changed", "url": url, "text": text}}
 	for {
 		i, err := waitCondsPoll(ctx, sc, cond, maxWaitSlice, fastPoll)
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, false, ctx.Err()
 		}
 		var nf *rod.ObjectNotFoundError
 		switch {
 		case err == nil && i == 0:
-			return nil
+			return false, false, nil // the same document changed
 		case errors.As(err, &nf):
-			return nil // the old element's document is gone: a new page
+			return true, false, nil // the old element's document is gone: a new page
 		case err != nil:
 			// The promise was dropped (a navigation): has the URL changed?
 			if info, ierr := page.Context(ctx).Info(); ierr == nil && info.URL != url {
-				return nil
+				return true, true, nil
 			}
 			if !sleepCtx(ctx, fastPoll) {
-				return ctx.Err()
+				return false, false, ctx.Err()
 			}
+		}
+	}
+}
+
+// settleQuiet is how long a single-page app's DOM stays unchanged before
+// its changed list counts as settled.
+const settleQuiet = 100 * time.Millisecond
+
+// WaitArrived waits, once WaitChanged saw the page change, until the next
+// page has finished arriving: a new document until its DOMContentLoaded
+// (a server-rendered page streamed slowly is read whole, never while
+// rows are still coming; with notURL, not while the page still has the
+// old URL), the same document (a single-page app) until its DOM has not
+// changed for settleQuiet.
+func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string) error {
+	cond := map[string]any{"kind": "settled", "quiet": 0}
+	if newDoc {
+		cond["url"] = notURL
+	} else {
+		cond["quiet"] = settleQuiet.Milliseconds()
+	}
+	sc := scope{page: page}
+	for {
+		i, err := waitCondsPoll(ctx, sc, []map[string]any{cond}, maxWaitSlice, fastPoll)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil && i == 0 {
+			return nil
+		}
+		// Not yet, or a navigation dropped the promise: again, in the
+		// document there is now.
+		if err != nil && !sleepCtx(ctx, fastPoll) {
+			return ctx.Err()
 		}
 	}
 }

@@ -200,6 +200,16 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 		return err
 	}
 	start := time.Now()
-	err = selector.WaitChanged(ctx, page, before.el.Context(ctx), before.url, before.text)
-	return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", selector.Allowed(ctx, start))
+	newDoc, byURL, err := selector.WaitChanged(ctx, page, before.el.Context(ctx), before.url, before.text)
+	if err != nil {
+		return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", selector.Allowed(ctx, start))
+	}
+	// Then the next page whole: its document parsed to the end, or the
+	// changed list settled (see selector.WaitArrived).
+	notURL := ""
+	if byURL {
+		notURL = before.url
+	}
+	err = selector.WaitArrived(ctx, page, newDoc, notURL)
+	return timeoutErr(ctx, err, errs.NavigationFailed, "the next page did not finish loading within %s after clicking next", selector.Allowed(ctx, start))
 }
