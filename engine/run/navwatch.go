@@ -5,9 +5,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // The browser refuses a navigation to a host outside policy.allowed_hosts
@@ -32,10 +34,29 @@ const (
 	navGrace     = 150 * time.Millisecond
 )
 
+// A navigation an acting step starts late is waited for before the next
+// step acts (navigation: auto, the default; awaitLate): one that started
+// until its new document reached DOMContentLoaded; requests the step's
+// page began and still has in flight (a handler that posts with fetch,
+// then navigates) until they end, and navFollow more for a navigation they
+// lead to; a form submit the page held back (preventDefault: an async
+// validation, then form.submit()) up to navHeldSubmit after it for the
+// navigation to start. navigation: expect fails a click that starts none
+// within its timeout; none waits for nothing.
+const (
+	navFollow     = 300 * time.Millisecond
+	navHeldSubmit = 2 * time.Second
+	navLateMax    = 15 * time.Second // bounds the wait for a late navigation
+)
+
 // navWatch follows the main frame of the call's page from the start of an
 // acting step.
 type navWatch struct {
 	label   string // the acting step
+	mode    string // auto, expect, none (the click's navigation field)
+	pointer bool   // a click: a held-back form submit is asked about
+	page    *rod.Page
+	reqMark uint64 // the page's requests before the step (selector.RequestMark)
 	started chan struct{}
 	settled chan struct{}
 	cancel  context.CancelFunc
@@ -44,12 +65,18 @@ type navWatch struct {
 	mu                   sync.Mutex
 	isStarted, isSettled bool
 	until                time.Time // a navigation starting later is not the step's (zero while it runs)
+	// Any navigation while the watch runs, however late: loading from its
+	// start until its new document reached DOMContentLoaded (or loading
+	// stopped); seen once one started.
+	loading, committed, seen bool
+	changed                  chan struct{} // closed and replaced at each of those events
+	awaited                  bool          // awaitLate ran for this watch
 }
 
 // watchNavigation starts watching the page of the call's environment; nil
 // when there is none. The watch outlives the step (and a container the step
 // is in) until stop, which keepNav and the end of the call see to.
-func (r *runner) watchNavigation(ctx context.Context, label string) *navWatch {
+func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointer bool) *navWatch {
 	env := r.c.currentEnv()
 	if env == nil || env.Err() != nil {
 		return nil
@@ -57,22 +84,33 @@ func (r *runner) watchNavigation(ctx context.Context, label string) *navWatch {
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	page := env.Page().Context(wctx)
 	frame := page.FrameID
-	w := &navWatch{label: label, started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), reqMark: selector.RequestMark(env.Page()),
+		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	c := r.c
 	wait := page.EachEvent(
 		func(e *proto.PageFrameStartedLoading) {
 			if e.FrameID == frame {
 				w.mark(true)
+				w.follow(navStart)
 			}
 		},
 		func(e *proto.PageFrameNavigated) {
-			if e.Frame != nil && e.Frame.ID == frame && w.mark(false) {
-				c.noticeBlocked(env, w.label)
+			if e.Frame != nil && e.Frame.ID == frame {
+				w.follow(navCommit)
+				if w.mark(false) {
+					c.noticeBlocked(env, w.label)
+				}
 			}
 		},
+		func(e *proto.PageDomContentEventFired) {
+			w.follow(navDOMContent)
+		},
 		func(e *proto.PageFrameStoppedLoading) {
-			if e.FrameID == frame && w.mark(false) {
-				c.noticeBlocked(env, w.label)
+			if e.FrameID == frame {
+				w.follow(navStopped)
+				if w.mark(false) {
+					c.noticeBlocked(env, w.label)
+				}
 			}
 		},
 	)
@@ -98,6 +136,177 @@ func (w *navWatch) mark(start bool) bool {
 		return true
 	}
 	return false
+}
+
+// Events of a navigation, for follow.
+const (
+	navStart = iota
+	navCommit
+	navDOMContent
+	navStopped
+)
+
+// follow notes an event of any navigation of the main frame.
+func (w *navWatch) follow(ev int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch ev {
+	case navStart:
+		w.loading, w.committed, w.seen = true, false, true
+	case navCommit:
+		w.committed = true
+	case navDOMContent:
+		if w.committed {
+			w.loading = false
+		}
+	case navStopped:
+		w.loading = false
+	}
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+// state is whether a navigation is on its way now, whether one was seen,
+// and a channel closed at the next event.
+func (w *navWatch) state() (loading, seen bool, changed chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.loading, w.seen, w.changed
+}
+
+// arrive waits until no navigation is on its way (the one that started
+// reached its new document's DOMContentLoaded, or stopped), or ctx ends.
+func (w *navWatch) arrive(ctx context.Context) error {
+	for {
+		loading, _, changed := w.state()
+		if !loading {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// startWithin waits up to d for a navigation to start (true), or for
+// ctx; with requests, a request the page starts meanwhile ends the wait
+// too (false, nil: the caller waits for it and looks again).
+func (w *navWatch) startWithin(ctx context.Context, d time.Duration) (bool, error) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		loading, _, changed := w.state()
+		if loading {
+			return true, nil
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// awaitLate waits, before the next step acts (or the call ends), for a
+// navigation the watched step started, early or late (see navFollow);
+// once per watch, never with navigation: none.
+func (w *navWatch) awaitLate(ctx context.Context) {
+	if w == nil || w.mode == "none" {
+		return
+	}
+	w.mu.Lock()
+	done := w.awaited
+	w.awaited = true
+	w.mu.Unlock()
+	if done {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, navLateMax)
+	defer cancel()
+	// After a click, one round trip to its page first: the page's events
+	// sent before its answer (a request a handler began, a navigation that
+	// started) are in by then, and whether a form submit was held back.
+	var held bool
+	var ago time.Duration
+	if w.pointer {
+		var err error
+		if held, ago, err = selector.HeldSubmit(ctx, w.page); err != nil {
+			held = false
+		}
+	}
+	askedSubmit := false
+	for ctx.Err() == nil {
+		if loading, _, _ := w.state(); loading {
+			_ = w.arrive(ctx)
+			return
+		}
+		// Requests the step began (a fetch before the navigation).
+		busy, err := selector.RequestsSince(ctx, w.page, w.reqMark)
+		if err != nil {
+			return
+		}
+		if busy {
+			if started, err := w.startWithin(ctx, navFollow); err != nil || !started {
+				return
+			}
+			continue // it started: wait for it to arrive
+		}
+		if !w.pointer || askedSubmit {
+			return
+		}
+		// A form submit the page held back: its own code submits later.
+		askedSubmit = true
+		if !held || ago >= navHeldSubmit {
+			return
+		}
+		for left := navHeldSubmit - ago; left > 0 && ctx.Err() == nil; {
+			from := time.Now()
+			started, err := w.startWithin(ctx, min(left, 50*time.Millisecond))
+			if err != nil {
+				return
+			}
+			if started {
+				break
+			}
+			if selector.RequestMark(w.page) != w.reqMark {
+				break // the validation asks the server: wait for it above
+			}
+			left -= time.Since(from)
+		}
+		if loading, _, _ := w.state(); !loading && selector.RequestMark(w.page) == w.reqMark {
+			return
+		}
+	}
+}
+
+// expect fails unless a navigation started before ctx ends (navigation:
+// expect), and waits until it arrived.
+func (w *navWatch) expect(ctx context.Context, start time.Time) error {
+	if w == nil {
+		return nil
+	}
+	for {
+		_, seen, changed := w.state()
+		if seen {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return errs.Wrap(errs.NavigationFailed, ctx.Err(), "%s started no navigation within %s (navigation: expect)", w.label, selector.Allowed(ctx, start))
+		}
+	}
+	w.mu.Lock()
+	w.awaited = true
+	w.mu.Unlock()
+	if err := w.arrive(ctx); err != nil {
+		return errs.Wrap(errs.NavigationFailed, err, "the page %s opened did not finish loading within %s", w.label, selector.Allowed(ctx, start))
+	}
+	return nil
 }
 
 // stepDone closes the window for the step's navigation navGrace from now.
@@ -228,8 +437,18 @@ func (r *runner) settleLast(ctx context.Context) error {
 		return nil
 	}
 	w.settle(ctx, true)
+	w.awaitLate(ctx)
 	w.stop()
 	return r.blocked()
+}
+
+// awaitNav waits, before a step acts, for a navigation the latest acting
+// step started (navWatch.awaitLate).
+func (c *call) awaitNav(ctx context.Context) {
+	c.mu.Lock()
+	w := c.nav
+	c.mu.Unlock()
+	w.awaitLate(ctx)
 }
 
 // A navigation a page starts late (a script's timer, a slow handler, or

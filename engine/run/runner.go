@@ -296,10 +296,19 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	r.current = rec
 	defer r.c.setRunning(r.c.setRunning(rec))
 	defer r.c.enterStep(r.label(s), s.Spec.Navigates, container(s))()
+	// A navigation the latest acting step started, however late, has
+	// arrived before this step acts (navwatch.go).
+	if !container(s) {
+		r.c.awaitNav(sctx)
+	}
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
+	mode := "auto"
 	if s.Spec.Navigates {
-		nav = r.watchNavigation(ctx, r.label(s))
+		if _, ok := s.Spec.Field("navigation"); ok && s.Str("navigation") != "" {
+			mode = s.Str("navigation")
+		}
+		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Kind == "click" || s.Spec.Kind == "check")
 		r.c.keepNav(nav)
 	}
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
@@ -309,6 +318,9 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = s.Spec.Run(sctx, r, bound)
 	}
 	r.current = prev
+	if err == nil && mode == "expect" {
+		err = nav.expect(sctx, start)
+	}
 	nav.stepDone()
 	if err == nil {
 		nav.settle(sctx, false)

@@ -272,3 +272,72 @@ output:
 		t.Errorf("read %d rows (truncated %v), want the 75 of 3 pages:\n%s", rows.Count, rows.Truncated, strings.Join(got, ","))
 	}
 }
+
+// TestLateNavigationWaitedFor: a click whose navigation starts late is
+// waited for before the next step acts: a form the page submits itself
+// after an async validation (a server check, or a timer), and a handler
+// that posts with fetch, then navigates. The next step reads the new page,
+// and a goto right after the click does not cancel the save. With
+// navigation: expect, a click that navigates nowhere fails
+// navigation_failed.
+func TestLateNavigationWaitedFor(t *testing.T) {
+	t.Parallel()
+	h, srv := truthfulHarness(t, map[string]string{
+		"save_note": `
+name: save_note
+description: Save a note, then read the page the save leads to.
+risk: write
+params:
+  note: {type: string, description: the note, required: true}
+  how: {type: string, enum: [check, timer, quick], description: which save, required: true}
+  leave: {type: boolean, description: go elsewhere right after the click, default: false}
+steps:
+  - goto: ${{ config.shop_base }}/note.html?check=600&timer=600&post=600
+    if: params.how != "timer"
+  - goto: ${{ config.shop_base }}/note.html?timer=600
+    if: params.how == "timer"
+  - fill: {target: tr.note.text, value: "${{ params.note }}"}
+  - click: tr.note.save
+    if: params.how != "quick"
+  - click: tr.note.quick_save
+    if: params.how == "quick"
+  - goto: ${{ config.shop_base }}/rowactions.html
+    if: params.leave
+  - extract: {from: tr.heading, into: heading}
+    if: params.leave == false
+output:
+  heading: ${{ vars.heading }}
+`,
+		"expect_nav": `
+name: expect_nav
+description: A click that must navigate.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/rowactions.html
+  - hover: tr.posts.first_row
+  - click: {target: tr.posts.trash, navigation: expect}
+    timeout: 2s
+`})
+	n := 0
+	for _, how := range []string{"check", "timer", "quick"} {
+		n++
+		note := fmt.Sprintf("note %d", n)
+		env := h.ok(h.call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q}`, n, note, how)))
+		if got := env.Data["heading"]; got != "Saved" {
+			t.Errorf("%s: the step after the click read heading %v, want Saved", how, got)
+		}
+		if saved := srv.notes(); len(saved) == 0 || saved[len(saved)-1] != note {
+			t.Errorf("%s: saved %q, want %q last", how, saved, note)
+		}
+		n++
+		note = fmt.Sprintf("note %d", n)
+		h.ok(h.call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q, "leave": true}`, n, note, how)))
+		if saved := srv.notes(); len(saved) == 0 || saved[len(saved)-1] != note {
+			t.Errorf("%s then goto: saved %q, want %q last", how, saved, note)
+		}
+	}
+	env := h.code(h.call("expect_nav", `{"task_id": "e1"}`), "navigation_failed")
+	if !strings.Contains(env.Message, "started no navigation") {
+		t.Errorf("expect: %s", env.Message)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
@@ -548,4 +549,16 @@ func pageLocs(t *Target) []jsLoc {
 		locs = append(locs, locJS(l))
 	}
 	return locs
+}
+
+// HeldSubmit reports whether the last click on page submitted a form whose
+// submit event the page held back (preventDefault: an async validation or
+// a fetch first, the navigation later), and how long ago.
+func HeldSubmit(ctx context.Context, page *rod.Page) (bool, time.Duration, error) {
+	res, err := evalOp(page.Context(ctx), nil, "submitted", map[string]any{}, true, false)
+	if err != nil {
+		return false, 0, err
+	}
+	v := res.Value
+	return v.Get("held").Bool(), time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), nil
 }

@@ -16,6 +16,7 @@ function (op, req, ...nodes) {
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "unskip", "reskip": render skipped content (content-visibility) across calls, and stop
+  //   op "submitted": whether the last click's form submit was held back by the page
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
   //   op "scroll":  scroll this element (or the page) a screen → {moved, end, height}
@@ -531,6 +532,25 @@ function (op, req, ...nodes) {
     Object.defineProperty(win, HIT, { value: rec, configurable: true });
   };
 
+  // A click may submit a form whose page handles the submit itself
+  // (preventDefault, an async validation, then form.submit()): its
+  // navigation starts late. The submit events of the next seconds are
+  // noted under this key of the window (op "submitted" reads them).
+  const SUBMIT = "__toolwright_submit";
+  const watchSubmit = (win) => {
+    const old = win[SUBMIT];
+    if (old) old.off();
+    const rec = { ev: null, at: 0 };
+    const h = (e) => { rec.ev = e; rec.at = performance.now(); };
+    const timer = setTimeout(() => rec.off(), 10000);
+    rec.off = () => {
+      win.removeEventListener("submit", h, true);
+      clearTimeout(timer);
+    };
+    win.addEventListener("submit", h, true);
+    Object.defineProperty(win, SUBMIT, { value: rec, configurable: true });
+  };
+
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
   // to stand still (a click), and report what stops the action. The point is in
@@ -612,6 +632,7 @@ function (op, req, ...nodes) {
       out.x = x;
       out.y = y;
       if (!out.cover && !out.disabled) {
+        if (req.settle) watchSubmit(win);
         if (req.settle && outOfProcess(win)) {
           watchHit(el, win);
           out.verify = true;
@@ -783,6 +804,14 @@ function (op, req, ...nodes) {
 
     case "crossframes":
       return crossFrames(doc, false);
+
+    case "submitted": {
+      // Did the last click submit a form that the page held back
+      // (preventDefault)? → {held, ago (ms)}
+      const rec = doc.defaultView[SUBMIT];
+      if (!rec || !rec.ev) return { held: false };
+      return { held: rec.ev.defaultPrevented, ago: performance.now() - rec.at };
+    }
 
     case "unskip":
       // Before the accessibility tree is read: the document itself when

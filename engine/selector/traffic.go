@@ -18,8 +18,9 @@ import (
 // rod's WaitRequestIdle: WebSockets, event streams, media, images, fonts.
 type Traffic struct {
 	mu       sync.Mutex
-	inflight map[proto.NetworkRequestID]bool
-	changed  chan struct{} // closed and replaced when a request starts or ends
+	inflight map[proto.NetworkRequestID]uint64 // → the request's start number
+	seq      uint64                            // requests started so far
+	changed  chan struct{}                     // closed and replaced when a request starts or ends
 }
 
 // ignoredTypes are the resource types a wait for quiet does not wait for.
@@ -37,7 +38,7 @@ var traffics sync.Map // proto.TargetTargetID → *Traffic
 // WatchTraffic follows page's requests until stop is called; Map.Wait's
 // network_idle condition uses it for that page.
 func WatchTraffic(page *rod.Page) (stop func()) {
-	t := &Traffic{inflight: map[proto.NetworkRequestID]bool{}, changed: make(chan struct{})}
+	t := &Traffic{inflight: map[proto.NetworkRequestID]uint64{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -66,11 +67,12 @@ func WatchTraffic(page *rod.Page) (stop func()) {
 func (t *Traffic) mark(id proto.NetworkRequestID, start bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if start == t.inflight[id] {
+	if _, known := t.inflight[id]; start == known {
 		return // a redirect keeps its id; an end of a request never seen
 	}
 	if start {
-		t.inflight[id] = true
+		t.seq++
+		t.inflight[id] = t.seq
 	} else {
 		delete(t.inflight, id)
 	}
@@ -124,4 +126,48 @@ func trafficOf(page *rod.Page) *Traffic {
 		return v.(*Traffic)
 	}
 	return nil
+}
+
+// RequestMark is a mark of page's requests so far, for RequestsSince; 0
+// when no Traffic watches page.
+func RequestMark(page *rod.Page) uint64 {
+	t := trafficOf(page)
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seq
+}
+
+// RequestsSince waits until no request page started after mark is in
+// flight (a fetch a click began), or ctx ends (its error). It reports
+// whether there was any to wait for.
+func RequestsSince(ctx context.Context, page *rod.Page, mark uint64) (bool, error) {
+	t := trafficOf(page)
+	if t == nil {
+		return false, nil
+	}
+	waited := false
+	for {
+		t.mu.Lock()
+		busy := false
+		for _, n := range t.inflight {
+			if n > mark {
+				busy = true
+				break
+			}
+		}
+		changed := t.changed
+		t.mu.Unlock()
+		if !busy {
+			return waited, nil
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+			return waited, ctx.Err()
+		case <-changed:
+		}
+	}
 }
