@@ -212,6 +212,9 @@ func (r *runner) holds(ctx context.Context, s *step.Step, cond *step.Step) (bool
 		hctx, unbind = env.Bind(hctx)
 		defer unbind()
 	}
+	// The page a late navigation of the latest acting step leads to, not
+	// the one it leaves (navwatch.go).
+	r.c.awaitNav(hctx)
 	bound, err := cond.Bind(r.scope)
 	if err != nil {
 		return false, r.exprFailure(err, func() error { return errs.Wrap(errs.Internal, err, "step %s when: %v", r.label(s), err) })
