@@ -15,6 +15,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/htmlview"
+	"github.com/toolwright/toolwright/engine/run"
 )
 
 // DefaultUIAddr is where `toolwright ui` listens by default (loopback).
@@ -58,7 +59,16 @@ TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
 				return err
 			}
 			host, _, _ := net.SplitHostPort(addr)
-			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}}
+			key, err := run.SessionKey(cfg)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright ui: sessions are off: %v\n", err)
+			}
+			envs := &app.LiveEnvs{Store: st, Key: key, TTL: cfg.Sessions.TTL}
+			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs}
+			for _, v := range cfg.SecretValues() {
+				ui.Secrets = append(ui.Secrets, v)
+			}
+			defer ui.Close()
 			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 				ui.Hosts = []string{"*"} // every interface: the token guards
 			}

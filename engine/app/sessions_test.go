@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,4 +420,51 @@ func freshPGDatabase(t *testing.T, u string) string {
 		return u + "&search_path=" + schema
 	}
 	return u + "?search_path=" + schema
+}
+
+// BenchmarkSavedSession: a read action (read_account, env: temporary) on
+// a saved session against the same action signing in every time (the
+// sign-in with its second factor; sessions off), run alternating, one call
+// each a round; it reports both medians in ms and their ratio.
+//
+//	go test ./engine/app -run '^$' -bench SavedSession -benchtime 10x
+func BenchmarkSavedSession(b *testing.B) {
+	testsite.NeedChromium(b)
+	site := newShopSite(b)
+	shopEnv(b, shopKey)
+	saved := openShop(b, shopProject(b, site.URL, "", ""), nil)
+	b.Setenv("SHOP_SESSION_KEY", "")
+	every := openShop(b, shopProject(b, site.URL, "", ""), nil)
+	callShop(b, saved) // signs in once and saves
+	callShop(b, every) // both browsers started
+	var withSession, signingIn []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, side := range []struct {
+			a   *app.App
+			out *[]float64
+		}{{saved, &withSession}, {every, &signingIn}} {
+			t0 := time.Now()
+			callShop(b, side.a)
+			*side.out = append(*side.out, float64(time.Since(t0).Microseconds())/1000)
+		}
+	}
+	b.StopTimer()
+	ms, mi := median(withSession), median(signingIn)
+	b.ReportMetric(ms, "saved-ms")
+	b.ReportMetric(mi, "signin-ms")
+	b.ReportMetric(ms/mi, "ratio")
+	b.Logf("saved session: median %.0f ms %v; signing in every time: median %.0f ms %v (%d rounds)", ms, withSession, mi, signingIn, b.N)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -96,7 +96,14 @@ const localStorageJS = `() => { try { const o = location.origin; if (!/^https?:/
 // CaptureState reads the environment's cookies (every cookie of its
 // browser context) and its page's local storage.
 func (e *Env) CaptureState(ctx context.Context) (*StorageState, error) {
-	res, err := proto.StorageGetCookies{BrowserContextID: e.ctxID}.Call(e.conn.browser.Context(ctx))
+	return CaptureState(ctx, e.conn.browser, e.ctxID, e.page)
+}
+
+// CaptureState reads the cookies of browser context ctxID of b and the
+// local storage of page's origin: an environment's sign-in state, also
+// from a process that only attached to its browser (the ui).
+func CaptureState(ctx context.Context, b *rod.Browser, ctxID proto.BrowserBrowserContextID, page *rod.Page) (*StorageState, error) {
+	res, err := proto.StorageGetCookies{BrowserContextID: ctxID}.Call(b.Context(ctx))
 	if err != nil {
 		return nil, fmt.Errorf("read cookies: %w", err)
 	}
@@ -113,7 +120,7 @@ func (e *Env) CaptureState(ctx context.Context) (*StorageState, error) {
 		st.Cookies = append(st.Cookies, StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
 			Expires: exp, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: ss})
 	}
-	obj, err := e.page.Context(ctx).Evaluate(rod.Eval(localStorageJS).ByUser())
+	obj, err := page.Context(ctx).Evaluate(rod.Eval(localStorageJS).ByUser())
 	if err == nil && !obj.Value.Nil() {
 		var o StateOrigin
 		if json.Unmarshal([]byte(obj.Value.JSON("", "")), &o) == nil && o.Origin != "" && len(o.LocalStorage) > 0 {
