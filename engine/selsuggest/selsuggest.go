@@ -42,6 +42,9 @@ var collectJS = strings.Replace(collectSource, "/* describe.js */", DescribeJS, 
 //go:embed cleanup.js
 var cleanupJS string
 
+//go:embed rows.js
+var rowsJS string
+
 // Entry is one proposed selector-map entry.
 type Entry struct {
 	Name        string             `json:"name"`
@@ -232,12 +235,22 @@ func suggest(ctx context.Context, tab *rod.Page, page, prefix string, opt Option
 			continue // a frame that cannot be read (it navigated away) is left out
 		}
 		marked = append(marked, d)
+		first := next
 		next += len(els)
 		good, err := verify(ctx, tab, frames, d.frame, els)
 		if err != nil {
 			return nil, err
 		}
+		var inRows map[int]bool
+		if d.frame == "" {
+			var rowEntries []Entry
+			rowEntries, inRows = d.rows(els, first, next, used, opt.Secrets)
+			out = append(out, rowEntries...)
+		}
 		for i, e := range els {
+			if inRows[i] {
+				continue
+			}
 			locs := clean(good[i], opt.Secrets)
 			if len(locs) == 0 {
 				continue
@@ -263,7 +276,133 @@ func suggest(ctx context.Context, tab *rod.Page, page, prefix string, opt Option
 			}
 		}
 	}
+	nextPage(out, used)
 	return out, nil
+}
+
+var nextRE = regexp.MustCompile(`(?i)^(next|next page|next ›|next »|›|»|>|→|older|more)$`)
+
+// nextPage names the page's next-page control prefix.next_page, for
+// paginate's next.
+func nextPage(out []Entry, used map[string]int) {
+	for i := range out {
+		e := &out[i]
+		if (e.Kind != "link" && e.Kind != "button") || e.Within != "" || e.Frame != "" {
+			continue
+		}
+		for _, l := range e.Locators {
+			if (l.Strategy == selector.Text && nextRE.MatchString(l.Value)) || (l.Strategy == selector.Role && nextRE.MatchString(l.Name)) {
+				name := e.Name[:strings.LastIndexByte(e.Name, '.')+1] + "next_page"
+				if used[name] == 0 {
+					used[name]++
+					e.Name = name
+					e.Description += " (the next-page control: paginate's next)"
+				}
+				break
+			}
+		}
+		if strings.HasSuffix(e.Name, ".next_page") {
+			return
+		}
+	}
+}
+
+type rowInfo struct {
+	N     int    `json:"n"`
+	Row   string `json:"row"`
+	Inner string `json:"inner"`
+	Rows  int    `json:"rows"`
+}
+
+// rows finds repeating content (table rows, list items, cards) among els
+// (marked first..end) and proposes, per kind of row, one many entry for the
+// rows and one within entry per control or field that repeats in them,
+// instead of an entry per row (143 on a list page). It returns the entries
+// and the indexes of els they stand for.
+func (d document) rows(els []Element, first, end int, used map[string]int, secrets []string) ([]Entry, map[int]bool) {
+	res, err := d.eval(rowsJS, first, end)
+	if err != nil {
+		return nil, nil
+	}
+	var infos []rowInfo
+	if json.Unmarshal([]byte(res.Value.JSON("", "")), &infos) != nil {
+		return nil, nil
+	}
+	byN := map[int]rowInfo{}
+	for _, in := range infos {
+		byN[in.N] = in
+	}
+	type key struct{ row, inner, kind string }
+	groups := map[key][]int{}
+	var order []key
+	for i, e := range els {
+		in := byN[e.N]
+		if in.Row == "" || in.Inner == "" || e.Kind == "frame" || tainted(in.Row, secrets) || tainted(in.Inner, secrets) {
+			continue
+		}
+		k := key{in.Row, in.Inner, e.Kind}
+		if len(groups[k]) == 0 {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var out []Entry
+	taken := map[int]bool{}
+	rowName := map[string]string{}
+	for _, k := range order {
+		members := groups[k]
+		if len(members) < 2 {
+			continue
+		}
+		rn, ok := rowName[k.row]
+		if !ok {
+			rn = d.prefix + ".rows"
+			used[rn]++
+			if used[rn] > 1 {
+				rn = fmt.Sprintf("%s_%d", rn, used[rn])
+			}
+			rowName[k.row] = rn
+			out = append(out, Entry{Name: rn, Kind: "rows", Many: true, Description: fmt.Sprintf("each of the %d repeating rows (read fields and act inside one with within:)", byN[els[members[0]].N].Rows),
+				Locators: []selector.Locator{{Strategy: selector.CSS, Value: k.row}}})
+		}
+		e0 := els[members[0]]
+		same := true
+		for _, m := range members[1:] {
+			same = same && els[m].Text == e0.Text && els[m].Label == e0.Label && els[m].Name == e0.Name
+		}
+		slug := ""
+		if same {
+			slug = slugClean(e0, secrets)
+		} else {
+			// named after the cell's class: td.num > a → num_link
+			slug = e0.Kind
+			parts := strings.Split(k.inner, " > ")
+			for j := len(parts) - 1; j >= 0; j-- {
+				if i := strings.IndexByte(parts[j], '.'); i >= 0 {
+					slug = shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(parts[j][i+1:]), "_"), "_") + "_" + e0.Kind)
+					break
+				}
+			}
+		}
+		name := d.prefix + ".row_" + slug
+		used[name]++
+		if used[name] > 1 {
+			name = fmt.Sprintf("%s_%d", name, used[name])
+		}
+		locs := []selector.Locator{{Strategy: selector.CSS, Value: k.inner}}
+		if same && strings.TrimSpace(e0.Text) != "" && !tainted(e0.Text, secrets) && (e0.Kind == "button" || e0.Kind == "link") {
+			locs = append(locs, selector.Locator{Strategy: selector.Text, Value: selector.Normalize(e0.Text)})
+		}
+		desc := fmt.Sprintf("%s in each row (%d rows)", e0.Kind, len(members))
+		if same {
+			desc = Describe(e0, "") + " in each row"
+		}
+		out = append(out, Entry{Name: name, Kind: e0.Kind, Within: rn, Description: desc, Locators: locs})
+		for _, m := range members {
+			taken[m] = true
+		}
+	}
+	return out, taken
 }
 
 // collect reads d's elements, marking them from mark n on.

@@ -206,3 +206,65 @@ func describeAll(locs []selector.Locator) []string {
 	}
 	return out
 }
+
+// TestSuggestRows (issue 23): on a paginated table, suggest proposes one
+// many entry for the rows, one within entry per control or link that
+// repeats in them (not one entry per row: 6 order links, and Edit/Delete
+// that no page-wide locator tells apart), and names the next-page control;
+// the YAML is a selector map that loads clean and its rows target matches
+// every row. Failed before: 6 order-link entries, no rows, no next_page.
+func TestSuggestRows(t *testing.T) {
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
+	defer srv.Close()
+	p := testsite.NewPage(t, testsite.Browser(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	entries, err := Suggest(ctx, p, srv.URL+"/orders.html", "shop.orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Name] = e
+	}
+	rows, ok := got["shop.orders.rows"]
+	if !ok || !rows.Many {
+		t.Fatalf("no many rows entry; got %v", entries)
+	}
+	for _, name := range []string{"shop.orders.row_edit", "shop.orders.row_delete"} {
+		if e, ok := got[name]; !ok || e.Within != "shop.orders.rows" {
+			t.Errorf("%s: want a within shop.orders.rows entry, got %+v", name, e)
+		}
+	}
+	links := 0
+	for _, e := range entries {
+		if e.Kind == "link" && e.Within == "shop.orders.rows" {
+			links++
+		}
+		if strings.Contains(e.Name, "order_104") {
+			t.Errorf("a per-row entry: %s", e.Name)
+		}
+	}
+	if links != 1 {
+		t.Errorf("%d row link entries, want 1", links)
+	}
+	if e, ok := got["shop.orders.next_page"]; !ok || e.Kind != "link" {
+		t.Errorf("no next_page entry; got %v", entries)
+	}
+	if len(entries) > 8 {
+		t.Errorf("%d entries, want the rows collapsed (at most 8)", len(entries))
+	}
+	var b strings.Builder
+	if err := WriteYAML(&b, srv.URL+"/orders.html", entries); err != nil {
+		t.Fatal(err)
+	}
+	m, ps := selector.Parse("suggested.yaml", []byte(b.String()))
+	if len(ps) > 0 {
+		t.Fatalf("the proposed YAML has problems:\n%v\n%s", ps.Err(), b.String())
+	}
+	tg, _ := m.Lookup("shop.orders.rows")
+	n := p.MustEval(`(css) => document.querySelectorAll(css).length`, tg.Locators[0].Value).Int()
+	if n != 6 {
+		t.Errorf("rows css %q matches %d, want 6", tg.Locators[0].Value, n)
+	}
+}
