@@ -24,14 +24,20 @@ func FileSchemaFor(sel *selector.Map) ([]byte, error) {
 	return json.MarshalIndent(s, "", "  ")
 }
 
-// targetSchema: a selector-map name (one of names when known), or a
-// template naming a type: target parameter.
+// targetSchema: a selector-map name (one of names when known, offered for
+// completion), any other well-formed target name, or a template naming a
+// type: target parameter. A name added to the map since the schema was
+// written is never flagged by the editor: whether a target exists is
+// `toolwright validate`'s check (with "did you mean"), so the project's
+// schemas need no regenerating when the map grows.
 func targetSchema(names []string) *decl.Obj {
 	if len(names) == 0 {
 		return decl.NewObj("type", "string")
 	}
 	return decl.NewObj("anyOf", []any{
 		decl.NewObj("enum", names),
+		decl.NewObj("type", "string", "pattern", `^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$`,
+			"description", "a target of selectors/selectors.yaml (toolwright validate checks that it exists)"),
 		decl.NewObj("type", "string", "pattern", `^\$\{\{.*\}\}$`),
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/app/project"
+	"github.com/toolwright/toolwright/engine/selector"
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
 	"github.com/xeipuuv/gojsonschema"
 	"gopkg.in/yaml.v3"
@@ -145,6 +146,44 @@ func TestReferenceCoversDeclarations(t *testing.T) {
 	for _, want := range []string{"| `max_items` |", "| `fallbacks` |", "| `max_loop` |", "### `limits`", "| `expect` |", "## goto", "| `wait_until` |", "| `deadline` |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("reference lacks %q", want)
+		}
+	}
+}
+
+// TestProjectSchemaTakesNewTargets (issue 23): the schemas init writes for
+// a project offer its targets for completion, yet a target added to the
+// map afterwards is not flagged (no `schema --project --out` by hand);
+// something that is no target name still is. Failed before: nw.login.sign_in
+// was flagged until the schemas were written again.
+func TestProjectSchemaTakesNewTargets(t *testing.T) {
+	m, ps := selector.Parse("selectors.yaml", []byte("nw.login.email:\n  css: '#email'\n"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	b, err := project.Schema("workflow", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"nw.login.email"`) {
+		t.Fatal("the project schema does not offer the map's targets")
+	}
+	s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for src, ok := range map[string]bool{
+		"name: x\ndescription: d\nsteps:\n  - click: nw.login.sign_in\n":    true, // added to the map later
+		"name: x\ndescription: d\nsteps:\n  - click: nw.login.email\n":      true,
+		"name: x\ndescription: d\nsteps:\n  - click: \"#sign-in button\"\n": false, // a CSS selector is no target
+	} {
+		p := filepath.Join(dir, "workflows", "x.yaml")
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if errs := validate(t, s, p); (len(errs) == 0) != ok {
+			t.Errorf("accepted=%v, want %v:\n%s%v", len(errs) == 0, ok, src, errs)
 		}
 	}
 }
