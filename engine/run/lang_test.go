@@ -325,3 +325,47 @@ output:
 		}
 	}
 }
+
+// TestNoMatchIsNotInternal: findIndex with no match gives -1, so
+// `vars.i < 0` means "not found"; a comparison that meets no value (find
+// found nothing) ends assertion_failed, naming the expression, not internal
+// (needs_human). Before: findIndex gave nil and `vars.i < 0` failed as
+// internal.
+func TestNoMatchIsNotInternal(t *testing.T) {
+	h := newHarness(t, map[string]string{
+		"find_post": `name: find_post
+description: Find a post by its title.
+risk: read
+params:
+  title: {type: string, description: the title}
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, into: posts}
+  - set: {i: "${{ findIndex(vars.posts, #.title == params.title) }}"}
+  - set: {missing: "${{ vars.i < 0 }}"}
+output:
+  i: ${{ vars.i }}
+  missing: ${{ vars.missing }}
+`,
+		"compare_missing": `name: compare_missing
+description: Compare what find did not find.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, into: posts}
+  - set: {late: "${{ find(map(vars.posts, #.title), # == 'Nope') < 'M' }}"}
+`,
+	}, withLangSelectors(t))
+	env := h.ok(h.call("find_post", `{"title": "No such post"}`))
+	if env.Data["i"] != -1 || env.Data["missing"] != true {
+		t.Errorf("no match: %s", env.JSON())
+	}
+	env = h.ok(h.call("find_post", `{"title": "Third post"}`))
+	if env.Data["i"] != 2 || env.Data["missing"] != false {
+		t.Errorf("a match: %s", env.JSON())
+	}
+	env = h.code(h.call("compare_missing", `{}`), "assertion_failed")
+	if env.NeedsHuman || !strings.Contains(env.Message, "no value") {
+		t.Errorf("a comparison with no value: %s", env.JSON())
+	}
+}

@@ -604,6 +604,11 @@ func (r *runner) exprFailure(err error, other func() error) error {
 	if r.active != nil {
 		where = "in step " + r.label(r.active)
 	}
+	if ee.NoValue {
+		// The page's data had no value where the workflow compared one
+		// (find found nothing): an assertion that did not hold, not a bug.
+		return errs.Wrap(errs.AssertionFailed, err, "the expression %q %s met no value: %s (find and findLast give no value when nothing matches; test it first, or write x ?? default)", ee.Source, where, ee.Reason)
+	}
 	return errs.Wrap(errs.Internal, err, "the expression %q %s failed: %s; fix the workflow", ee.Source, where, ee.Reason)
 }
 

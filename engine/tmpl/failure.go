@@ -16,6 +16,11 @@ type EvalError struct {
 	Source string // the expression as written, without ${{ }}
 	Reason string
 	Err    error
+	// NoValue: an operator met no value (nil: find or findLast that found
+	// nothing, a field a record lacks) where it needs one, as in
+	// `find(...) < 3`: the data was not what the workflow expected, not a
+	// bug of the engine.
+	NoValue bool
 }
 
 func (e *EvalError) Error() string { return fmt.Sprintf("expression %q: %v", e.Source, e.Err) }
@@ -27,7 +32,7 @@ func evalFailed(code string, err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return &EvalError{Source: strings.TrimSpace(code), Reason: reasonOf(code, err), Err: err}
+	return &EvalError{Source: strings.TrimSpace(code), Reason: reasonOf(code, err), Err: err, NoValue: noValue(err)}
 }
 
 var (
@@ -95,6 +100,18 @@ func reasonOf(code string, err error) string {
 		return fmt.Sprintf("%q does not work on %s", m[1], typeWords(m[2]))
 	}
 	return "its value could not be computed from the values it read"
+}
+
+// noValue reports whether err is an operator that met no value (nil).
+func noValue(err error) bool {
+	msg := err.Error()
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		msg = fe.Message
+	}
+	msg = strings.TrimPrefix(msg, "runtime error: ")
+	m := reBinary.FindStringSubmatch(msg)
+	return m != nil && (typeWords(m[1]) == "no value" || typeWords(m[3]) == "no value")
 }
 
 // typeWords names a Go type as an author knows the value.

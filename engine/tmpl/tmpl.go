@@ -368,7 +368,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	}
 	// Names were checked above; undefined ones (for_each items, whose type
 	// is only known at run time) compile as dynamic values.
-	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables(), urlrawFunc}
+	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables(), urlrawFunc, noMatchIndexPatch}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}

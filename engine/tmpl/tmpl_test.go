@@ -1,6 +1,7 @@
 package tmpl_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -196,5 +197,40 @@ func TestURLTemplates(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%q (url %v) = %q, want %q", tc.src, tc.sc.URL, got, tc.want)
 		}
+	}
+}
+
+// TestNoMatchResults: findIndex and findLastIndex give -1 when nothing
+// matches, so `< 0` means "not found"; find gives no value (nil), and a
+// comparison with no value fails as an EvalError that says so (NoValue).
+// Before: findIndex gave nil and `findIndex(...) < 0` failed at run time.
+func TestNoMatchResults(t *testing.T) {
+	e := tmpl.Env{"vars": map[string]any{"rows": []any{1, 2}}}
+	for src, want := range map[string]any{
+		"${{ findIndex(vars.rows, # == 5) }}":         -1,
+		"${{ findLastIndex(vars.rows, # == 5) }}":     -1,
+		"${{ findIndex(vars.rows, # == 2) }}":         1,
+		"${{ findIndex(vars.rows, # == 5) < 0 }}":     true,
+		"${{ find(vars.rows, # == 5) }}":              nil,
+		"${{ find(vars.rows, # == 5) ?? 0 }}":         0,
+		"${{ findLastIndex(vars.rows, # > 0) >= 0 }}": true,
+	} {
+		var ps lint.Problems
+		tm := tmpl.CompileTemplate(src, tmpl.Site{File: "f.yaml"}, scope, &ps)
+		if len(ps) > 0 {
+			t.Errorf("%q: %v", src, ps.Err())
+			continue
+		}
+		got, err := tm.Eval(e)
+		if err != nil || !cmp.Equal(got, want) {
+			t.Errorf("%q = %v, %v; want %v", src, got, err, want)
+		}
+	}
+	var ps lint.Problems
+	tm := tmpl.CompileTemplate("${{ find(vars.rows, # == 5) < 3 }}", tmpl.Site{File: "f.yaml"}, scope, &ps)
+	_, err := tm.Eval(e)
+	var ee *tmpl.EvalError
+	if !errors.As(err, &ee) || !ee.NoValue || !strings.Contains(ee.Reason, "no value") {
+		t.Errorf("a comparison with no value: %#v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
 )
 
 // URLRaw is a value urlraw() marked: a URL template puts it in as it is.
@@ -35,3 +36,18 @@ func urlEncode(built string, v any) string {
 	}
 	return url.PathEscape(s)
 }
+
+// noMatchIndex makes findIndex and findLastIndex give -1 when nothing
+// matches, as in JavaScript, instead of expr-lang's nil, so `vars.i < 0`
+// means "not found". find and findLast still give no value (nil).
+type noMatchIndex struct{}
+
+func (noMatchIndex) Visit(node *ast.Node) {
+	b, ok := (*node).(*ast.BuiltinNode)
+	if !ok || (b.Name != "findIndex" && b.Name != "findLastIndex") {
+		return
+	}
+	ast.Patch(node, &ast.BinaryNode{Operator: "??", Left: b, Right: &ast.IntegerNode{Value: -1}})
+}
+
+var noMatchIndexPatch = expr.Patch(noMatchIndex{})
