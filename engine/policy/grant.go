@@ -102,6 +102,9 @@ func DecideWith(ctx context.Context, mode WriteMode, risk, tool, taskID string, 
 	}
 	id, err := grants.LiveGrantID(ctx, tool, taskID, time.Now())
 	if err != nil {
+		if c := errs.CodeOf(err); c == errs.StoreBusy || c == errs.StoreUnavailable {
+			return "", err // the store's own answer (locked, lost): retryable
+		}
 		return "", errs.Wrap(errs.Internal, err, "could not look up grants for tool %q", tool)
 	}
 	if id == "" {

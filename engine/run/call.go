@@ -108,6 +108,9 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 		if claim != nil {
 			_ = claim.Release(ctx)
 		}
+		if isStoreCode(err) {
+			return c.refused(err)
+		}
 		return c.finish(ctx, nil, result.Failure(err), err)
 	}
 	if claim != nil && claim.Interrupted() && c.w.Writes() {
@@ -117,7 +120,10 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 		return c.finish(ctx, claim, nil, c.interrupted(ctx))
 	}
 	if claim != nil && c.w.Writes() {
-		c.saveStub(ctx)
+		if err := c.saveStub(ctx); err != nil {
+			_ = claim.Release(ctx)
+			return c.refused(err)
+		}
 	}
 	env, runErr := c.execute(ctx, bound)
 	return c.finish(ctx, claim, env, runErr)
@@ -126,12 +132,19 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 // saveStub records that this write call started (store.TraceRunning),
 // before any step runs: should the server die mid-call, the repeat that
 // answers outcome_unknown names this trace. finish replaces it.
-func (c *call) saveStub(ctx context.Context) {
+// A write whose stub cannot be stored (the store is locked or lost) does
+// not run: the store could not answer its repeat truthfully.
+func (c *call) saveStub(ctx context.Context) error {
 	t := &store.Trace{ID: c.traceID, TaskID: c.taskID, Tool: c.w.Name, Args: summarize(c.req.Args, c.e.redactor),
 		Start: c.start, Code: store.TraceRunning, Attempts: 1, Steps: []store.StepRecord{}}
-	if err := c.e.store.SaveTrace(ctx, t); err != nil {
-		c.e.log.Warn("trace stub not stored", "trace_id", c.traceID, "err", c.e.redactor.Redact(err.Error()))
+	err := c.e.store.SaveTrace(ctx, t)
+	if err == nil {
+		return nil
 	}
+	if !isStoreCode(err) {
+		err = errs.Wrap(errs.StoreUnavailable, err, "the state store cannot record the call, so it did not run; try again later")
+	}
+	return err
 }
 
 // interrupted is the outcome_unknown error of a write whose earlier call

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 )
 
 func opts(o storetest.Options) Options {
-	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey}
+	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey, BusyTimeout: o.BusyTimeout}
 }
 
 // sqliteBackend makes a fresh file per test.
@@ -75,6 +76,9 @@ func postgresBackend(t testing.TB) storetest.Database {
 		},
 		Lock: func(t testing.TB) func() {
 			return holdLock(t, "pgx", u, `BEGIN`, `LOCK TABLE idempotency, audit_head, traces, store_meta IN EXCLUSIVE MODE`)
+		},
+		LockAll: func(t testing.TB) func() {
+			return holdLock(t, "pgx", u, `BEGIN`, `LOCK TABLE `+strings.Join(tableNames, ", ")+` IN ACCESS EXCLUSIVE MODE`)
 		},
 	}
 }
@@ -138,3 +142,6 @@ func TestContractPostgres(t *testing.T) {
 	storetest.PostgresURL(t)
 	storetest.Run(t, postgresBackend)
 }
+
+// tableNames are the store's tables, for tests that lock them all.
+var tableNames = []string{"idempotency", "traces", "audit", "audit_head", "grants", "environments", "env_pool", "store_meta"}

@@ -8,8 +8,9 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
 	"modernc.org/sqlite"               // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -39,9 +40,9 @@ type dialect struct {
 	// busy reports an error that means another writer holds a lock.
 	busy func(error) bool
 	// retryBusy: a busy answer comes back after a short wait (SQLite's
-	// busy_timeout on the write connection is sqliteAttemptWait), so a
-	// write is tried again until its own bound (DB.locked). PostgreSQL
-	// waits for the lock itself, bounded by the write's context.
+	// busy_timeout on the write connection is sqliteAttemptWait,
+	// PostgreSQL's lock_timeout is postgresAttemptWait), so a statement is
+	// tried again until its own bound (DB.locked).
 	retryBusy bool
 	// probe is Ready's statement (health.go): $1 is the store_id seen at
 	// open, $2 (probeWrite only) the time; it must affect one row (SQLite: an UPDATE, which
@@ -79,6 +80,9 @@ func sqliteBusy(err error) bool {
 	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 }
 
+// postgresBusy is the one place a PostgreSQL error becomes store_busy: the
+// SQLSTATEs of a lock another session holds (lock_timeout expired, a
+// deadlock, a serialization failure).
 func postgresBusy(err error) bool {
 	var e *pgconn.PgError
 	if !errors.As(err, &e) {
@@ -91,6 +95,15 @@ func postgresBusy(err error) bool {
 	return false
 }
 
+// postgresAttemptWait is the lock_timeout of every PostgreSQL session the
+// store opens (unless the URL sets one): one statement waits this long for a
+// lock another session holds (a row's, or a table's under LOCK TABLE, which
+// in ACCESS EXCLUSIVE mode stops reads too), then fails with 55P03, and
+// DB.locked tries again up to the operation's bound. So the writes and
+// reads before a call runs answer store_busy within Options.LockWait, like
+// SQLite, and no statement waits for a lock without end.
+const postgresAttemptWait = 500 * time.Millisecond
+
 var postgresDialect = dialect{
 	name:        "postgres",
 	open:        openPostgresDB,
@@ -98,6 +111,7 @@ var postgresDialect = dialect{
 	lockRow:     ` FOR UPDATE`,
 	snapshot:    sql.LevelRepeatableRead,
 	busy:        postgresBusy,
+	retryBusy:   true,
 	// One round trip and no commit: the database is the one opened and
 	// this session may write (not a standby after a failover, not
 	// default_transaction_read_only). A full disk shows on the call's own
@@ -155,10 +169,14 @@ func openSQLiteDBs(path string, o Options) (*sql.DB, *sql.DB, error) {
 
 // openPostgresDB opens one pool through pgx's database/sql driver.
 func openPostgresDB(dsn string, o Options) (*sql.DB, *sql.DB, error) {
-	db, err := sql.Open("pgx", dsn)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, set := cfg.RuntimeParams["lock_timeout"]; !set {
+		cfg.RuntimeParams["lock_timeout"] = fmt.Sprint(postgresAttemptWait.Milliseconds())
+	}
+	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(o.Conns)
 	db.SetMaxIdleConns(o.Conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)

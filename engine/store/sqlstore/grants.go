@@ -94,12 +94,18 @@ func (s *DB) LiveGrant(ctx context.Context, tool, taskID string, now time.Time) 
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	g, err := scanGrant(s.q.grantLive.row(ctx, nil, tool, taskID, now.UnixMilli()))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	// The grant is read before a write runs: a lock held by another
+	// session answers store_busy within the lock wait.
+	var g *store.Grant
+	err := s.locked(ctx, s.opts.LockWait, func(ctx context.Context) (err error) {
+		g, err = scanGrant(s.q.grantLive.row(ctx, nil, tool, taskID, now.UnixMilli()))
+		if errors.Is(err, sql.ErrNoRows) {
+			g, err = nil, nil
+		}
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("store: look up grant for %q, task_id %q: %w", tool, taskID, err)
+		return nil, s.fail(fmt.Sprintf("look up grant for %q, task_id %q", tool, taskID), err)
 	}
 	return g, nil
 }

@@ -176,7 +176,11 @@ func conflict(taskID string) error {
 // again at once).
 func (s *DB) claimOnce(ctx context.Context, tool, taskID, argsHash string, ttl time.Duration) (*claim, bool, error) {
 	for range 3 {
-		r, err := scanIdem(s.q.idemGet.row(ctx, nil, tool, taskID))
+		var r *idemRow
+		err := s.locked(ctx, s.opts.LockWait, func(ctx context.Context) (err error) {
+			r, err = scanIdem(s.q.idemGet.row(ctx, nil, tool, taskID))
+			return err
+		})
 		if err != nil {
 			return nil, false, fmt.Errorf("store: read idempotency record of task_id %q: %w", taskID, err)
 		}

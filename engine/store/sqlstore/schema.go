@@ -153,6 +153,12 @@ func SchemaVersion() int { return len(migrations) }
 func (s *DB) migrate(ctx context.Context) error {
 	return s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if s.d.migrateLock != "" {
+			// Another replica's migration may take longer than one
+			// statement's lock_timeout: wait for it (the open's own
+			// bound still holds).
+			if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = 0`); err != nil {
+				return fmt.Errorf("take the migration lock: %w", err)
+			}
 			if _, err := tx.ExecContext(ctx, s.d.migrateLock); err != nil {
 				return fmt.Errorf("take the migration lock: %w", err)
 			}

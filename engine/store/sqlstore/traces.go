@@ -40,8 +40,14 @@ func (s *DB) SaveTrace(ctx context.Context, t *store.Trace) error {
 	if len(t.Args) > 0 {
 		args = string(t.Args)
 	}
+	// A stub is written before its call runs: like a claim, it answers
+	// store_busy within the lock wait rather than hold the call.
+	wait := s.opts.BusyTimeout
+	if t.Code == store.TraceRunning {
+		wait = s.opts.LockWait
+	}
 	var res sql.Result
-	err = s.locked(ctx, s.opts.BusyTimeout, func(ctx context.Context) (err error) {
+	err = s.locked(ctx, wait, func(ctx context.Context) (err error) {
 		res, err = s.q.traceInsert.exec(ctx, nil, t.ID, t.TaskID, t.Tool, args, t.Start.UnixMilli(), t.DurationMS,
 			t.Code, t.Message, t.Attempts, t.EnvID, t.Purpose, string(steps), nullBytes(artifacts), t.Error, nullBytes(t.Envelope))
 		return err

@@ -72,6 +72,60 @@ func testLockedStoreAnswersBusy(t *testing.T, b Backend) {
 	}
 }
 
+// Every table locked against reads too (PostgreSQL's LOCK TABLE ... IN
+// ACCESS EXCLUSIVE MODE): everything the engine asks before a call runs
+// (Ready, Claim, the grant, a write's trace stub) answers store_busy within
+// the lock wait, never waits for the lock to go. Recording a finished call
+// may wait longer (BusyTimeout, set far past the test's bound here, so a
+// pre-call write that waits it out fails the test). Before, the grant
+// lookup waited for the lock with no bound and the stub for the 10 s busy
+// timeout: a call waited 7.2 s and then ran.
+func testAccessExclusiveLockAnswersBusy(t *testing.T, b Backend) {
+	db := b(t)
+	if db.LockAll == nil {
+		t.Skip("the backend cannot lock its tables against reads")
+	}
+	s := db.Open(t, Options{BusyTimeout: 10 * time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*busyBound)
+	defer cancel()
+	if err := s.Ready(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddGrant(ctx, "place_order", "T-x", time.Hour, "test", "test"); err != nil {
+		t.Fatal(err)
+	}
+	unlock := db.LockAll(t)
+	for _, c := range []struct {
+		what string
+		fn   func() error
+	}{
+		{"Ready", func() error { return s.Ready(ctx) }},
+		{"Claim", func() error { _, err := s.Claim(ctx, "place_order", "T-x", "h", 0); return err }},
+		{"LiveGrantID", func() error { _, err := s.LiveGrantID(ctx, "place_order", "T-x", time.Now()); return err }},
+		{"SaveTrace of a stub", func() error {
+			return s.SaveTrace(ctx, &store.Trace{TaskID: "T-x", Tool: "place_order", Code: store.TraceRunning, Attempts: 1})
+		}},
+	} {
+		start := time.Now()
+		err := c.fn()
+		if took := time.Since(start); took > busyBound {
+			t.Fatalf("%s on a locked store answered after %s (%v)", c.what, took, err)
+		}
+		wantCode(t, c.what+" on a store locked against reads", err, errs.StoreBusy)
+	}
+	unlock()
+	if id, err := s.LiveGrantID(ctx, "place_order", "T-x", time.Now()); err != nil || id == "" {
+		t.Fatalf("grant after the lock went: %q, %v", id, err)
+	}
+	c, err := s.Claim(ctx, "place_order", "T-x", "h", 0)
+	if err != nil || !c.Leased() {
+		t.Fatalf("claim after the lock went: %v", err)
+	}
+	if err := c.Complete(ctx, result.Success(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A database swapped for another under a running store (its store_id
 // differs from the one read at open) is unavailable, never written into.
 func testReplacedStoreIsUnavailable(t *testing.T, b Backend) {

@@ -22,6 +22,9 @@ type Options struct {
 	Now func() time.Time
 	// AuditKey is audit.key (nil: a plain hash chain).
 	AuditKey []byte
+	// BusyTimeout is how long recording a finished call waits for locks
+	// (0: the backend's default).
+	BusyTimeout time.Duration
 }
 
 // Database is one empty database made for one test.
@@ -37,6 +40,11 @@ type Database struct {
 	// second writer stuck in a long transaction would, until the returned
 	// func is called (nil: the store_busy tests are skipped).
 	Lock func(t testing.TB) (unlock func())
+	// LockAll holds every table in the strongest lock there is from another
+	// connection (PostgreSQL: ACCESS EXCLUSIVE, which also stops reads), as
+	// an operator's LOCK TABLE would, until the returned func is called
+	// (nil: that test is skipped).
+	LockAll func(t testing.TB) (unlock func())
 }
 
 // Backend makes a fresh empty Database for each test.
@@ -67,6 +75,7 @@ func Run(t *testing.T, b Backend) {
 		{"AuditAnchor", testAuditAnchor},
 		{"ReadyOnAHealthyStore", testReadyHealthy},
 		{"LockedStoreAnswersBusy", testLockedStoreAnswersBusy},
+		{"AccessExclusiveLockAnswersBusy", testAccessExclusiveLockAnswersBusy},
 		{"ReplacedStoreIsUnavailable", testReplacedStoreIsUnavailable},
 		{"ClosedStoreIsUnavailable", testClosedStoreIsUnavailable},
 		{"Grants", testGrants},
