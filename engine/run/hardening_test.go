@@ -248,9 +248,11 @@ const tallShot = `
 name: tall_shot
 description: A full-page screenshot of a very tall page.
 risk: read
+deadline: 120s
 steps:
   - goto: ${{ config.acme_base }}/tall.html
   - screenshot: {full_page: true, into: shot}
+    timeout: 90s
 output:
   shot: ${{ vars.shot }}
 `
@@ -259,10 +261,43 @@ output:
 // clipped to 16384 px and says so. Before: the call failed with internal.
 func TestTallScreenshotClipped(t *testing.T) {
 	h := newHarness(t, map[string]string{"tall_shot": tallShot}, nil)
-	env := h.ok(h.call("tall_shot", `{}`))
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	env := h.ok(h.callCtx(ctx, "tall_shot", `{}`))
 	shot := env.Data["shot"].(map[string]any)
 	if shot["clipped"] != true || shot["height"] != 16384 || shot["page_height"].(int) < 60000 {
 		t.Errorf("shot = %v, want height 16384, clipped, page_height ≥ 60000", shot)
+	}
+}
+
+const wideShot = `
+name: wide_shot
+description: A full-page screenshot of a very wide and tall page.
+risk: read
+deadline: 120s
+steps:
+  - goto: ${{ config.acme_base }}/wide.html
+  - screenshot: {full_page: true, into: shot}
+    timeout: 90s
+output:
+  shot: ${{ vars.shot }}
+`
+
+// TestWideScreenshotClipped: a full-page screenshot of a 300000×30000 px
+// page is clipped like a tall one (to a bounded number of pixels) and says
+// so. Before: a 16384×16384 capture, and the call ended deadline_exceeded.
+// Capturing costs about a microsecond a pixel on a loaded machine: the step
+// has 90 s, which the tall page's budget (21 Mpx) fits under a load of 40
+// and the old square (268 Mpx) does not.
+func TestWideScreenshotClipped(t *testing.T) {
+	h := newHarness(t, map[string]string{"wide_shot": wideShot}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	env := h.ok(h.callCtx(ctx, "wide_shot", `{}`))
+	shot := env.Data["shot"].(map[string]any)
+	w, hh := shot["width"].(int), shot["height"].(int)
+	if shot["clipped"] != true || w > 16384 || hh > 16384 || w*hh > 16384*1280 || shot["page_width"].(int) < 300000 || shot["page_height"].(int) < 30000 {
+		t.Errorf("shot = %v, want at most 16384 px each way and 16384×1280 px in all, clipped, page 300000×30000", shot)
 	}
 }
 
@@ -293,4 +328,42 @@ func TestRepeatAnsweredBeforeGrantCheck(t *testing.T) {
 		t.Errorf("repeat after the grant ended: trace %s (want %s), %d orders", again.TraceID, first.TraceID, orders.count("/order?item=bolt"))
 	}
 	h.code(call("T-other"), "not_granted") // no grant, nothing stored: still refused
+}
+
+const floodSelectors = `
+flood.button:
+  css: "#flood"
+flood.clicks:
+  css: "#clicks"
+`
+
+const dialogFlood = `
+name: dialog_flood
+description: Click a button that opens 600 dialogs, then read how often it was clicked.
+risk: write
+deadline: 150s
+steps:
+  - goto: ${{ config.acme_base }}/flood.html
+  - click: flood.button
+  - wait: {text: all 600 dialogs answered}
+    timeout: 120s
+  - extract: {from: flood.clicks, into: clicks}
+output:
+  clicks: ${{ vars.clicks }}
+  dialog: ${{ page.dialog }}
+`
+
+// TestDialogFloodClickIsDone: a click whose handler opens 600 alerts in a
+// row took place, once: the call answers ok with every dialog answered,
+// never a retryable failure an agent would answer by clicking again.
+// Before: target_not_found "not ready within 10s" (the mouse release waits
+// for the handler, which waits for 600 answers).
+func TestDialogFloodClickIsDone(t *testing.T) {
+	h := newHarness(t, map[string]string{"dialog_flood": dialogFlood}, func(c *config.Config) { addSelectors(t, c, floodSelectors) })
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Second)
+	defer cancel()
+	env := h.ok(h.callCtx(ctx, "dialog_flood", `{"task_id":"T-flood"}`))
+	if env.Data["clicks"] != "1" || env.Data["dialog"] != "dialog 600" || env.Attempts != 1 {
+		t.Errorf("data %v, attempts %d: want one click and the 600th dialog", env.Data, env.Attempts)
+	}
 }

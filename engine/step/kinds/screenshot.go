@@ -22,7 +22,7 @@ func init() {
 		Risk: "read",
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Doc: "only this element (default: the viewport)"},
-			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way: a larger page is clipped and the result says clipped: true)"},
+			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way and 16384×1280 px in all: a larger page is clipped from its top left and the result says clipped: true)"},
 			{Name: "into", Type: step.VarName, Doc: "store {file, uri, bytes, width, height} in this variable",
 				Yields: func(*step.Checker, *step.Step) tmpl.Shape {
 					return tmpl.Shape{Kind: "object", Fields: []string{"file", "uri", "bytes", "width", "height", "clipped", "page_width", "page_height"}}
@@ -88,11 +88,19 @@ func init() {
 // pixels (Chromium cannot capture much more in one piece).
 const MaxShotSide = 16384
 
-// clip is the size of a page that was larger than MaxShotSide.
+// MaxShotPixels bounds a full-page screenshot's area: a page wider than
+// the viewport is cut in height as well, so a capture never nears
+// MaxShotSide² (a 16384 px square is a gigabyte of pixels Chromium takes
+// past any step timeout to encode). A page at most 1280 px wide keeps its
+// full MaxShotSide of height.
+const MaxShotPixels = MaxShotSide * 1280
+
+// clip is the size of a page that was larger than the bounds.
 type clip struct{ width, height int }
 
-// fullPage captures the whole page, clipped to MaxShotSide each way
-// (clipped is nil when nothing was cut).
+// fullPage captures the whole page, clipped to MaxShotSide each way and to
+// MaxShotPixels in all, from the top left (clipped is nil when nothing was
+// cut).
 func fullPage(page *rod.Page) (data []byte, clipped *clip, err error) {
 	m, err := proto.PageGetLayoutMetrics{}.Call(page)
 	if err != nil {
@@ -102,10 +110,12 @@ func fullPage(page *rod.Page) (data []byte, clipped *clip, err error) {
 		return nil, nil, errors.New("the page reported no content size")
 	}
 	w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
-	if w > MaxShotSide || h > MaxShotSide {
+	cw, ch := max(1, min(w, MaxShotSide)), max(1, min(h, MaxShotSide))
+	ch = max(1, min(ch, math.Floor(MaxShotPixels/cw)))
+	if cw < w || ch < h {
 		clipped = &clip{width: int(w), height: int(h)}
 	}
-	w, h = max(1, min(w, MaxShotSide)), max(1, min(h, MaxShotSide))
+	w, h = cw, ch
 	shot, err := proto.PageCaptureScreenshot{
 		Format:                proto.PageCaptureScreenshotFormatPng,
 		Clip:                  &proto.PageViewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1},
