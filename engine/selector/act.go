@@ -175,7 +175,7 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 			continue
 		}
 		if click {
-			return press(p, pt)
+			return press(ctx, p, pt)
 		}
 		return nil
 	}
@@ -214,17 +214,44 @@ func moveTo(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, p
 	return false, nil
 }
 
+// pressGrace bounds how long a click's press and release are still
+// delivered after the step's own time ran out (see press).
+const pressGrace = 2 * time.Minute
+
 // press presses and releases the left button at pt (the mouse is there).
-func press(p *rod.Page, pt point) error {
-	for _, ev := range []proto.InputDispatchMouseEvent{
-		{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1},
-		{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, ClickCount: 1},
-	} {
-		if err := ev.Call(p); err != nil {
-			return err
-		}
+// Chromium answers each event once the page has handled it. Once the press
+// is sent the click is the page's: a page that takes long to handle it (a
+// handler that opens dialog after dialog, or runs a long script) has been
+// clicked all the same. So when ctx ends while the events are being
+// handled, press reports the click done and they finish being delivered in
+// the background (within pressGrace): an agent is never told to retry a
+// click that happened, and clicks again.
+func press(ctx context.Context, p *rod.Page, pt point) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return nil
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), pressGrace)
+	q := p.Context(bg)
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		for _, ev := range []proto.InputDispatchMouseEvent{
+			{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1},
+			{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, ClickCount: 1},
+		} {
+			if err := ev.Call(q); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 func gsonInt(i int) *int { return &i }
@@ -518,7 +545,7 @@ func (r *Ready) Click(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			return press(p, r.pt)
+			return press(ctx, p, r.pt)
 		}
 		// The move missed: ready the target again.
 		nr, err := r.again(ctx)
