@@ -14,8 +14,13 @@ import (
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
-// guardCallTimeout bounds each CDP call the guard makes for a paused page or request.
-const guardCallTimeout = 10 * time.Second
+// guardCallTimeout bounds each CDP call the guard makes for a paused page or
+// request. It only guards against a browser that stopped answering while
+// still connected (a lost browser ends them at once), and whoever waits for
+// the page bounds its own wait; on a loaded machine setting a page up takes
+// far more than 10 s (eight new pages on two busy cores: 60-80 s), which is
+// slow, not broken.
+const guardCallTimeout = 2 * time.Minute
 
 // guard watches every page of a browser from its first instant and applies
 // the environment's network rules to it:

@@ -44,6 +44,9 @@ type Manager struct {
 	tombOrder  []string
 	closed     bool
 
+	wanting int           // open calls under way: no spare is made while any is (spare.go)
+	room    chan struct{} // closed (and replaced) when an environment leaves the pool (freedLocked)
+
 	spares      []*Env        // ready spare environments (spare.go)
 	filling     chan struct{} // closed when the spare being made is ready or failed; nil when none is
 	spareRegion string        // the region spares are made in; empty: no spares
@@ -76,6 +79,7 @@ func NewManager(opts Options) (*Manager, error) {
 		conns:      map[*Conn]bool{},
 		tombs:      map[string]string{},
 		stop:       make(chan struct{}),
+		room:       make(chan struct{}),
 	}
 	for name, r := range o.Regions {
 		p, err := parseProxy(name, r.Proxy)
@@ -122,6 +126,15 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 	if !ok {
 		return nil, errs.New(errs.InvalidParams, "unknown region %q (known: %s)", region, strings.Join(m.regionNames(), ", "))
 	}
+
+	m.mu.Lock()
+	m.wanting++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.wanting--
+		m.mu.Unlock()
+	}()
 
 	waited, noReuse, triedShared := false, false, false
 	for {
@@ -194,9 +207,15 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 			continue
 		}
 		if full {
-			n := m.totalLocked()
+			// Wait for room within the call's deadline: a call that ends,
+			// or an environment closed or lost, frees a place. Failing here
+			// would turn a busy pool into failed calls (slower is fine).
+			n, room := m.totalLocked(), m.room
 			m.mu.Unlock()
-			return nil, errs.New(errs.EnvUnavailable, "environment pool is full (%d open, browser.max_environments)", n)
+			if err := waitRoom(ctx, room); err != nil {
+				return nil, errs.Wrap(errs.EnvUnavailable, err, "environment pool is full (%d open, browser.max_environments), and no environment came free in time", n)
+			}
+			continue
 		}
 		break
 	}
@@ -213,6 +232,9 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 	m.mu.Lock()
 	m.pending--
 	m.pendingFor[purpose] -= held
+	if err != nil {
+		m.freedLocked()
+	}
 	if err == nil && m.closed {
 		err = errClosed
 		m.mu.Unlock()
@@ -228,6 +250,31 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 	}
 	m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary)
 	return env, nil
+}
+
+// roomPoll is how often a call waiting for room looks again on its own: the
+// registry's count (other replicas' environments) frees room this process
+// is not told about.
+const roomPoll = 500 * time.Millisecond
+
+// waitRoom waits until room is closed (an environment left the pool),
+// roomPoll passes, or ctx ends (its error).
+func waitRoom(ctx context.Context, room <-chan struct{}) error {
+	t := time.NewTimer(roomPoll)
+	defer t.Stop()
+	select {
+	case <-room:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// freedLocked wakes the calls waiting for room in the pool.
+func (m *Manager) freedLocked() {
+	close(m.room)
+	m.room = make(chan struct{})
 }
 
 // leaseIdle takes the registry lease of an idle environment this process
@@ -499,6 +546,7 @@ func (m *Manager) lostConn(conn *Conn) {
 	}
 	m.spares = kept
 	closed := m.closed
+	m.freedLocked()
 	m.mu.Unlock()
 	for _, e := range lost {
 		e.end(cause)
@@ -786,6 +834,7 @@ func (m *Manager) closeEnv(env *Env, cause *errs.Error, why string) {
 	if m.envs[env.ID] == env {
 		delete(m.envs, env.ID)
 		m.tombLocked(env.ID, why)
+		m.freedLocked()
 	}
 	m.mu.Unlock()
 	m.unhold(env)

@@ -161,12 +161,14 @@ func TestLimitsAndLookups(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a temporary environment of a full purpose: %v", err)
 	}
-	_, err = m.OpenTemporary(ctx, "eu", "x")
-	wantCode(t, err, errs.EnvUnavailable) // the pool (3) is full now
+	// The pool (3) is full now: a call waits for room within its own
+	// deadline, then gives up.
+	_, err = m.OpenTemporary(testCtx(t, time.Second), "eu", "x")
+	wantCode(t, err, errs.EnvUnavailable)
 	m.Release(tmp)
 
 	y := mustOpen(t, m, "eu", "y")
-	_, err = m.Open(ctx, "eu", "z")
+	_, err = m.Open(testCtx(t, time.Second), "eu", "z")
 	wantCode(t, err, errs.EnvUnavailable)
 	if !strings.Contains(err.Error(), "environment pool is full (3 open") {
 		t.Errorf("pool-full message: %v", err)

@@ -86,11 +86,13 @@ func (m *Manager) disposeLater(env *Env, cause error) {
 }
 
 // refill starts making a spare when fewer than Options.Spare are ready,
-// none is being made, and the pool has room for one.
+// none is being made, the pool has room for one, and no call is opening an
+// environment: a spare made then would take the room (and the cores) a
+// waiting call needs. Their calls' ends call refill again.
 func (m *Manager) refill() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed || m.filling != nil || m.spareRegion == "" || len(m.spares) >= m.opts.Spare || m.totalLocked() >= m.opts.MaxEnvironments {
+	if m.closed || m.filling != nil || m.wanting > 0 || m.spareRegion == "" || len(m.spares) >= m.opts.Spare || m.totalLocked() >= m.opts.MaxEnvironments {
 		return
 	}
 	done := make(chan struct{})
@@ -114,6 +116,9 @@ func (m *Manager) refill() {
 		m.mu.Lock()
 		m.filling = nil
 		close(done)
+		if err != nil {
+			m.freedLocked()
+		}
 		if err == nil && m.closed {
 			m.mu.Unlock()
 			m.dispose(env, errClosed)

@@ -147,7 +147,7 @@ func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
 	if spareOf(m) != nil || filling(m) {
 		t.Fatal("a spare is kept or made in a full pool")
 	}
-	_, err := m.OpenTemporary(testCtx(t, 5*time.Second), "", "")
+	_, err := m.OpenTemporary(testCtx(t, time.Second), "", "")
 	wantCode(t, err, errs.EnvUnavailable)
 	if !strings.Contains(err.Error(), "environment pool is full (3 open") {
 		t.Errorf("pool-full message: %v", err)
@@ -239,4 +239,53 @@ func TestSpareDiscardedWhenTheBrowserDies(t *testing.T) {
 	if got := bodyText(t, tmp); got != "fresh" {
 		t.Errorf("page text = %q", got)
 	}
+}
+
+// TestFullPoolWaitsForRoom: a call that finds the pool full waits for an
+// environment to come free within its deadline, and a spare is not made
+// while calls wait (it would take their room). Before: env_unavailable at
+// once, and the spare's refill took the place a released call freed.
+func TestFullPoolWaitsForRoom(t *testing.T) {
+	m := newTestManager(t, Options{Spare: 1, MaxEnvironments: 2})
+	a := mustOpen(t, m, "", "a")
+	b := mustOpen(t, m, "", "b")
+	got := make(chan error, 2)
+	for range 2 {
+		go func() {
+			env, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
+			if err == nil {
+				defer m.Release(env)
+				err = navigate(t, env, "about:blank")
+			}
+			got <- err
+		}()
+	}
+	// Both wait (the pool is full) rather than fail; releasing a and b
+	// lets each in, and no spare takes the room in between.
+	for waiting(m) < 2 {
+		select {
+		case err := <-got:
+			t.Fatalf("a call on a full pool did not wait for room: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	m.Release(a)
+	if err := m.Close(testCtx(t, 30*time.Second), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(testCtx(t, 30*time.Second), b.ID); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := <-got; err != nil {
+			t.Fatalf("a call waiting for room: %v", err)
+		}
+	}
+}
+
+// waiting counts the calls in Open or OpenTemporary.
+func waiting(m *Manager) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.wanting
 }
