@@ -34,6 +34,10 @@ func b2i(b bool) int {
 	return 0
 }
 
+// lostTemporary is the closed_why of a temporary environment closed because
+// its lease ran out.
+const lostTemporary = "lost: the replica running its call stopped renewing its lease (it died mid-call)"
+
 // ReserveEnv implements store.Environments: the env_pool row is locked
 // (FOR UPDATE on PostgreSQL; SQLite's write transaction serialises), the
 // open environments counted, and the row inserted in one transaction.
@@ -45,6 +49,13 @@ func (s *DB) ReserveEnv(ctx context.Context, rec *store.EnvRecord, lim store.Env
 	err := s.writeTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var one int
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM env_pool WHERE id = 1`+s.d.lockRow).Scan(&one); err != nil {
+			return err
+		}
+		// A temporary environment is leased for its whole life (its call
+		// renews the lease); one whose lease ran out lost its call with its
+		// replica, and its browser context died with that connection.
+		if _, err := tx.ExecContext(ctx, `UPDATE environments SET closed = 1, closed_ms = $1, closed_why = $2, lease_owner = '', lease_until_ms = 0
+			WHERE closed = 0 AND temporary = 1 AND lease_until_ms <= $1`, now, lostTemporary); err != nil {
 			return err
 		}
 		var total, kept int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -165,5 +166,39 @@ func testEnvClose(t *testing.T, b Backend) {
 	}
 	if _, err := hs[0].GetEnv(ctx, "env_nope"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+// A temporary environment whose replica died mid-call (its lease ran out:
+// a temporary one is held, and its lease renewed, for its whole life) is
+// closed in the registry as lost when the next environment is reserved, on
+// any replica; a live one is not. Before: it stayed open for ever (only
+// the count skipped it).
+func testEnvTemporaryLostClosed(t *testing.T, b Backend) {
+	clk := &fakeClock{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	hs := handles(t, b, 2, Options{Now: clk.now})
+	a, o := hs[0], hs[1]
+	ctx := context.Background()
+	for _, id := range []string{"tmp_dead", "tmp_live"} {
+		if err := a.ReserveEnv(ctx, &store.EnvRecord{ID: id, Provider: "cdp", Region: "local", Purpose: "p", Temporary: true},
+			store.EnvLimits{Max: 8}, "A", clk.now().Add(30*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.add(20 * time.Second)
+	if ok, _ := a.LeaseEnv(ctx, "tmp_live", "A", clk.now().Add(30*time.Second)); !ok {
+		t.Fatal("A cannot renew its lease")
+	}
+	clk.add(11 * time.Second) // tmp_dead's lease ran out; tmp_live's did not
+	if err := o.ReserveEnv(ctx, &store.EnvRecord{ID: "tmp_next", Provider: "cdp", Region: "local", Purpose: "p", Temporary: true},
+		store.EnvLimits{Max: 8}, "B", clk.now().Add(30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := o.GetEnv(ctx, "tmp_dead")
+	if err != nil || !dead.Closed || !strings.Contains(dead.ClosedWhy, "lost") {
+		t.Fatalf("a temporary environment whose lease ran out: %+v, %v; want closed as lost", dead, err)
+	}
+	if live, err := o.GetEnv(ctx, "tmp_live"); err != nil || live.Closed {
+		t.Fatalf("a temporary environment still held was closed: %+v, %v", live, err)
 	}
 }

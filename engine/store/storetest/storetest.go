@@ -86,6 +86,7 @@ func Run(t *testing.T, b Backend) {
 		{"EnvClose", testEnvClose},
 		{"Sessions", testSessions},
 		{"Handoffs", testHandoffs},
+		{"EnvTemporaryLostClosed", testEnvTemporaryLostClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
 	}
