@@ -144,4 +144,4 @@ func TestContractPostgres(t *testing.T) {
 }
 
 // tableNames are the store's tables, for tests that lock them all.
-var tableNames = []string{"idempotency", "traces", "audit", "audit_head", "grants", "environments", "env_pool", "store_meta"}
+var tableNames = []string{"idempotency", "traces", "audit", "audit_head", "grants", "environments", "env_pool", "store_meta", "sessions", "handoffs"}
