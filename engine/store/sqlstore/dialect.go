@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib" // also registers the "pgx" driver
-	"modernc.org/sqlite"               // registers the "sqlite" driver
+	"modernc.org/sqlite"             // registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
