@@ -208,9 +208,10 @@ description: Open one entry of the feed.
 risk: read
 params:
   nth: {type: integer, description: "which entry, 0-based", min: 0, max: 39, required: true}
+  target: {type: target, prefix: tr.feed., description: the buttons, default: tr.feed.open_buttons}
 steps:
   - goto: ${{ config.shop_base }}/cvrows.html
-  - click: {target: tr.feed.open_buttons, nth: "${{ params.nth }}"}
+  - click: {target: "${{ params.target }}", nth: "${{ params.nth }}"}
   - extract: {from: tr.status, into: status}
 output:
   status: ${{ vars.status }}
@@ -228,9 +229,11 @@ output:
 			t.Errorf("entry 40 read as %v", last)
 		}
 	}
-	env = h.ok(h.call("feed_open", `{"nth": 30}`))
-	if got := env.Data["status"]; got != "Opened entry 31" {
-		t.Errorf("click nth 30: status %v, want Opened entry 31", got)
+	for _, target := range []string{"tr.feed.open_buttons", "tr.feed.open_css"} {
+		env = h.ok(h.call("feed_open", `{"nth": 30, "target": "`+target+`"}`))
+		if got := env.Data["status"]; got != "Opened entry 31" {
+			t.Errorf("%s: click nth 30: status %v, want Opened entry 31", target, got)
+		}
 	}
 }
 

@@ -568,21 +568,28 @@ function (op, req, ...nodes) {
     if (background && !req.front) return { background: true };
     const win = el.ownerDocument.defaultView;
     const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
-    if (!inView(el.getBoundingClientRect())) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    const scrolled = !inView(el.getBoundingClientRect());
+    if (scrolled) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     // In view of its frame is not in view of the page: a frame below the
     // fold is scrolled into view too ("nearest": nothing moves when it
     // shows). A cross-site frame out of view gets no animation frames.
     else if (win !== win.top) el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
     const rectKey = (r) => [r.x, r.y, r.width, r.height].map((v) => Math.round(v)).join(",");
-    const settle = (tries) => new Promise((resolve) => {
+    // need: how many frames in a row the element must keep its place. A
+    // page that skips rendering content far from the viewport
+    // (content-visibility: auto) renders what a scroll brought near only
+    // in the frame after the first, and the element moves then: two.
+    const settle = (tries, need) => new Promise((resolve) => {
       if (background) { resolve(); return; }
       // Frames the browser does not render (throttled) run no animation
       // frames: a timer ends the wait (nothing moves there either).
-      const timer = setTimeout(resolve, 250);
+      const timer = setTimeout(resolve, need > 1 ? 500 : 250);
       let before = rectKey(el.getBoundingClientRect());
+      let still = 0;
       const step = (n) => requestAnimationFrame(() => {
         const now = rectKey(el.getBoundingClientRect());
-        if (now === before || n <= 0) { clearTimeout(timer); resolve(); }
+        still = now === before ? still + 1 : 0;
+        if (still >= need || n <= 0) { clearTimeout(timer); resolve(); }
         else { before = now; step(n - 1); }
       });
       step(tries);
@@ -606,7 +613,7 @@ function (op, req, ...nodes) {
     };
     // Only a pointer action needs the element to stand still: a focus
     // (fill, press) lands wherever it is (req.settle).
-    return (req.settle ? settle(5) : Promise.resolve()).then(() => {
+    return (req.settle ? (scrolled && maySkip() ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
       // A pointer reaches only what is drawn inside the window: an element
@@ -633,7 +640,7 @@ function (op, req, ...nodes) {
       out.y = y;
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
-        if (req.settle && outOfProcess(win)) {
+        if (req.settle && (outOfProcess(win) || maySkip())) {
           watchHit(el, win);
           out.verify = true;
         }
