@@ -75,6 +75,7 @@ const settings = {
     schemaStore: { enable: false },
     schemas: {
       [schema('workflow')]: ['**/workflows/*.yaml', '**/mistakes/workflow_*.yaml'],
+      [pathToFileURL(join(schemaDir, 'project', 'workflow.schema.json')).href]: ['**/_project/flows/*.yaml'],
       [schema('selectors')]: ['**/selectors/selectors.yaml', '**/demo/selectors.yaml', '**/realsite/selectors.yaml'],
       [schema('config')]: ['**/toolwright.yaml'],
       [schema('test')]: ['**/tests/*.yaml'],
@@ -169,6 +170,24 @@ const fields = await complete('workflows/fields.yaml', 'name: fields\ndescriptio
 const fl = fields.map((i) => i.label);
 if (!fl.includes('target') || !fl.includes('value')) fail(`completion inside fill lacks target/value: got ${fl.join(', ')}`);
 else pass(`completion inside fill offers ${fl.join(', ')}`);
+
+// 4. A project's schemas (written once, as init does) take a target added
+// to the selector map afterwards: no schema step by hand. A CSS selector
+// written where a target goes is still flagged.
+{
+  const fresh = await open(join(repo, 'examples/editor/_project/flows/new_target.yaml'),
+    'name: new_target\ndescription: d\nsteps:\n  - goto: http://127.0.0.1/\n  - click: acme.login.sign_in_with_sso\n').diagnostics;
+  if (fresh === null) fail('project schema: no diagnostics were published for _project/flows/new_target.yaml');
+  else if (fresh.length > 0) fail(`project schema flags a new target: ${fresh.map((x) => x.message).join('; ')}`);
+  else pass('project schema: a target added to the map after the schemas were written is accepted');
+  const css = await open(join(repo, 'examples/editor/_project/flows/css_target.yaml'),
+    'name: css_target\ndescription: d\nsteps:\n  - click: "#sign-in button"\n').diagnostics;
+  if (!css || !css.some((x) => x.range.start.line + 1 === 4)) fail(`project schema: a CSS selector as a target is not flagged: ${JSON.stringify(css)}`);
+  else pass('project schema: a CSS selector where a target goes is flagged');
+  const offered = await complete('../_project/flows/offer.yaml', 'name: offer\ndescription: d\nsteps:\n  - click: \n', 3, 11);
+  if (!offered.some((i) => i.label === 'acme.login.submit')) fail(`project schema: completion does not offer the map's targets: ${offered.map((i) => i.label).slice(0, 8).join(', ')}`);
+  else pass(`project schema: completion offers the map's targets (${offered.length} items)`);
+}
 
 await request('shutdown', null).catch(() => {});
 notify('exit', null);

@@ -11,4 +11,7 @@ fi
 schemas=$(mktemp -d)
 trap 'rm -rf "$schemas"' EXIT
 (cd "$repo" && go run ./cmd/toolwright schema --out "$schemas" >/dev/null)
+# A project's schemas, as init writes them (the demo's selector map).
+mkdir "$schemas/project"
+(cd "$repo" && go run ./cmd/toolwright --config testdata/toolwright.yaml schema --project --out "$schemas/project" >/dev/null)
 node "$here/check.mjs" "$schemas" "$repo"
