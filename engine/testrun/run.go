@@ -313,8 +313,9 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	cfg = config.Default(dir)
 	cfg.File = base.File
 	cfg.Workflows, cfg.Selectors, cfg.StateDir, cfg.UploadsDir = base.Workflows, base.Selectors, stateDir, base.UploadsDir
-	// cfg.Store, cfg.ArtifactsDir, cfg.Audit and cfg.Retention stay at their
-	// defaults on purpose: test cases keep their state in SQLite and their
+	// cfg.Store, cfg.ArtifactsDir, cfg.Audit, cfg.Retention and cfg.Sessions
+	// stay at their defaults on purpose (sessions off: a case signs in as
+	// written, never with a server's saved session): test cases keep their state in SQLite and their
 	// files under their own throwaway state dir, never in the server's shared
 	// database or artifacts folder, unkeyed and unpruned.
 	if base.File == "" && len(f.Workflows) == 0 {
