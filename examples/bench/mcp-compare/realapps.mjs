@@ -1,0 +1,603 @@
+// Side-by-side benchmark on two real third-party applications that
+// examples/mediawiki and examples/phpmyadmin set up on loopback (Debian's
+// MediaWiki 1.39 on SQLite, Debian's phpMyAdmin 5.2 over MariaDB): each
+// business action as ONE toolwright call of those deployments, the same
+// action scripted through Playwright MCP's primitive tools (a call per step,
+// element refs read from its snapshots, as an agent must drive it), and the
+// floor: the Playwright library (playwright-core) doing the same action with
+// the fewest round trips on the same Chromium with the same flags.
+//
+// Method (as realsite.mjs): one untimed warm-up run per side, whose answers
+// must agree; then --runs runs per side, alternating the order every round,
+// each after the same pause (--gap) and once no side's processes are busy
+// (lib.mjs settle); medians. Each app is signed in once, untimed, on every
+// side (toolwright: its sign_in tool, an env: given environment the other
+// tools run in; Playwright MCP: its one page; the floor: one context per
+// app), except the sign-in actions, which start signed out each run.
+// Anything an action needs beforehand (a page to delete, a table to drop)
+// is made untimed before each run.
+//
+//   node realapps.mjs --toolwright BIN [--runs 5] [--gap 1000] [--chromium PATH] [--out FILE] [--only TEXT]
+//
+// The apps must be running: examples/bench/realapps.sh starts them (and
+// stops them after), builds toolwright and writes the RESULTS.md section.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+import { chromium } from "playwright-core";
+import { textOf, round, median, recorder, ref, settle, children } from "./lib.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..", "..", "..");
+
+function parseArgs(argv) {
+  const o = { toolwright: "", runs: 5, gap: 1000, chromium: "", out: "", only: "", wiki: "http://127.0.0.1:18301", pma: "http://127.0.0.1:18303", "pma-state": "/var/tmp/toolwright-apps/phpmyadmin" };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i].replace(/^--/, "");
+    if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`);
+    o[k] = argv[++i];
+  }
+  o.runs = Number(o.runs);
+  o.gap = Number(o.gap);
+  if (!o.toolwright) throw new Error("need --toolwright BIN");
+  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  return o;
+}
+const opt = parseArgs(process.argv.slice(2));
+const W = opt.wiki, P = opt.pma;
+const MW = { user: process.env.MW_USER || "Toolwright", password: process.env.MW_PASSWORD || "wiki-fixture-pass-2026" };
+const PMA = { user: process.env.PMA_USER || "toolwright", password: process.env.PMA_PASSWORD || "pma-fixture-pass-2026" };
+const beacon = join(repo, "examples", "mediawiki", "uploads", "lighthouse-beacon.png");
+
+// ---- toolwright --------------------------------------------------------------
+
+/** One toolwright server on an app's workflows and selector map, write tools enabled, a temporary state folder. */
+async function startToolwright(app, dir, vars, secrets, env) {
+  const example = join(repo, "examples", app);
+  const cfg = join(dir, `${app}.yaml`);
+  writeFileSync(cfg, [
+    `workflows: ${JSON.stringify(join(example, "workflows"))}`,
+    `selectors: ${JSON.stringify(join(example, "selectors", "selectors.yaml"))}`,
+    `uploads_dir: ${JSON.stringify(join(example, "uploads"))}`,
+    `state_dir: ${JSON.stringify(join(dir, `state-${app}`))}`,
+    `vars: ${JSON.stringify(vars)}`,
+    `secrets: ${JSON.stringify(secrets)}`,
+    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
+    "",
+  ].join("\n"));
+  const transport = new StdioClientTransport({
+    command: opt.toolwright, args: ["--config", cfg, "--log-level", "warn", "serve"], stderr: "inherit",
+    env: { ...process.env, ...env },
+  });
+  const client = new Client({ name: "toolwright-realapps-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+let taskN = 0;
+/** One toolwright call; the run's data is its envelope's data. */
+async function toolwright(client, tool, args, write) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const res = await rec.call(tool, write ? { ...args, task_id: `bench-${process.pid}-${++taskN}` } : args);
+  rec.run.ms = performance.now() - t0;
+  const env = res.structuredContent ?? JSON.parse(textOf(res));
+  if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
+  rec.run.code = env.code;
+  rec.run.data = env.data;
+  return rec.run;
+}
+
+// ---- Playwright MCP ------------------------------------------------------------
+
+async function startPlaywright() {
+  const outDir = mkdtempSync(join(tmpdir(), "pw-mcp-realapps-"));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
+      "--executable-path", opt.chromium, "--headless", "--isolated", "--no-sandbox", "--output-dir", outDir],
+    cwd: outDir, stderr: "inherit",
+  });
+  const client = new Client({ name: "toolwright-realapps-bench", version: "0" });
+  await client.connect(transport);
+  return { client, transport, outDir };
+}
+
+/** Runs script(rec, snap) on Playwright MCP, timed; its return value is the answer. */
+async function playwright(client, script) {
+  const rec = recorder(client);
+  const snap = async () => textOf(await rec.call("browser_snapshot", {}));
+  const t0 = performance.now();
+  rec.run.data = await script(rec, snap);
+  rec.run.ms = performance.now() - t0;
+  return rec.run;
+}
+
+/** Untimed set-up on Playwright MCP's page (Playwright code through its own tool). */
+const pwUntimed = (client, code) => client.callTool({ name: "browser_run_code_unsafe", arguments: { code } });
+
+/** The refs of every `- ROLE [ref=X]` line (named or not), in snapshot order. */
+function refsOf(snapshot, role) {
+  const out = [];
+  for (const line of snapshot.split("\n")) {
+    const m = new RegExp(`^\\s*- ${role}(?: "[^"]*")? \\[ref=([^\\]]+)\\]`).exec(line);
+    if (m) out.push(m[1]);
+  }
+  return out;
+}
+/** The texts of `- ROLE "TEXT"` lines matching re. */
+function named(snapshot, role, re) {
+  const out = [];
+  for (const line of snapshot.split("\n")) {
+    const m = new RegExp(`^\\s*- ${role} "((?:[^"\\\\]|\\\\.)*)"`).exec(line);
+    if (m && re.test(m[1])) out.push(JSON.parse(`"${m[1]}"`));
+  }
+  return out;
+}
+const has = (snapshot, role, name) => { try { ref(snapshot, role, name); return true; } catch { return false; } };
+
+/** Waits (another call each time) until the snapshot holds pred, as an agent polls a page that is still loading. */
+async function snapUntil(rec, snap, pred, what) {
+  for (let i = 0; i < 20; i++) {
+    const s = await snap();
+    if (pred(s)) return s;
+    await rec.call("browser_wait_for", { time: 0.5 });
+  }
+  throw new Error(`Playwright MCP: ${what} never showed`);
+}
+
+// ---- the floor -------------------------------------------------------------------
+
+async function startFloor() {
+  const before = new Set(children(process.pid));
+  const browser = await chromium.launch({
+    executablePath: opt.chromium, headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  return { browser, pid: children(process.pid).find((p) => !before.has(p)) };
+}
+
+/** Signs a page in with the fewest round trips: the form filled and submitted by one script, then the next document. */
+async function floorSignIn(page, app) {
+  if (app === "mw") {
+    await page.goto(`${W}/index.php?title=Special:UserLogin`);
+    await Promise.all([page.waitForURL((u) => !u.href.includes("UserLogin")), page.evaluate(([u, p]) => {
+      document.querySelector("#wpName1").value = u; document.querySelector("#wpPassword1").value = p;
+      document.querySelector("#wpLoginAttempt").click();
+    }, [MW.user, MW.password])]);
+    return page.evaluate(() => document.querySelector("#pt-userpage a")?.textContent ?? "");
+  }
+  await page.goto(`${P}/index.php`);
+  await Promise.all([page.waitForNavigation(), page.evaluate(([u, p]) => {
+    document.querySelector("#input_username").value = u; document.querySelector("#input_password").value = p;
+    document.querySelector("#input_go").click();
+  }, [PMA.user, PMA.password])]);
+  await page.waitForSelector("#li_pma_version");
+  return "signed in";
+}
+
+/** Times script(page) on a kept page (or, with fresh, a new context closed afterwards). */
+async function floor(page, script) {
+  const t0 = performance.now();
+  const data = await script(page);
+  return { calls: 0, bytes: 0, ms: performance.now() - t0, data };
+}
+async function floorFresh(browser, script) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const t0 = performance.now();
+    const page = await ctx.newPage();
+    const data = await script(page);
+    return { calls: 0, bytes: 0, ms: performance.now() - t0, data };
+  } finally {
+    await ctx.close();
+  }
+}
+
+// ---- untimed preparation -------------------------------------------------------------
+
+const sql = (q) => execFileSync("mariadb", ["--no-defaults", `--socket=${opt["pma-state"]}/mysql.sock`, "-uroot", "-e", q]);
+
+// ---- the actions -----------------------------------------------------------------------
+
+const pwSignInMW = async (rec, snap) => {
+  await rec.call("browser_navigate", { url: `${W}/index.php?title=Special:UserLogin` });
+  const s = await snap();
+  await rec.call("browser_type", { element: "Username", target: ref(s, "textbox", "Username"), text: MW.user });
+  await rec.call("browser_type", { element: "Password", target: ref(s, "textbox", "Password"), text: MW.password });
+  await rec.call("browser_click", { element: "Log in button", target: ref(s, "button", "Log in") });
+  const after = await snapUntil(rec, snap, (x) => has(x, "link", MW.user), "the user link");
+  return has(after, "link", MW.user) ? MW.user : "";
+};
+const pwSignInPMA = async (rec, snap) => {
+  await rec.call("browser_navigate", { url: `${P}/index.php` });
+  const s = await snap();
+  await rec.call("browser_type", { element: "Username", target: ref(s, "textbox", "Username:"), text: PMA.user });
+  await rec.call("browser_type", { element: "Password", target: ref(s, "textbox", "Password:"), text: PMA.password });
+  await rec.call("browser_click", { element: "Log in button", target: ref(s, "button", "Log in") });
+  await snapUntil(rec, snap, (x) => /Version information: 5\./.test(x), "the home page");
+  return "signed in";
+};
+
+function actions(ctx) {
+  const { twMW, twPMA, pwc, floorBrowser, pages } = ctx;
+  let n = 0;
+  return [
+    // ---- MediaWiki ----
+    {
+      name: "MediaWiki: sign in", app: "mw",
+      tw: async () => {
+        const r = await toolwright(twMW.client, "sign_in", { purpose: `bench${++n}` });
+        await twMW.client.callTool({ name: "close_environment", arguments: { env_id: r.data.env_id } }); // untimed, after
+        return r;
+      },
+      twAnswer: (d) => d.user === "[redacted:mw_user]" ? MW.user : d.user,
+      pwPrep: () => pwUntimed(pwc, "async (page) => { await page.context().clearCookies(); }"),
+      pw: () => playwright(pwc, pwSignInMW),
+      floor: () => floorFresh(floorBrowser, (page) => floorSignIn(page, "mw")),
+    },
+    {
+      name: "MediaWiki: read a page", app: "mw",
+      tw: () => toolwright(twMW.client, "read_page", { title: "Lighthouse 07" }),
+      twAnswer: (d) => `${d.title}|${d.paragraphs.count}|${d.categories.items.join(",")}`,
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${W}/index.php?title=Lighthouse_07` });
+        const s = await snap();
+        const title = /heading "([^"]+)" \[level=1\]/.exec(s)[1];
+        const paragraphs = s.split("\n").filter((l) => /^\s*- paragraph \[ref=[^\]]+\]: /.test(l)).length;
+        const cats = /- link "Categor(?:y|ies)" [^\n]*\n(?:[^\n]*\n)*?\s*- listitem [^\n]*\n\s*- link "([^"]+)"/.exec(s);
+        return `${title}|${paragraphs}|${cats ? cats[1] : ""}`;
+      }),
+      floor: () => floor(pages.mw, async (page) => {
+        await page.goto(`${W}/index.php?title=Lighthouse_07`);
+        return page.evaluate(() => `${document.querySelector("#firstHeading").textContent.trim()}|${document.querySelectorAll("#mw-content-text .mw-parser-output > p").length}|${[...document.querySelectorAll("#mw-normal-catlinks ul li a")].map((a) => a.textContent).join(",")}`);
+      }),
+    },
+    {
+      name: "MediaWiki: search, 3 result pages of 5", app: "mw",
+      tw: () => toolwright(twMW.client, "search_pages", { query: "keeper", page_size: 5, max_pages: 3 }),
+      twAnswer: (d) => d.results.items.map((r) => r.title).join(","),
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${W}/index.php?title=Special:Search&fulltext=1&ns0=1&limit=5&search=keeper` });
+        let s = await snap();
+        const titles = [];
+        for (let page = 1; ; page++) {
+          titles.push(...named(s, "link", /^Lighthouse \d+$|^Harbour Guide$/).filter((t) => !titles.includes(t)));
+          if (page === 3) break;
+          const first = titles.length;
+          await rec.call("browser_click", { element: "next 5 link", target: ref(s, "link", "next 5") });
+          s = await snapUntil(rec, snap, (x) => named(x, "link", /^Lighthouse \d+$/).some((t) => !titles.includes(t)), "the next result page");
+          if (titles.length !== first) break;
+        }
+        return titles.join(",");
+      }),
+      floor: () => floor(pages.mw, async (page) => {
+        let url = `${W}/index.php?title=Special:Search&fulltext=1&ns0=1&limit=5&search=keeper`;
+        const titles = [];
+        for (let i = 0; i < 3 && url; i++) {
+          await page.goto(url);
+          const r = await page.evaluate(() => ({ t: [...document.querySelectorAll(".mw-search-result-heading a")].map((a) => a.textContent), next: document.querySelector("a.mw-nextlink")?.href }));
+          titles.push(...r.t);
+          url = r.next;
+        }
+        return titles.join(",");
+      }),
+    },
+    {
+      name: "MediaWiki: edit a page (form)", app: "mw",
+      tw: () => toolwright(twMW.client, "edit_page", { env_id: ctx.mwEnv, title: "Bench Page", text: `Bench text ${++n}.`, summary: "bench" }, true),
+      twAnswer: (d) => d.title,
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${W}/index.php?title=Bench_Page&action=edit` });
+        const s = await snap();
+        await rec.call("browser_type", { element: "Wikitext editor", target: ref(s, "textbox", "Wikitext source editor"), text: `Bench text ${++n}.` });
+        await rec.call("browser_type", { element: "Summary", target: ref(s, "textbox", "Summary:"), text: "bench" });
+        await rec.call("browser_click", { element: "Save page button", target: ref(s, "button", "Save page") });
+        const after = await snapUntil(rec, snap, (x) => /heading "Bench Page" \[level=1\]/.test(x) && !has(x, "button", "Save page"), "the saved page");
+        return /heading "([^"]+)" \[level=1\]/.exec(after)[1];
+      }),
+      floor: () => floor(pages.mw, async (page) => {
+        await page.goto(`${W}/index.php?title=Bench_Page&action=edit`);
+        await Promise.all([page.waitForURL((u) => !u.href.includes("action=")), page.evaluate((t) => {
+          document.querySelector("#wpTextbox1").value = t; document.querySelector("#wpSummary").value = "bench";
+          document.querySelector("#wpSave").click();
+        }, `Bench text ${++n}.`)]);
+        return page.evaluate(() => document.querySelector("#firstHeading").textContent.trim());
+      }),
+    },
+    {
+      name: "MediaWiki: upload a file", app: "mw",
+      tw: () => toolwright(twMW.client, "upload_file", { env_id: ctx.mwEnv, file: "lighthouse-beacon.png", name: `Bench ${++n}.png`, description: "bench" }, true),
+      twAnswer: () => "File page",
+      pw: () => playwright(pwc, async (rec, snap) => {
+        const name = `Bench ${++n}.png`;
+        await rec.call("browser_navigate", { url: `${W}/index.php?title=Special:Upload` });
+        const s = await snap();
+        await rec.call("browser_click", { element: "Source filename button", target: ref(s, "button", "Source filename:") });
+        await rec.call("browser_file_upload", { paths: [ctx.pwBeacon] });
+        await rec.call("browser_type", { element: "Destination filename", target: ref(s, "textbox", "Destination filename:"), text: name });
+        await rec.call("browser_type", { element: "Summary", target: ref(s, "textbox", "Summary:"), text: "bench" });
+        await rec.call("browser_click", { element: "Ignore any warnings", target: ref(s, "checkbox", "Ignore any warnings") });
+        await rec.call("browser_click", { element: "Upload file button", target: ref(s, "button", "Upload file") });
+        await snapUntil(rec, snap, (x) => x.includes(`heading "File:${name}"`), "the file page");
+        return "File page";
+      }),
+      floor: () => floor(pages.mw, async (page) => {
+        const name = `Bench ${++n}.png`;
+        await page.goto(`${W}/index.php?title=Special:Upload`);
+        await page.setInputFiles("#wpUploadFile", beacon);
+        await Promise.all([page.waitForURL((u) => u.href.includes("File:")), page.evaluate((nm) => {
+          document.querySelector("#wpDestFile").value = nm; document.querySelector("#wpUploadDescription").value = "bench";
+          document.querySelector("#wpIgnoreWarning").checked = true; document.querySelector("input[name=wpUpload]").click();
+        }, name)]);
+        await page.waitForSelector(".fullMedia, .fullImageLink");
+        return "File page";
+      }),
+    },
+    {
+      name: "MediaWiki: delete a page", app: "mw",
+      prep: () => toolwright(twMW.client, "edit_page", { env_id: ctx.mwEnv, title: "Bench Delete", text: `To be deleted ${++n}.`, summary: "bench" }, true),
+      tw: () => toolwright(twMW.client, "delete_page", { env_id: ctx.mwEnv, title: "Bench Delete", reason: "bench" }, true),
+      twAnswer: (d) => d.heading,
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${W}/index.php?title=Bench_Delete&action=delete` });
+        const s = await snap();
+        await rec.call("browser_type", { element: "Reason", target: ref(s, "textbox", "Other/additional reason:"), text: "bench" });
+        await rec.call("browser_click", { element: "Delete page button", target: ref(s, "button", "Delete page") });
+        const after = await snapUntil(rec, snap, (x) => x.includes("has been deleted"), "the deletion notice");
+        return /heading "([^"]+)" \[level=1\]/.exec(after)[1];
+      }),
+      floor: () => floor(pages.mw, async (page) => {
+        await page.goto(`${W}/index.php?title=Bench_Delete&action=delete`);
+        await Promise.all([page.waitForURL((u) => !u.href.includes("action=delete")), page.evaluate(() => {
+          document.querySelector("input[name=wpReason]").value = "bench"; document.querySelector("[name=wpConfirmB]").click();
+        })]);
+        return page.evaluate(() => document.querySelector("#firstHeading").textContent.trim());
+      }),
+    },
+    // ---- phpMyAdmin ----
+    {
+      name: "phpMyAdmin: sign in", app: "pma",
+      tw: async () => {
+        const r = await toolwright(twPMA.client, "sign_in", { purpose: `bench${++n}` });
+        await twPMA.client.callTool({ name: "close_environment", arguments: { env_id: r.data.env_id } });
+        return r;
+      },
+      twAnswer: () => "signed in",
+      pwPrep: () => pwUntimed(pwc, "async (page) => { await page.context().clearCookies(); }"),
+      pw: () => playwright(pwc, pwSignInPMA),
+      floor: () => floorFresh(floorBrowser, (page) => floorSignIn(page, "pma")),
+    },
+    {
+      name: "phpMyAdmin: list databases", app: "pma",
+      tw: () => toolwright(twPMA.client, "list_databases", { env_id: ctx.pmaEnv }),
+      twAnswer: (d) => d.databases.items.map((x) => x.name).join(","),
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/server/databases` });
+        const s = await snapUntil(rec, snap, (x) => /Databases/.test(x) && named(x, "link", /^harbour$/).length > 0, "the database list");
+        // The databases table's name links are the ones followed by a structure URL.
+        const names = [...s.matchAll(/- link "([^"]+)" \[ref=[^\]]+\][^\n]*:\n\s*- \/url: index\.php\?route=\/database\/structure&db=\1\n/g)].map((m) => m[1]);
+        return [...new Set(names)].join(",");
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/server/databases`);
+        return page.evaluate(() => [...document.querySelectorAll("#page_content table tbody tr.db-row td.name a")].map((a) => a.textContent.trim()).join(","));
+      }),
+    },
+    {
+      name: "phpMyAdmin: list a database's tables", app: "pma",
+      tw: () => toolwright(twPMA.client, "list_tables", { env_id: ctx.pmaEnv, database: "harbour" }),
+      twAnswer: (d) => d.tables.items.map((x) => `${x.name}:${x.rows}`).join(","),
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/database/structure&db=harbour` });
+        const s = await snapUntil(rec, snap, (x) => /- row "berths Browse/.test(x), "the table list");
+        return [...s.matchAll(/- row "(\w+) Browse .*? Drop Drop ([\d,]+) InnoDB/g)].map((m) => `${m[1]}:${m[2]}`).join(",");
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/database/structure&db=harbour`);
+        return page.evaluate(() => [...document.querySelectorAll("#tablesForm tbody tr[id^=row_tbl_]")].map((r) => `${r.querySelector("th a").textContent.trim()}:${r.querySelector("td.tbl_rows").textContent.trim()}`).join(","));
+      }),
+    },
+    {
+      name: "phpMyAdmin: browse 3 pages of a table", app: "pma",
+      tw: () => toolwright(twPMA.client, "browse_table", { env_id: ctx.pmaEnv, database: "harbour", table: "vessels", max_pages: 3 }),
+      twAnswer: (d) => d.rows.items.map((r) => r[1]).join(","),
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/sql&db=harbour&table=vessels&pos=0` });
+        let s = await snapUntil(rec, snap, (x) => named(x, "cell", /^Vessel \d+$/).length > 0, "the rows");
+        const names = [];
+        for (let page = 1; ; page++) {
+          names.push(...named(s, "cell", /^Vessel \d+$/));
+          if (page === 3) break;
+          const last = names[names.length - 1];
+          await rec.call("browser_click", { element: "Next page button", target: ref(s, "button", ">") });
+          s = await snapUntil(rec, snap, (x) => { const v = named(x, "cell", /^Vessel \d+$/); return v.length > 0 && !v.includes(last); }, "the next page of rows");
+        }
+        return names.join(",");
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/sql&db=harbour&table=vessels&pos=0`);
+        // One script in the page: read, press Next, wait for the rows to be replaced, three times.
+        return page.evaluate(() => new Promise((done) => {
+          const names = [];
+          const read = () => [...document.querySelectorAll("table.table_results tbody tr")].map((r) => r.querySelectorAll("td.data")[1].textContent);
+          const step = (page) => {
+            const rows = read();
+            names.push(...rows);
+            if (page === 3) { done(names.join(",")); return; }
+            const last = rows[rows.length - 1];
+            const seen = new MutationObserver(() => {
+              const now = read();
+              if (now.length && !now.includes(last)) { seen.disconnect(); step(page + 1); }
+            });
+            seen.observe(document.body, { childList: true, subtree: true });
+            document.querySelector(".sqlqueryresults table.navigation input[name=navig][title=Next]").click();
+          };
+          step(1);
+        }));
+      }),
+    },
+    {
+      name: "phpMyAdmin: insert a row (form)", app: "pma",
+      tw: () => toolwright(twPMA.client, "insert_vessel", { env_id: ctx.pmaEnv, name: `Bench ${++n}`, kind: "tug", berth: 4, length_m: 12.5 }, true),
+      twAnswer: (d) => d.message.replace(/\d+$/, "N"),
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/table/change&db=harbour&table=vessels` });
+        const s = await snapUntil(rec, snap, (x) => refsOf(x, "textbox").length >= 5, "the insert form");
+        // The first row set's boxes, in column order: id, name, kind, berth_id, length_m.
+        const [, name, kind, berth, length] = refsOf(s, "textbox");
+        await rec.call("browser_type", { element: "name value", target: name, text: `Bench ${++n}` });
+        await rec.call("browser_type", { element: "kind value", target: kind, text: "tug" });
+        await rec.call("browser_type", { element: "berth_id value", target: berth, text: "4" });
+        await rec.call("browser_type", { element: "length_m value", target: length, text: "12.5" });
+        const gos = refsOf(s, "button").filter((r) => s.includes(`button "Go" [ref=${r}]`));
+        await rec.call("browser_click", { element: "Go button at the foot of the form", target: gos[gos.length - 1] });
+        const after = await snapUntil(rec, snap, (x) => /1 row inserted/.test(x), "the insert message");
+        return /1 row inserted\. Inserted row id: \d+/.exec(after)[0].replace(/\d+$/, "N");
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/table/change&db=harbour&table=vessels`);
+        await page.evaluate((nm) => {
+          const box = (col) => [...document.querySelectorAll("#insertForm input[type=hidden][name^='fields_name[multi_edit][0]']")]
+            .find((h) => h.value === col).closest("tr").querySelector("input[name^='fields[multi_edit][0]']");
+          box("name").value = nm; box("kind").value = "tug"; box("berth_id").value = "4"; box("length_m").value = "12.5";
+          document.querySelector("#buttonYes").click();
+        }, `Bench ${++n}`);
+        const msg = await page.waitForFunction(() => /1 row inserted\. Inserted row id: \d+/.exec(document.body.innerText)?.[0], null, { timeout: 60000 });
+        return (await msg.jsonValue()).replace(/\d+$/, "N");
+      }),
+    },
+    {
+      name: "phpMyAdmin: export a table (download)", app: "pma",
+      tw: () => toolwright(twPMA.client, "export_table", { env_id: ctx.pmaEnv, database: "harbour", table: "vessels", format: "sql" }),
+      twAnswer: (d) => `${d.file.name}|${d.file.bytes > 1000}`,
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/table/export&db=harbour&table=vessels` });
+        const s = await snapUntil(rec, snap, (x) => has(x, "button", "Export"), "the export form");
+        const res = textOf(await rec.call("browser_click", { element: "Export button", target: ref(s, "button", "Export") }));
+        let m = /Downloaded file (\S+) to "?([^"\n]+?)"?$/m.exec(res);
+        for (let i = 0; !m && i < 20; i++) {
+          const w = textOf(await rec.call("browser_wait_for", { time: 0.5 }));
+          m = /Downloaded file (\S+) to "?([^"\n]+?)"?$/m.exec(w);
+        }
+        if (!m) throw new Error(`no download reported:\n${res}`);
+        return `${m[1]}|${statSync(resolve(ctx.pwOut, m[2])).size > 1000}`;
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/table/export&db=harbour&table=vessels`);
+        const [dl] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => document.querySelector("#buttonGo").click())]);
+        const path = await dl.path();
+        return `${dl.suggestedFilename()}|${statSync(path).size > 1000}`;
+      }),
+    },
+    {
+      name: "phpMyAdmin: drop a table (confirm)", app: "pma",
+      prep: () => sql("CREATE TABLE IF NOT EXISTS harbour.bench_drop (id INT PRIMARY KEY)"),
+      tw: () => toolwright(twPMA.client, "drop_table", { env_id: ctx.pmaEnv, database: "harbour", table: "bench_drop" }, true),
+      twAnswer: (d) => `${d.dropped}`,
+      pw: () => playwright(pwc, async (rec, snap) => {
+        await rec.call("browser_navigate", { url: `${P}/index.php?route=/table/operations&db=harbour&table=bench_drop` });
+        const s = await snapUntil(rec, snap, (x) => has(x, "link", "Delete the table (DROP)"), "the operations page");
+        await rec.call("browser_click", { element: "Delete the table (DROP) link", target: ref(s, "link", "Delete the table (DROP)") });
+        const d = await snapUntil(rec, snap, (x) => /dialog "Confirm"/.test(x) && has(x, "button", "OK"), "the confirmation");
+        await rec.call("browser_click", { element: "OK button", target: ref(d, "button", "OK") });
+        const after = await snapUntil(rec, snap, (x) => /route=\/database\/structure/.test(x) && /- row "berths Browse/.test(x), "the table list");
+        return `${!/- row "bench_drop Browse/.test(after)}`;
+      }),
+      floor: () => floor(pages.pma, async (page) => {
+        await page.goto(`${P}/index.php?route=/table/operations&db=harbour&table=bench_drop`);
+        await page.click("#drop_tbl_anchor");
+        await Promise.all([page.waitForURL(/route=\/database\/structure/), page.click(".ui-dialog .ui-dialog-buttonpane button >> text=OK")]);
+        await page.waitForSelector("#tablesForm");
+        return `${await page.evaluate(() => ![...document.querySelectorAll("#tablesForm tbody tr th a")].some((a) => a.textContent.trim() === "bench_drop"))}`;
+      }),
+    },
+  ];
+}
+
+// ---- main --------------------------------------------------------------------------------
+
+const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
+const twMW = await startToolwright("mediawiki", dir, { wiki_base: W }, { mw_user: { env: "MW_USER" }, mw_password: { env: "MW_PASSWORD" } }, { MW_USER: MW.user, MW_PASSWORD: MW.password });
+const twPMA = await startToolwright("phpmyadmin", dir, { pma_base: P }, { pma_user: { env: "PMA_USER" }, pma_password: { env: "PMA_PASSWORD" } }, { PMA_USER: PMA.user, PMA_PASSWORD: PMA.password });
+const pw = await startPlaywright();
+const floorSide = await startFloor();
+const report = { runs: opt.runs, gap_ms: opt.gap, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
+const pidsOf = () => [twMW.transport.pid, twPMA.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean);
+try {
+  // Playwright MCP uploads only from its own folder: the same file is put there.
+  const pwBeacon = join(pw.outDir, "lighthouse-beacon.png");
+  copyFileSync(beacon, pwBeacon);
+  // Untimed: each side signed in to both apps once.
+  const mwEnv = (await toolwright(twMW.client, "sign_in", { purpose: "bench" })).data.env_id;
+  const pmaEnv = (await toolwright(twPMA.client, "sign_in", { purpose: "bench" })).data.env_id;
+  const signInPW = async () => { await playwright(pw.client, pwSignInMW); await playwright(pw.client, pwSignInPMA); };
+  await signInPW();
+  const pages = {};
+  for (const app of ["mw", "pma"]) {
+    const c = await floorSide.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    pages[app] = await c.newPage();
+    await floorSignIn(pages[app], app);
+  }
+  const ctx = { twMW, twPMA, pwc: pw.client, floorBrowser: floorSide.browser, pages, mwEnv, pmaEnv, pwBeacon, pwOut: pw.outDir };
+  for (const a of actions(ctx).filter((x) => !opt.only || x.name.includes(opt.only))) {
+    const sides = { toolwright: a.tw, playwright_mcp: a.pw, floor: a.floor };
+    const prep = async (side) => {
+      if (a.prep) await a.prep();
+      if (side === "playwright_mcp" && a.pwPrep) await a.pwPrep();
+    };
+    // One untimed warm-up run each; the answers must agree.
+    const warm = {};
+    for (const side of Object.keys(sides)) { await prep(side); warm[side] = await sides[side](); }
+    const answers = { toolwright: a.twAnswer(warm.toolwright.data), playwright_mcp: warm.playwright_mcp.data, floor: warm.floor.data };
+    if (new Set(Object.values(answers)).size !== 1) throw new Error(`${a.name}: the sides disagree: ${JSON.stringify(answers)}`);
+    const runs = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
+    for (let i = 0; i < opt.runs; i++) {
+      const order = Object.keys(sides);
+      if (i % 2) order.reverse();
+      for (const side of order) {
+        await prep(side);
+        await settle(pidsOf(), opt.gap);
+        runs[side].push(await sides[side]());
+      }
+    }
+    // A sign-in action leaves Playwright MCP signed out of the other app's cookies: sign in again, untimed.
+    if (a.pwPrep) await signInPW();
+    const sum = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
+    const t = sum(runs.toolwright), p = sum(runs.playwright_mcp), f = sum(runs.floor);
+    const row = {
+      action: a.name, answer: answers.floor, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p, floor_ms: f.ms,
+      bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)), floor_ratio: Number((t.ms / f.ms).toFixed(2)),
+      pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool),
+    };
+    report.actions.push(row);
+    console.error(`${a.name}: toolwright ${t.calls} call, ${t.bytes} B, ${t.ms} ms | Playwright MCP ${p.calls} calls, ${p.bytes} B, ${p.ms} ms | floor ${f.ms} ms | bytes ×${row.bytes_ratio}, time ×${row.time_ratio} of Playwright MCP, ×${row.floor_ratio} of the floor`);
+  }
+} finally {
+  await twMW.client.close().catch(() => {});
+  await twPMA.client.close().catch(() => {});
+  await pw.client.close().catch(() => {});
+  await floorSide.browser.close().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(pw.outDir, { recursive: true, force: true });
+}
+
+const ok = (x, limit) => (x <= limit ? `${x}` : `**${x}**`);
+const lines = [
+  `Real applications (examples/mediawiki: Debian's MediaWiki 1.39; examples/phpmyadmin: Debian's phpMyAdmin 5.2 over MariaDB 10.11), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once no side was busy, medians; Playwright MCP server ${report.playwright_mcp}, the floor through playwright-core on the same Chromium. Targets: time ≤ 0.5 × Playwright MCP, ≤ 1.3 × the floor, bytes ≤ 0.10 × Playwright MCP (a miss in **bold**).`,
+  "",
+  "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | floor ms | bytes ÷ PW MCP | time ÷ PW MCP | time ÷ floor |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
+  ...report.actions.map((r) => `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
+  "",
+  "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in (the sign-ins: a fresh context each run). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
+  "",
+  "Playwright MCP's steps per action: " + report.actions.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
+];
+console.log(lines.join("\n"));
+if (opt.out) writeFileSync(opt.out, JSON.stringify(report, null, 2) + "\n");
