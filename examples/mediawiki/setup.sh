@@ -36,6 +36,7 @@ install() {
     printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
     as_root chmod +x "$policy"
   fi
+  as_root apt-get update -qq >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     mediawiki php-cli php-sqlite3 >&2 || { [ -z "$policy" ] || as_root rm -f "$policy"; return 1; }
   [ -z "$policy" ] || as_root rm -f "$policy"

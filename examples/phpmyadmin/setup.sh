@@ -44,6 +44,7 @@ install() {
   fi
   printf '%s\n' 'phpmyadmin phpmyadmin/dbconfig-install boolean false' \
     'phpmyadmin phpmyadmin/reconfigure-webserver multiselect' | as_root debconf-set-selections
+  as_root apt-get update -qq >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     phpmyadmin mariadb-server php-cli >&2 || { [ -z "$policy" ] || as_root rm -f "$policy"; return 1; }
   [ -z "$policy" ] || as_root rm -f "$policy"

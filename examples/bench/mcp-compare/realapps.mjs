@@ -36,7 +36,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
 
 function parseArgs(argv) {
-  const o = { toolwright: "", runs: 5, gap: 1000, chromium: "", out: "", only: "", wiki: "http://127.0.0.1:18301", pma: "http://127.0.0.1:18303", "pma-state": "/var/tmp/toolwright-apps/phpmyadmin" };
+  const o = { toolwright: "", md: "", runs: 5, gap: 1000, chromium: "", out: "", only: "", wiki: "http://127.0.0.1:18301", pma: "http://127.0.0.1:18303", "pma-state": "/var/tmp/toolwright-apps/phpmyadmin" };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, "");
     if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`);
@@ -523,11 +523,12 @@ function actions(ctx) {
 // ---- main --------------------------------------------------------------------------------
 
 const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
-const twMW = await startToolwright("mediawiki", dir, { wiki_base: W }, { mw_user: { env: "MW_USER" }, mw_password: { env: "MW_PASSWORD" } }, { MW_USER: MW.user, MW_PASSWORD: MW.password });
-const twPMA = await startToolwright("phpmyadmin", dir, { pma_base: P }, { pma_user: { env: "PMA_USER" }, pma_password: { env: "PMA_PASSWORD" } }, { PMA_USER: PMA.user, PMA_PASSWORD: PMA.password });
+const twMW = await startToolwright("mediawiki", dir, { wiki_base: W }, { mw_user: { env: "MW_USER", redact: false }, mw_password: { env: "MW_PASSWORD" } }, { MW_USER: MW.user, MW_PASSWORD: MW.password });
+const twPMA = await startToolwright("phpmyadmin", dir, { pma_base: P }, { pma_user: { env: "PMA_USER", redact: false }, pma_password: { env: "PMA_PASSWORD" } }, { PMA_USER: PMA.user, PMA_PASSWORD: PMA.password });
 const pw = await startPlaywright();
 const floorSide = await startFloor();
 const report = { runs: opt.runs, gap_ms: opt.gap, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
+let signInPW = async () => {};
 const pidsOf = () => [twMW.transport.pid, twPMA.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean);
 try {
   // Playwright MCP uploads only from its own folder: the same file is put there.
@@ -536,7 +537,7 @@ try {
   // Untimed: each side signed in to both apps once.
   const mwEnv = (await toolwright(twMW.client, "sign_in", { purpose: "bench" })).data.env_id;
   const pmaEnv = (await toolwright(twPMA.client, "sign_in", { purpose: "bench" })).data.env_id;
-  const signInPW = async () => { await playwright(pw.client, pwSignInMW); await playwright(pw.client, pwSignInPMA); };
+  signInPW = async () => { await playwright(pw.client, pwSignInMW); await playwright(pw.client, pwSignInPMA); };
   await signInPW();
   const pages = {};
   for (const app of ["mw", "pma"]) {
@@ -546,6 +547,7 @@ try {
   }
   const ctx = { twMW, twPMA, pwc: pw.client, floorBrowser: floorSide.browser, pages, mwEnv, pmaEnv, pwBeacon, pwOut: pw.outDir };
   for (const a of actions(ctx).filter((x) => !opt.only || x.name.includes(opt.only))) {
+   try {
     const sides = { toolwright: a.tw, playwright_mcp: a.pw, floor: a.floor };
     const prep = async (side) => {
       if (a.prep) await a.prep();
@@ -576,7 +578,15 @@ try {
       pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool),
     };
     report.actions.push(row);
+    writeMarkdown();
     console.error(`${a.name}: toolwright ${t.calls} call, ${t.bytes} B, ${t.ms} ms | Playwright MCP ${p.calls} calls, ${p.bytes} B, ${p.ms} ms | floor ${f.ms} ms | bytes ×${row.bytes_ratio}, time ×${row.time_ratio} of Playwright MCP, ×${row.floor_ratio} of the floor`);
+   } catch (e) {
+    // One action that fails on a side is reported as such; the others still run.
+    console.error(`${a.name}: FAILED: ${e.message}`);
+    report.actions.push({ action: a.name, failed: String(e.message).split("\n")[0].slice(0, 300) });
+    writeMarkdown();
+    if (a.pwPrep) await signInPW().catch(() => {});
+   }
   }
 } finally {
   await twMW.client.close().catch(() => {});
@@ -587,17 +597,23 @@ try {
   rmSync(pw.outDir, { recursive: true, force: true });
 }
 
-const ok = (x, limit) => (x <= limit ? `${x}` : `**${x}**`);
-const lines = [
-  `Real applications (examples/mediawiki: Debian's MediaWiki 1.39; examples/phpmyadmin: Debian's phpMyAdmin 5.2 over MariaDB 10.11), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once no side was busy, medians; Playwright MCP server ${report.playwright_mcp}, the floor through playwright-core on the same Chromium. Targets: time ≤ 0.5 × Playwright MCP, ≤ 1.3 × the floor, bytes ≤ 0.10 × Playwright MCP (a miss in **bold**).`,
-  "",
-  "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | floor ms | bytes ÷ PW MCP | time ÷ PW MCP | time ÷ floor |",
-  "|---|---|---|---|---|---|---|---|---|---|---|",
-  ...report.actions.map((r) => `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
-  "",
-  "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in (the sign-ins: a fresh context each run). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
-  "",
-  "Playwright MCP's steps per action: " + report.actions.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
-];
-console.log(lines.join("\n"));
+function markdown() {
+  const ok = (x, limit) => (x <= limit ? `${x}` : `**${x}**`);
+  const done = report.actions.filter((r) => !r.failed);
+  const lines = [
+    `Real applications (examples/mediawiki: Debian's MediaWiki 1.39; examples/phpmyadmin: Debian's phpMyAdmin 5.2 over MariaDB 10.11), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once no side was busy, medians; Playwright MCP server ${report.playwright_mcp}, the floor through playwright-core on the same Chromium. Targets: time ≤ 0.5 × Playwright MCP, ≤ 1.3 × the floor, bytes ≤ 0.10 × Playwright MCP (a miss in **bold**).`,
+    "",
+    "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | floor ms | bytes ÷ PW MCP | time ÷ PW MCP | time ÷ floor |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...report.actions.map((r) => r.failed ? `| ${r.action} | not measured: ${r.failed.replace(/\|/g, "\\|")} |||||||||| ` :
+      `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
+    "",
+    "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in (the sign-ins: a fresh context each run). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
+    "",
+    "Playwright MCP's steps per action: " + done.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
+  ];
+  return lines.join("\n");
+}
+function writeMarkdown() { if (opt.md) writeFileSync(opt.md, markdown() + "\n"); }
+console.log(markdown());
 if (opt.out) writeFileSync(opt.out, JSON.stringify(report, null, 2) + "\n");
