@@ -24,7 +24,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,7 +36,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
 
 function parseArgs(argv) {
-  const o = { toolwright: "", md: "", runs: 5, gap: 1000, chromium: "", out: "", only: "", wiki: "http://127.0.0.1:18301", pma: "http://127.0.0.1:18303", "pma-state": "/var/tmp/toolwright-apps/phpmyadmin" };
+  const o = { toolwright: "", md: "", merge: "", runs: 5, gap: 1000, chromium: "", out: "", only: "", wiki: "http://127.0.0.1:18301", pma: "http://127.0.0.1:18303", "pma-state": "/var/tmp/toolwright-apps/phpmyadmin" };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, "");
     if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`);
@@ -113,7 +113,13 @@ async function playwright(client, script) {
   const rec = recorder(client);
   const snap = async () => textOf(await rec.call("browser_snapshot", {}));
   const t0 = performance.now();
-  rec.run.data = await script(rec, snap);
+  try {
+    rec.run.data = await script(rec, snap);
+  } catch (e) {
+    // A failed run must not leave a dialog (a beforeunload after typing) blocking the next ones.
+    await client.callTool({ name: "browser_handle_dialog", arguments: { accept: true } }).catch(() => {});
+    throw e;
+  }
   rec.run.ms = performance.now() - t0;
   return rec.run;
 }
@@ -297,8 +303,10 @@ function actions(ctx) {
         const s = await snap();
         await rec.call("browser_type", { element: "Wikitext editor", target: ref(s, "textbox", "Wikitext source editor"), text: `Bench text ${++n}.` });
         await rec.call("browser_type", { element: "Summary", target: ref(s, "textbox", "Summary:"), text: "bench" });
-        await rec.call("browser_click", { element: "Save page button", target: ref(s, "button", "Save page") });
-        const after = await snapUntil(rec, snap, (x) => /heading "Bench Page" \[level=1\]/.test(x) && !has(x, "button", "Save page"), "the saved page");
+        // "Save page" on a new page, "Save changes" on one that exists.
+        const save = has(s, "button", "Save changes") ? "Save changes" : "Save page";
+        await rec.call("browser_click", { element: `${save} button`, target: ref(s, "button", save) });
+        const after = await snapUntil(rec, snap, (x) => /heading "Bench Page" \[level=1\]/.test(x) && !has(x, "button", save), "the saved page");
         return /heading "([^"]+)" \[level=1\]/.exec(after)[1];
       }),
       floor: () => floor(pages.mw, async (page) => {
@@ -546,7 +554,13 @@ try {
     await floorSignIn(pages[app], app);
   }
   const ctx = { twMW, twPMA, pwc: pw.client, floorBrowser: floorSide.browser, pages, mwEnv, pmaEnv, pwBeacon, pwOut: pw.outDir };
-  for (const a of actions(ctx).filter((x) => !opt.only || x.name.includes(opt.only))) {
+  // The two apps' actions alternate, the sign-ins (which sign Playwright MCP out) last.
+  const all = actions(ctx);
+  const ordered = [1, 9, 3, 11, 2, 10, 5, 12, 4, 8, 7, 0, 6].map((i) => all[i]);
+  // --merge: the actions an earlier run measured are kept (and not run again).
+  if (opt.merge) for (const r of JSON.parse(readFileSync(opt.merge, "utf8")).actions) if (!r.failed) report.actions.push(r);
+  const measured = new Set(report.actions.map((r) => r.action));
+  for (const a of ordered.filter((x) => !measured.has(x.name) && (!opt.only || opt.only.split("|").some((o) => x.name.includes(o))))) {
    try {
     const sides = { toolwright: a.tw, playwright_mcp: a.pw, floor: a.floor };
     const prep = async (side) => {
