@@ -362,7 +362,8 @@ function actions(ctx) {
       }),
       floor: () => floor(pages.mw, async (page) => {
         await page.goto(`${W}/index.php?title=Bench_Delete&action=delete`);
-        await Promise.all([page.waitForURL((u) => !u.href.includes("action=delete")), page.evaluate(() => {
+        // MediaWiki answers the deletion's POST at the same URL: the next document, whatever its address.
+        await Promise.all([page.waitForNavigation(), page.evaluate(() => {
           document.querySelector("input[name=wpReason]").value = "bench"; document.querySelector("[name=wpConfirmB]").click();
         })]);
         return page.evaluate(() => document.querySelector("#firstHeading").textContent.trim());
@@ -465,8 +466,8 @@ function actions(ctx) {
         await rec.call("browser_type", { element: "length_m value", target: length, text: "12.5" });
         const gos = refsOf(s, "button").filter((r) => s.includes(`button "Go" [ref=${r}]`));
         await rec.call("browser_click", { element: "Go button at the foot of the form", target: gos[gos.length - 1] });
-        const after = await snapUntil(rec, snap, (x) => /1 row inserted/.test(x), "the insert message");
-        return /1 row inserted\. Inserted row id: \d+/.exec(after)[0].replace(/\d+$/, "N");
+        const after = await snapUntil(rec, snap, (x) => /1 row inserted\.[\s\S]{0,200}?Inserted row id: \d+/.test(x), "the insert message");
+        return /1 row inserted\.[\s\S]{0,200}?Inserted row id: \d+/.test(after) ? "1 row inserted. Inserted row id: N" : "";
       }),
       floor: () => floor(pages.pma, async (page) => {
         await page.goto(`${P}/index.php?route=/table/change&db=harbour&table=vessels`);
