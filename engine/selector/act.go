@@ -22,7 +22,8 @@ import (
 // focused or cleared; then comes the input itself.
 //
 //	Click: prepare (1) + mouse moved, pressed, released (3)           = 4
-//	       (+1 on a page with frames from other sites: the move is checked)
+//	       (+1 on a page with frames from other sites, or that skips rendering
+//	       content (content-visibility): the move is checked)
 //	Hover: prepare (1) + mouse moved (1)                              = 2
 //	Fill:  prepare with focus and clear (1) + insertText (1) + events (1) = 3
 //	Press: prepare with focus (1) + key down, up (2)                   = 3
