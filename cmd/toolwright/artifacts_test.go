@@ -27,7 +27,7 @@ func TestArtifactsDir(t *testing.T) {
 	cliMust(t, os.WriteFile(c.cfg, append(b, "artifacts_dir: ./shared\n"...), 0o644))
 	shared := filepath.Join(filepath.Dir(c.cfg), "shared")
 
-	failed := envelope(t, first(c.mustCLI(t, exitFailed, "run", "missing_button")))
+	failed := envelope(t, first(c.mustCLI(t, exitFailed, "run", "product_details", "--arg", "sku=ACM-9999"))) // no secret typed: its screenshot is kept
 	out, _ := c.mustCLI(t, 0, "traces", failed.TraceID)
 	var tr store.Trace
 	cliMust(t, json.Unmarshal([]byte(out), &tr))

@@ -63,9 +63,10 @@ func TestUI(t *testing.T) {
 	if !strings.Contains(env, `"code": "target_not_found"`) || !strings.Contains(page.MustElement("#arguments").MustText(), "{") {
 		t.Errorf("envelope %q", env)
 	}
-	img := page.MustElement("img.failure")
-	if w := img.MustEval(`() => this.naturalWidth`).Int(); w == 0 {
-		t.Error("the failure screenshot does not load")
+	// missing_button typed a secret into its page: no failure screenshot
+	// is kept of it (engine/run/typed.go), so the ui shows none.
+	if imgs, _ := page.Elements("img.failure"); len(imgs) != 0 {
+		t.Error("the ui shows a screenshot of a page a secret was typed into")
 	}
 	frame := page.MustElement("iframe.pagehtml")
 	if sb := first(frame.Attribute("sandbox")); sb == nil || *sb != "" {

@@ -361,6 +361,7 @@ func (c *call) releaseEnv() {
 	}
 	if env != nil && env.Temporary {
 		c.e.sessions.forget(env.ID)
+		c.e.typed.Delete(env.ID) // its page ends with the call
 	}
 	c.e.browsers.Release(env)
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,6 +54,7 @@ type Engine struct {
 	stepTimeout time.Duration
 	artifacts   string
 	sessions    *sessions // nil: sessions off
+	typed       sync.Map  // env id → the secret typed into its page (typed.go)
 }
 
 // New makes an engine.

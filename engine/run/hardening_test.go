@@ -217,10 +217,12 @@ output:
   shot: ${{ vars.shot }}
 `
 
-// TestScreenshotsMaskSecrets: the screenshot step and the failure
-// screenshot hide a field holding a secret and text echoing it (pure red on
-// echo.html), and the page is shown again afterwards. Before: both were in
-// the picture; only password inputs were blanked.
+// TestScreenshotsMaskSecrets: a screenshot of a page no secret was typed
+// into shows it (the red field and text); once a secret was typed into the
+// page, the screenshot step fails limit_exceeded saying why, and the
+// failure keeps no screenshot (typed.go). Masking still hides fields and
+// text holding a secret where a screenshot is taken. Before: both
+// screenshots showed the secret's field and text.
 func TestScreenshotsMaskSecrets(t *testing.T) {
 	h := newHarness(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
 		withEchoSelectors(t, c)
@@ -233,14 +235,12 @@ func TestScreenshotsMaskSecrets(t *testing.T) {
 	if n := redPixels(t, file); n < 500 {
 		t.Fatalf("the plain screenshot shows only %d red pixels: the test proves nothing", n)
 	}
-	env := h.ok(h.call("echo_shot", `{}`)) // the wait after the screenshot proves the page was restored
-	if n := redPixels(t, env.Data["shot"].(map[string]any)["file"].(string)); n != 0 {
-		t.Errorf("the screenshot step shows %d red pixels of the secret's field and text", n)
+	env := h.code(h.call("echo_shot", `{}`), "limit_exceeded")
+	if !strings.Contains(env.Message, "secrets.enc was typed into this environment's page") {
+		t.Errorf("the screenshot step's refusal: %q", env.Message)
 	}
-	failed := h.code(h.call("echo_shot", `{"fail":true}`), "target_not_found")
-	shot := filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID, "failure.png")
-	if n := redPixels(t, shot); n != 0 {
-		t.Errorf("the failure screenshot shows %d red pixels of the secret's field and text", n)
+	if _, err := os.Stat(filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "failure.png")); err == nil {
+		t.Errorf("the failure screenshot was kept: %d red pixels", redPixels(t, filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "failure.png")))
 	}
 }
 

@@ -573,7 +573,9 @@ func (r *runner) Eval(ctx context.Context, t *tmpl.Template) (any, error) {
 // Text evaluates a template as text.
 func (r *runner) Text(ctx context.Context, t *tmpl.Template) (string, error) {
 	v, err := r.Eval(ctx, t)
-	return tmpl.Text(v), err
+	text := tmpl.Text(v)
+	r.c.noteTyped(text) // a secret about to be typed: no screenshots of this page
+	return text, err
 }
 
 // Test evaluates a condition.
@@ -1106,6 +1108,11 @@ func (r *runner) MaskSecrets(ctx context.Context) (func(), error) {
 	page, err := r.Page(ctx)
 	if err != nil {
 		return func() {}, err
+	}
+	if env := r.c.currentEnv(); env != nil {
+		if name := r.c.e.typedInto(env.ID); name != "" {
+			return func() {}, screenshotRefused(name)
+		}
 	}
 	return maskSecrets(ctx, page, r.c.e.secretValues())
 }

@@ -624,8 +624,10 @@ func TestFailedCallTrace(t *testing.T) {
 			page = b
 		}
 	}
-	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 1000 {
-		t.Errorf("no failure screenshot among %v", tr.Artifacts)
+	// The call typed a secret into the page: no screenshot, and the
+	// trace says why (typed.go).
+	if png != nil || !strings.Contains(tr.Error, "was typed into this environment's page") {
+		t.Errorf("a screenshot of a page a secret was typed into among %v, or no reason: %q", tr.Artifacts, tr.Error)
 	}
 	if !bytes.Contains(page, []byte("Sign in to Acme")) || !bytes.Contains(page, []byte("[redacted:acme_user]")) {
 		t.Errorf("page.html lacks the page or the redacted field: %.300s", page)
@@ -750,8 +752,9 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Errorf("secret in the envelope: %s", hit)
 	}
 	tr := h.trace(env)
-	if len(tr.Artifacts) < 2 {
-		t.Fatalf("the failed call kept no artifacts: %v", tr.Artifacts)
+	// page.html only: no screenshot of a page a secret was typed into (typed.go)
+	if len(tr.Artifacts) != 1 || !strings.Contains(tr.Error, "was typed into this environment's page") {
+		t.Fatalf("the failed call kept %v (%q), want page.html and why there is no screenshot", tr.Artifacts, tr.Error)
 	}
 	page, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "page.html"))
 	if err != nil {

@@ -241,3 +241,78 @@ func TestIdentitySecretNotRedacted(t *testing.T) {
 		t.Errorf("trace: %s", b)
 	}
 }
+
+// drawnSite is a page that draws what is typed where no mask reaches:
+// CSS generated content (::after {content: attr(...)}), a canvas, and the
+// characters split by spaces, all in pure red so a screenshot of them can
+// be counted. The field itself is white.
+func drawnSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Drawn</title><style>
+#after::after { content: attr(data-v); color: #ff0000; font: bold 40px sans-serif; }
+#split { color: #ff0000; font: bold 40px sans-serif; }
+</style></head><body>
+<input id="in" style="background:#fff;color:#000">
+<p id="after" data-v=""></p><p id="split"></p><canvas id="c" width="600" height="60"></canvas>
+<script>
+document.getElementById("in").addEventListener("input", (e) => {
+  const v = e.target.value;
+  document.getElementById("after").setAttribute("data-v", v);
+  document.getElementById("split").textContent = v.split("").join(" ");
+  const g = document.getElementById("c").getContext("2d");
+  g.clearRect(0, 0, 600, 60); g.fillStyle = "#ff0000"; g.font = "bold 40px sans-serif"; g.fillText(v, 0, 45);
+});
+</script></body></html>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const drawnWorkflow = `
+name: drawn
+description: Type a secret into a page that draws it, then fail on a missing target.
+risk: read
+params:
+  secret: {type: boolean, description: Type the secret (else plain words), default: true}
+steps:
+  - goto: ${{ config.drawn }}/
+  - fill: {target: drawn.in, value: "${{ secrets.enc }}"}
+    if: params.secret
+  - fill: {target: drawn.in, value: "plain words typed here"}
+    if: "!params.secret"
+  - click: drawn.missing
+    timeout: 300ms
+`
+
+// TestScreenshotsWithheldAfterSecretTyped: after a secret was typed into a
+// page, no failure screenshot of it is kept and the trace says why, even
+// where masking cannot see the secret (CSS generated content, a canvas,
+// split text); page.html is still kept, redacted. The same page with plain
+// words typed keeps its screenshot, which shows the red drawing. Before
+// (issue 22 (2)): failure.png showed the secret three times in red.
+func TestScreenshotsWithheldAfterSecretTyped(t *testing.T) {
+	site := drawnSite(t)
+	h := newHarness(t, map[string]string{"drawn": drawnWorkflow}, func(c *config.Config) {
+		addSelectors(t, c, "\ndrawn.in:\n  css: \"#in\"\ndrawn.missing:\n  css: \"#not-on-this-page\"\n")
+		c.Vars["drawn"] = site.URL
+		c.SetSecretValue("enc", encSecret)
+	})
+	plain := h.code(h.call("drawn", `{"secret":false}`), "target_not_found")
+	shot := filepath.Join(h.cfg.StateDir, "artifacts", plain.TraceID, "failure.png")
+	if n := redPixels(t, shot); n < 500 {
+		t.Fatalf("the plain failure screenshot shows only %d red pixels: the test proves nothing", n)
+	}
+	failed := h.code(h.call("drawn", `{}`), "target_not_found")
+	dir := filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID)
+	if _, err := os.Stat(filepath.Join(dir, "failure.png")); err == nil {
+		t.Errorf("a failure screenshot of a page a secret was typed into was kept (%d red pixels)", redPixels(t, filepath.Join(dir, "failure.png")))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "page.html")); err != nil {
+		t.Errorf("page.html: %v", err)
+	}
+	if tr := h.trace(failed); !strings.Contains(tr.Error, "secrets.enc was typed into this environment's page") {
+		t.Errorf("the trace does not say why there is no screenshot: %q", tr.Error)
+	}
+}
