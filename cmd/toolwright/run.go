@@ -348,6 +348,14 @@ func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup s
 		closeApp()
 		return nil, nil, usageError{err}
 	}
+	// Start the browser before the setup tool runs, so its launch (slow on
+	// a loaded machine) never counts against open_env's step timeout.
+	if a.Browsers.Provider().Name() == browser.ProviderLocal {
+		if _, err := a.Browsers.Provider().Browser(ctx); err != nil {
+			closeApp()
+			return nil, nil, fmt.Errorf("--setup: the browser did not start: %w", err)
+		}
+	}
 	raw, _ := json.Marshal(args)
 	env, err := a.Engine.Call(ctx, run.Request{Tool: setup, Args: raw})
 	if err != nil {
