@@ -261,7 +261,7 @@ func TestDerive(t *testing.T) {
 selectors: `+demo+`/selectors.yaml
 vars: {acme_base: "http://127.0.0.1:8000", other: 1}
 secrets:
-  acme_user: {env: TOOLWRIGHT_TESTRUN_NO_SUCH_VAR}
+  acme_user: {env: TOOLWRIGHT_TESTRUN_NO_SUCH_VAR, redact: false}
   acme_password: {env: TOOLWRIGHT_TESTRUN_NO_SUCH_VAR}
   unused: {env: TOOLWRIGHT_TESTRUN_NO_SUCH_VAR}
 policy: {write_tools: grant, allowed_hosts: [example.com]}
@@ -301,6 +301,11 @@ cases: [{name: a, tool: t, expect: {ok: true}}]
 	}
 	if diff := cmp.Diff(map[string]string{"acme_user": "buyer@example.com", "extra": "e"}, cfg.SecretValues()); diff != "" {
 		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
+	// acme_user is an identity (redact: false) in the config: its test
+	// value is not redacted either.
+	if diff := cmp.Diff(map[string]string{"extra": "e"}, cfg.RedactedValues()); diff != "" {
+		t.Errorf("redacted secrets (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"acme_password", "unused"}, sortedKeys(unread)); diff != "" {
 		t.Errorf("unread (-want +got):\n%s", diff)

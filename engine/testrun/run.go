@@ -370,6 +370,11 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	for name, v := range f.secrets {
 		cfg.SetSecretValue(name, v)
 	}
+	for name := range cfg.SecretValues() {
+		if sec, ok := base.Secrets[name]; ok {
+			cfg.Secrets[name] = sec // keeps redact: false (an identity stays readable)
+		}
+	}
 	return cfg, unread, nil
 }
 
