@@ -51,6 +51,7 @@ type Env struct {
 	exempt        map[proto.TargetTargetID]bool
 	main          proto.TargetTargetID // the target of page
 	held          heldRequests         // subresource requests refused since the last TakeHeld
+	keepUntil     time.Time            // KeepFor: Release keeps it for a person until then
 }
 
 // heldRequests counts the requests the guard refused under

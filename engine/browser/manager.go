@@ -805,6 +805,14 @@ func (m *Manager) Release(env *Env) {
 		return
 	}
 	env.touch()
+	env.mu.Lock()
+	until := env.keepUntil
+	env.keepUntil = time.Time{}
+	env.mu.Unlock()
+	if d := time.Until(until); d > 0 {
+		m.keep(env, d)
+		return
+	}
 	if env.Temporary {
 		m.closeEnv(env, errs.New(errs.EnvNotFound, "environment %q is closed: its call ended", env.ID), "its call ended")
 		return
@@ -815,6 +823,28 @@ func (m *Manager) Release(env *Env) {
 	default:
 	}
 	m.refill()
+}
+
+// KeepFor makes the next Release of env, held by a call, keep it for a
+// person until until (an ask_human step the person did not finish in time):
+// still held, so no call takes it and the reaper leaves it alone, then
+// closed (a temporary one) or released to its purpose's pool.
+func (m *Manager) KeepFor(env *Env, until time.Time) {
+	env.mu.Lock()
+	env.keepUntil = until
+	env.mu.Unlock()
+}
+
+// keep holds env for d after its call ended (KeepFor), then releases it.
+func (m *Manager) keep(env *Env, d time.Duration) {
+	m.log.Info("environment kept for a person", "env", env.ID, "purpose", env.Purpose, "for_ms", d.Milliseconds())
+	time.AfterFunc(d, func() {
+		if env.Temporary {
+			m.closeEnv(env, errs.New(errs.EnvNotFound, "environment %q is closed: its handoff expired", env.ID), "its handoff expired")
+			return
+		}
+		m.Release(env)
+	})
 }
 
 // Close closes environment id (close_env). A call holding it fails its next

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,6 +44,7 @@ type Config struct {
 	Audit      Audit
 	Retention  Retention
 	Sessions   Sessions
+	UI         UI
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
@@ -116,6 +118,16 @@ type Sessions struct {
 	// TTL is how long a saved session is used (sessions.ttl, 7d).
 	TTL time.Duration
 }
+
+// UI is where toolwright ui is reached, for the links the server hands
+// out (an ask_human handoff's take-over link).
+type UI struct {
+	// URL is ui.url: the ui's base URL.
+	URL string
+}
+
+// DefaultUIURL is ui.url's default: toolwright ui's default address.
+const DefaultUIURL = "http://127.0.0.1:7077"
 
 // DefaultSessionKeyEnv is where sessions.key is read from when the config does not say.
 const DefaultSessionKeyEnv = "TOOLWRIGHT_SESSION_KEY"
@@ -270,6 +282,7 @@ func Default(dir string) *Config {
 			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
 		Audit:         Audit{Key: Secret{Env: DefaultAuditKeyEnv}},
 		Sessions:      Sessions{Key: Secret{Env: DefaultSessionKeyEnv}, TTL: 7 * 24 * time.Hour},
+		UI:            UI{URL: DefaultUIURL},
 		Retention:     Retention{Traces: 30 * 24 * time.Hour, Artifacts: 7 * 24 * time.Hour},
 		ShutdownGrace: 10 * time.Second,
 		GrantCommand:  "toolwright grant",
@@ -455,6 +468,7 @@ var Decl = &decl.Object{
 		{Name: "http", Type: decl.Nested, Obj: HTTPDecl, Doc: "serve --http"},
 		{Name: "audit", Type: decl.Nested, Obj: AuditDecl, Doc: "the audit log"},
 		{Name: "sessions", Type: decl.Nested, Obj: SessionsDecl, Doc: "saved sign-in state per purpose, sealed in the store (off without a key)"},
+		{Name: "ui", Type: decl.Nested, Obj: UIDecl, Doc: "where toolwright ui is reached"},
 		{Name: "retention", Type: decl.Nested, Obj: RetentionDecl, Doc: "how long traces and call artifacts are kept (pruned hourly by serve and by toolwright gc)"},
 	},
 }
@@ -468,6 +482,11 @@ var RetentionDecl = &decl.Object{Name: "retention", Doc: "How long the server ke
 // AuditDecl declares audit:.
 var AuditDecl = &decl.Object{Name: "audit", Doc: "The audit log.", Fields: []decl.Field{
 	secretField("key", "the HMAC key of the audit chain: with it a rewrite of the log by someone without the key is caught (default {env: TOOLWRIGHT_AUDIT_KEY}, used when that variable is set; without a key the chain is a plain hash chain)"),
+}}
+
+// UIDecl declares ui:.
+var UIDecl = &decl.Object{Name: "ui", Doc: "Where toolwright ui is reached, for the links the server hands out.", Fields: []decl.Field{
+	{Name: "url", Type: decl.String, Default: DefaultUIURL, Doc: "the ui's base URL, as a person opens it: an ask_human handoff's link is URL/env/ENV_ID/"},
 }}
 
 // SessionsDecl declares sessions:.
@@ -684,6 +703,14 @@ func Parse(file string, data []byte) (*Config, lint.Problems) {
 				continue
 			}
 			*f.dst = d
+		}
+	}
+	if u := v.Sub("ui"); u != nil && u.Has("url") {
+		raw := u.Str("url", "")
+		if pu, err := url.Parse(raw); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			ps.Addf(u.Pos("url"), lint.BadValue, "ui.url: want an http(s) URL such as %s, got %q", DefaultUIURL, raw)
+		} else {
+			c.UI.URL = strings.TrimSuffix(raw, "/")
 		}
 	}
 	if se := v.Sub("sessions"); se != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Codes of DESIGN.md's result envelope. A `fail` step may use its own
@@ -34,6 +35,7 @@ const (
 	OutcomeUnknown     = "outcome_unknown"
 	StoreUnavailable   = "store_unavailable"
 	StoreBusy          = "store_busy"
+	HumanRequired      = "human_required"
 )
 
 // Flags is what a code means to the agent by default.
@@ -67,6 +69,7 @@ var Table = map[string]Flags{
 	OutcomeUnknown:     {NeedsHuman: true},
 	StoreUnavailable:   {Retryable: true},
 	StoreBusy:          {Retryable: true},
+	HumanRequired:      {NeedsHuman: true},
 }
 
 // Error is a failure with a code. Message is shown to the agent; Cause is
@@ -77,6 +80,17 @@ type Error struct {
 	Retryable  bool
 	NeedsHuman bool
 	Cause      error
+	// Handoff is where a person takes over (human_required), for the
+	// envelope; nil otherwise.
+	Handoff *Handoff
+}
+
+// Handoff is the envelope's handoff: the ui's take-over link of the
+// environment an ask_human step kept for a person, until ExpiresAt.
+type Handoff struct {
+	URL       string    `json:"url"`
+	EnvID     string    `json:"env_id"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 func (e *Error) Error() string {

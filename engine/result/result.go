@@ -22,6 +22,8 @@ type Envelope struct {
 	Attempts   int            `json:"attempts,omitempty"`
 	DurationMS int64          `json:"duration_ms"`
 	Step       string         `json:"step,omitempty"`
+	// Handoff is set with human_required: where a person takes over.
+	Handoff *errs.Handoff `json:"handoff,omitempty"`
 }
 
 // Success builds an ok envelope around data.
@@ -32,7 +34,7 @@ func Success(data map[string]any) *Envelope {
 // Failure builds a failed envelope from any error; raw causes stay out.
 func Failure(err error) *Envelope {
 	e := errs.As(err)
-	return &Envelope{Code: e.Code, Message: e.Message, Retryable: e.Retryable, NeedsHuman: e.NeedsHuman}
+	return &Envelope{Code: e.Code, Message: e.Message, Retryable: e.Retryable, NeedsHuman: e.NeedsHuman, Handoff: e.Handoff}
 }
 
 // JSON is the envelope as compact JSON.

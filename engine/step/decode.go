@@ -489,6 +489,10 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			inner = s.Spec.Scope(s, sc)
 		}
 		s.Args[f.Name] = c.Decode(n, s.Path, inner)
+	case PageCond:
+		if cond := c.DecodeCondition(n, s.Path, sc, where); cond != nil {
+			s.Args[f.Name] = cond
+		}
 	case Forms:
 		seq := yamlx.Resolve(n)
 		if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {

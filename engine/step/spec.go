@@ -39,6 +39,7 @@ const (
 	Ints                     // a list of whole numbers, like [200, 404] (or one number)
 	TemplateList             // a list of templates, or one template giving a list
 	Forms                    // a list of the kind's own long forms, each one of its OneOf (wait's any)
+	PageCond                 // one of wait's conditions, as a step's when: takes it (ask_human's until)
 )
 
 var typeNames = map[Type]string{
@@ -47,6 +48,7 @@ var typeNames = map[Type]string{
 	Bool: "boolean", Steps: "steps", TargetMap: "map of targets", ValueMap: "map of values",
 	VarName: "variable name", Tool: "tool name", Enum: "one of",
 	Ints: "list of numbers", TemplateList: "list of templates", Forms: "list of conditions",
+	PageCond: "condition",
 }
 
 func (t Type) String() string { return typeNames[t] }
@@ -258,6 +260,11 @@ func (f Field) Decl() decl.Field {
 		d.Type = decl.List
 		d.Schema = func() *decl.Obj {
 			return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
+		}
+	case PageCond:
+		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.Any}
+		d.Schema = func() *decl.Obj {
+			return decl.NewObj("type", "object", "minProperties", 1)
 		}
 	case Forms:
 		d.Type = decl.List

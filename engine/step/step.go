@@ -288,6 +288,24 @@ type Exec interface {
 	MaxArtifactBytes() int64
 }
 
+// Cond returns a PageCond field: the condition decoded as the condition
+// kind's long form (ConditionKind), or nil.
+func (s *Step) Cond(name string) *Step { v, _ := s.Args[name].(*Step); return v }
+
+// Handover is what an Exec may offer a step that hands the call's
+// environment to a person (ask_human); a step type-asserts it, the core
+// names no kind.
+type Handover interface {
+	// HandOver publishes the environment for a person with message, open
+	// until expires (the ui lists it with its take-over link). finish ends
+	// the wait: held says the step's condition held, or the wait failed
+	// for another reason (the handoff is finished, finish returns nil);
+	// otherwise (the person did not come in time) the
+	// environment is kept for the person until expires and finish returns
+	// the human_required error the call ends with.
+	HandOver(ctx context.Context, message string, expires time.Time) (finish func(held bool) error, err error)
+}
+
 // Lists is what an Exec may tell of its list variables: whether one was
 // cut short (a set that derives a list from it keeps the mark).
 type Lists interface {
