@@ -368,7 +368,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 	}
 	// Names were checked above; undefined ones (for_each items, whose type
 	// is only known at run time) compile as dynamic values.
-	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables(), urlrawFunc, noMatchIndexPatch}
+	opts := []expr.Option{expr.Env(compileEnv(sc)), expr.AllowUndefinedVariables(), urlrawFunc, chunkFunc, noMatchIndexPatch}
 	if asBool {
 		opts = append(opts, expr.AsBool())
 	}
@@ -567,6 +567,10 @@ func derivedFrom(n ast.Node) string {
 		}
 	case *ast.SliceNode:
 		return derivedFrom(x.Node)
+	case *ast.CallNode:
+		if src := chunkSource(x); src != nil {
+			return derivedFrom(src)
+		}
 	case *ast.BuiltinNode:
 		switch x.Name {
 		case "map", "filter", "sort", "sortBy", "reverse":

@@ -234,3 +234,26 @@ func TestNoMatchResults(t *testing.T) {
 		t.Errorf("a comparison with no value: %#v", err)
 	}
 }
+
+// chunk(list, n) cuts a flat list into rows of n, and the rows are a list
+// derived from that one: they keep its truncated mark (ListOf).
+func TestChunk(t *testing.T) {
+	e := tmpl.Env{"vars": map[string]any{"rows": []any{"a", "b", "c", "d", "e"}}}
+	var ps lint.Problems
+	tm := tmpl.CompileTemplate("${{ chunk(vars.rows, 2) }}", tmpl.Site{File: "f.yaml"}, scope, &ps)
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	got, err := tm.Eval(e)
+	want := []any{[]any{"a", "b"}, []any{"c", "d"}, []any{"e"}}
+	if err != nil || !cmp.Equal(got, want) {
+		t.Errorf("chunk = %v, %v; want %v", got, err, want)
+	}
+	if tm.ListOf != "rows" {
+		t.Errorf("ListOf = %q, want rows", tm.ListOf)
+	}
+	tm = tmpl.CompileTemplate("${{ chunk(vars.rows, 0) }}", tmpl.Site{File: "f.yaml"}, scope, &ps)
+	if _, err := tm.Eval(e); err == nil || !strings.Contains(err.Error(), "at least 1") {
+		t.Errorf("chunk by 0: %v", err)
+	}
+}

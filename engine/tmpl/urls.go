@@ -12,7 +12,7 @@ import (
 type URLRaw string
 
 // functions are the names of the functions toolwright adds to expr-lang's.
-var functions = map[string]bool{"urlraw": true}
+var functions = map[string]bool{"urlraw": true, "chunk": true}
 
 // urlrawFunc is urlraw(x): x as text, put into a URL without encoding.
 var urlrawFunc = expr.Function("urlraw", func(params ...any) (any, error) {
