@@ -171,8 +171,12 @@ func TestServeWithMissingSecret(t *testing.T) {
 	p.stdin.Close()
 	_ = p.cmd.Wait()
 
-	// run fails fast: a configuration error, exit 2.
-	_, errOut, code := cli(t, "--config", cfg, "run", "set_only")
+	// run runs a tool that needs no unset secret, as serve serves it, and
+	// fails fast on one that reads it: a configuration error, exit 2.
+	if _, errOut, code := cli(t, "--config", cfg, "run", "set_only"); code != 0 {
+		t.Errorf("run of a tool without the missing secret: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code := cli(t, "--config", cfg, "run", "sign_in")
 	if code != exitUsage || !strings.Contains(errOut, "TOOLWRIGHT_TEST_UNSET_USER") {
 		t.Errorf("run with a missing secret: exit %d, stderr %q", code, errOut)
 	}

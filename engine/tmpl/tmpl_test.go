@@ -176,8 +176,8 @@ func TestURLTemplates(t *testing.T) {
 		want string
 	}{
 		{"${{ config.base }}/s?q=${{ params.query }}&n=2", urlScope, "http://127.0.0.1:8000/app/s?q=x%26injected%3D1%23frag&n=2"},
-		{"${{ config.base }}/items/${{ params.max_pages }}/edit", urlScope, "http://127.0.0.1:8000/app/items/a%20b%2Fc%3Fd/edit"},
-		{"${{ config.base }}/s#${{ params.max_pages }}", urlScope, "http://127.0.0.1:8000/app/s#a%20b%2Fc%3Fd"},
+		{"${{ config.base }}/items/${{ params.max_pages }}/edit", urlScope, "http://127.0.0.1:8000/app/items/a%20b/c%3Fd/edit"},
+		{"${{ config.base }}/s#${{ params.max_pages }}", urlScope, "http://127.0.0.1:8000/app/s#a%20b/c%3Fd"},
 		{"${{ config.base }}/s?${{ urlraw(params.query) }}", urlScope, "http://127.0.0.1:8000/app/s?x&injected=1#frag"},
 		{"${{ params.query }}", urlScope, "x&injected=1#frag"},
 		{"q=${{ params.query }}", scope, "q=x&injected=1#frag"},

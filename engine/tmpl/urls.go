@@ -21,8 +21,8 @@ var urlrawFunc = expr.Function("urlraw", func(params ...any) (any, error) {
 
 // urlEncode is v as it goes into a URL after built, the URL so far: a
 // value in the query (after "?") is encoded as a query component (so
-// "x&y=1#z" stays one value), one in the path as a path segment (a "/" or
-// "?" in it does not start another part), one in the fragment likewise. A
+// "x&y=1#z" stays one value), one in the path or the fragment segment by
+// segment (its "/" stay; a "?" or "#" in it does not start another part). A
 // value from urlraw() goes in as it is. A template's first value, which
 // starts the URL (${{ config.base }}/login, a format: url parameter, an
 // extracted href), is never encoded: Template.Eval writes it before this.
@@ -34,7 +34,14 @@ func urlEncode(built string, v any) string {
 	if strings.Contains(built, "?") && !strings.Contains(built, "#") {
 		return url.QueryEscape(s)
 	}
-	return url.PathEscape(s)
+	// In the path a value may be several segments (a path parameter such
+	// as /index.html): its "/" stay, everything else is escaped per segment,
+	// so it cannot start a query or a fragment.
+	segs := strings.Split(s, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return strings.Join(segs, "/")
 }
 
 // noMatchIndex makes findIndex and findLastIndex give -1 when nothing
