@@ -86,9 +86,10 @@ name: open
 description: Open a path of the shop.
 risk: read
 params:
-  path: {type: string, description: The path, default: /index.html}
+  path: {type: string, description: The path and query, default: /index.html}
 steps:
-  - goto: ${{ config.shop_base }}${{ params.path }}
+  # the argument carries a query on purpose: urlraw keeps its "?" (DESIGN: URL-encoded arguments)
+  - goto: ${{ config.shop_base }}${{ urlraw(params.path) }}
 output:
   title: ${{ page.title }}
 `,
