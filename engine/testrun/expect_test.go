@@ -233,10 +233,11 @@ func TestDeriveCopiesConfig(t *testing.T) {
 	// dir: never in shared ones, keyed by the server's audit key or pruned);
 	// GrantCommand keeps its default so messages name plain `toolwright grant`;
 	// ShutdownGrace is for serve, not for test runs; StateDirNote says why a
-	// state dir was chosen, and a test run chooses its own; Sessions stays off (its
+	// state dir was chosen, and a test run chooses its own; UI (the hand-over
+	// link) keeps its default; Sessions stays off (its
 	// default, no key): a test case signs in as written, never with a saved
 	// session of the server's.
-	copied := []string{"Sessions", "StateDirNote", "File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Audit", "Retention", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
+	copied := []string{"Sessions", "StateDirNote", "UI", "File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Audit", "Retention", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
 	var fields []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
 		if f.IsExported() {
