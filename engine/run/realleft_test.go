@@ -125,7 +125,7 @@ params:
   short: {type: boolean, description: give the wait 1s, default: false}
 steps:
   - goto: ${{ config.real_base }}/busy.html?ms=${{ params.ms }}
-  - click: real.busy.load
+  - click: {target: real.busy.load, navigation: none}  # the request stays in flight for the waits below
   - wait: {text: loading}
   - sleep: 300ms  # the request has surely started before the wait below
   - wait: {network_idle: 200ms, timeout: 10s}

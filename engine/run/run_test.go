@@ -29,6 +29,7 @@ steps:
   - goto: ${{ config.acme_base }}/login.html
   - assert: {url: "*/login.html"}
   - assert: {text: "Sign in to Acme"}
+  - screenshot: {into: shot}   # before a secret is typed: afterwards no screenshot is kept
   - hover: acme.login.submit
   - fill: {target: acme.login.email, value: "${{ secrets.acme_user }}"}
   - fill: {target: acme.login.password, value: "${{ secrets.acme_password }}"}
@@ -76,7 +77,6 @@ steps:
       max: 5
       steps:
         - set: {last_sku: "${{ row.sku }}", last_index: "${{ loop.index }}"}
-  - screenshot: {into: shot}
   - call: {tool: read_status, into: status}
 output:
   pw: ${{ vars.pw }}
