@@ -88,10 +88,7 @@ localStorage: [{name, value}]}]}).`,
 		Short: "Write a purpose's session as Playwright storage-state JSON (it holds sign-in cookies: keep it safe)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if purpose == "" {
-				return usagef("--purpose is required")
-			}
-			key, err := g.sessionKey()
+			key, err := purposeKey(g, purpose)
 			if err != nil {
 				return err
 			}
@@ -122,10 +119,7 @@ localStorage: [{name, value}]}]}).`,
 		Short: "Save Playwright storage-state JSON as a purpose's session (for sessions.ttl)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if purpose == "" {
-				return usagef("--purpose is required")
-			}
-			key, err := g.sessionKey()
+			key, err := purposeKey(g, purpose)
 			if err != nil {
 				return err
 			}
@@ -176,4 +170,13 @@ func (g *globals) sessionKey() (*store.SessionKey, error) {
 		return nil, usagef("sessions are off: set sessions.key (by default from TOOLWRIGHT_SESSION_KEY)")
 	}
 	return key, nil
+}
+
+// purposeKey is what export and import both need first: the --purpose they
+// act on (a usage error without it) and the sessions key.
+func purposeKey(g *globals, purpose string) (*store.SessionKey, error) {
+	if purpose == "" {
+		return nil, usagef("--purpose is required")
+	}
+	return g.sessionKey()
 }
