@@ -181,16 +181,48 @@ func navigated(err error) bool {
 	return strings.Contains(t, "navigated or closed") || strings.Contains(t, "Cannot find context") || strings.Contains(t, "Execution context was destroyed")
 }
 
-// settle waits for the load, and a little for a redirect a script makes
-// right after it.
+// settle waits until the page stays put: loaded, and the same document
+// for a quiet moment afterwards, so a script that sends the visitor on
+// (one redirect or a chain of them) is followed to where it ends. A wait
+// whose document was replaced under it starts over on the new one.
 func settle(ctx context.Context, tab *rod.Page) error {
-	if err := tab.Context(ctx).WaitLoad(); err != nil {
-		return err
+	const quiet = 250 * time.Millisecond
+	for {
+		origin, err := loadedOrigin(ctx, tab)
+		if err != nil && !navigated(err) {
+			return err
+		}
+		if err == nil {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(quiet):
+			}
+			again, err := loadedOrigin(ctx, tab)
+			if err == nil && again == origin {
+				return nil
+			}
+			if err != nil && !navigated(err) {
+				return err
+			}
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	_ = tab.Context(wctx).WaitIdle(300 * time.Millisecond)
-	return tab.Context(ctx).WaitLoad()
+}
+
+// loadedOrigin waits for the document's load and says which document it
+// is (its time origin differs for every document the tab shows).
+func loadedOrigin(ctx context.Context, tab *rod.Page) (float64, error) {
+	if err := tab.Context(ctx).WaitLoad(); err != nil {
+		return 0, err
+	}
+	v, err := tab.Context(ctx).Eval(`() => performance.timeOrigin`)
+	if err != nil {
+		return 0, err
+	}
+	return v.Value.Num(), nil
 }
 
 // landing reads the main document's status and address.

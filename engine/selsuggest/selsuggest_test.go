@@ -2,9 +2,11 @@ package selsuggest
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,8 +162,19 @@ func TestSuggestFrames(t *testing.T) {
 func TestSuggestRedirectTokensStatus(t *testing.T) {
 	files := http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest")))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/save" {
+		switch r.URL.Path {
+		case "/save":
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		case "/chain":
+			// A visitor sent on and on by script: each page moves to the
+			// next 30 ms after it opens, the last to the sign-in page.
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			next := fmt.Sprintf("chain?n=%d", n-1)
+			if n <= 0 {
+				next = "signin.html?next=dashboard"
+			}
+			fmt.Fprintf(w, "<!doctype html><title>Checking</title><p>Checking your session (%d)</p><script>setTimeout(() => location.replace(%q), 30)</script>", n, next)
 			return
 		}
 		files.ServeHTTP(w, r)
@@ -170,6 +183,16 @@ func TestSuggestRedirectTokensStatus(t *testing.T) {
 	p := testsite.NewPage(t, testsite.Browser(t), "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// A chain of script redirects: the waits for the load see documents
+	// replaced under them. It failed "the page did not load: Inspected
+	// target navigated or closed" whenever a redirect fell inside such a
+	// wait, which redirect.html alone hits only on a loaded machine (CI,
+	// stop 25).
+	if res, err := SuggestPage(ctx, p, srv.URL+"/chain?n=12", "shop.in", Options{}); err != nil {
+		t.Fatalf("a chain of script redirects: %v", err)
+	} else if !strings.HasSuffix(res.URL, "/signin.html?next=dashboard") {
+		t.Errorf("a chain of script redirects landed at %q, want signin.html", res.URL)
+	}
 	res, err := SuggestPage(ctx, p, srv.URL+"/redirect.html", "shop.in", Options{Secrets: []string{"wpadmin42"}})
 	if err != nil {
 		t.Fatal(err)
