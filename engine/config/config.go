@@ -224,6 +224,17 @@ type EgressCheck struct {
 	ExpectStatus int
 }
 
+// The modes of policy.write_tools, declared once: PolicyDecl's enum and
+// policy.WriteMode both read them.
+const (
+	WriteGrant    = "grant"
+	WriteEnabled  = "enabled"
+	WriteDisabled = "disabled"
+)
+
+// WriteModes is every mode of policy.write_tools, in order.
+var WriteModes = []string{WriteGrant, WriteEnabled, WriteDisabled}
+
 // Policy holds the lines the server keeps.
 type Policy struct {
 	WriteTools   string // grant | enabled | disabled
@@ -272,7 +283,7 @@ func Default(dir string) *Config {
 			Viewport: Viewport{Width: DefaultViewportWidth, Height: DefaultViewportHeight},
 		},
 		Regions: map[string]Region{"local": {}},
-		Policy:  Policy{WriteTools: "grant", Subresources: "any"},
+		Policy:  Policy{WriteTools: WriteGrant, Subresources: "any"},
 		Limits: Limits{
 			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
 			MaxListItems: 200, MaxResponseBytes: 65536,
@@ -548,7 +559,7 @@ var RegionDecl = &decl.Object{Name: "region", Doc: "An egress: a proxy and a che
 
 // PolicyDecl declares policy:.
 var PolicyDecl = &decl.Object{Name: "policy", Doc: "What the server allows.", Fields: []decl.Field{
-	{Name: "write_tools", Type: decl.Enum, Enum: []string{"grant", "enabled", "disabled"}, Default: "grant", Doc: "grant: write tools need a live grant per task; enabled: no grants (development); disabled: refused"},
+	{Name: "write_tools", Type: decl.Enum, Enum: WriteModes, Default: WriteGrant, Doc: "grant: write tools need a live grant per task; enabled: no grants (development); disabled: refused"},
 	{Name: "allowed_hosts", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "hosts pages may navigate to, like 127.0.0.1 or *.example.com; empty: any"},
 	{Name: "subresources", Type: decl.Enum, Enum: []string{"any", "allowed_hosts"}, Default: "any", Doc: "any: a page's own requests (images, scripts, fetch, XHR, beacons, WebSockets, frames) may reach any host; allowed_hosts: every request a page makes is held to allowed_hosts, blocked in the browser and counted in the trace"},
 }}

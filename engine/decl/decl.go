@@ -91,9 +91,12 @@ func (o *Object) Field(name string) (*Field, bool) {
 }
 
 // Names returns the declared keys in order.
-func (o *Object) Names() []string {
-	out := make([]string, len(o.Fields))
-	for i, f := range o.Fields {
+func (o *Object) Names() []string { return Names(o.Fields) }
+
+// Names returns the names of fields, in order.
+func Names(fields []Field) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
 		out[i] = f.Name
 	}
 	return out
@@ -300,7 +303,7 @@ func (f *Field) decode(c *ctx, n *yaml.Node, where string) (any, bool) {
 				return s, true
 			}
 		}
-		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be %s, found %q%s", where, orList(f.Enum), s, lint.Suggest(s, f.Enum))
+		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be %s, found %q%s", where, OrList(f.Enum), s, lint.Suggest(s, f.Enum))
 		return nil, false
 	case List:
 		if yamlx.IsNull(n) {
@@ -385,8 +388,8 @@ func (f *Field) inRange(file string, n *yaml.Node, where string, x float64, ps *
 	return true
 }
 
-// orList writes "a, b or c".
-func orList(list []string) string {
+// OrList writes "a, b or c", as messages name the values of an enum.
+func OrList(list []string) string {
 	switch len(list) {
 	case 0:
 		return ""

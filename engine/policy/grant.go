@@ -3,9 +3,12 @@ package policy
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -16,30 +19,39 @@ const (
 	RiskDestructive = "destructive"
 )
 
+// Risks is every risk level, in order: the one list (a workflow's risk:
+// is declared with it).
+var Risks = []string{RiskRead, RiskWrite, RiskDestructive}
+
 // WriteMode is policy.write_tools: how write and destructive tools are let
 // through.
 type WriteMode string
 
-// The write modes.
+// The write modes, as the config declares them (config.WriteModes, the
+// one list).
 const (
 	// WriteGrant (the default) needs a live grant for the tool and the
 	// call's task_id.
-	WriteGrant WriteMode = "grant"
+	WriteGrant WriteMode = config.WriteGrant
 	// WriteEnabled lets every write call through (for development).
-	WriteEnabled WriteMode = "enabled"
+	WriteEnabled WriteMode = config.WriteEnabled
 	// WriteDisabled refuses every write call.
-	WriteDisabled WriteMode = "disabled"
+	WriteDisabled WriteMode = config.WriteDisabled
 )
 
 // ParseWriteMode reads policy.write_tools; "" is WriteGrant.
 func ParseWriteMode(s string) (WriteMode, error) {
-	switch WriteMode(s) {
-	case "":
+	if s == "" {
 		return WriteGrant, nil
-	case WriteGrant, WriteEnabled, WriteDisabled:
+	}
+	if slices.Contains(config.WriteModes, s) {
 		return WriteMode(s), nil
 	}
-	return "", fmt.Errorf("policy.write_tools: unknown mode %q (expected %q, %q or %q)", s, WriteGrant, WriteEnabled, WriteDisabled)
+	quoted := make([]string, len(config.WriteModes))
+	for i, m := range config.WriteModes {
+		quoted[i] = strconv.Quote(m)
+	}
+	return "", fmt.Errorf("policy.write_tools: unknown mode %q (expected %s)", s, decl.OrList(quoted))
 }
 
 // GrantSource finds the live grant for a tool and task_id, returning its id

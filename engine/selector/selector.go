@@ -5,6 +5,7 @@ package selector
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,8 +24,9 @@ const (
 	Role  = "role"
 )
 
-// Strategies is every locator strategy.
-var Strategies = []string{CSS, XPath, Text, Label, Role}
+// Strategies is every locator strategy, in order: the names of
+// StrategyFields, the one list.
+var Strategies = decl.Names(StrategyFields)
 
 // Locator is one way to find a target.
 type Locator struct {
@@ -155,15 +157,22 @@ func Parse(file string, data []byte) (m *Map, ps lint.Problems) {
 	return m, ps
 }
 
-// LocatorFields are the keys of one locator: one strategy (role may carry a name).
-var LocatorFields = []decl.Field{
+// StrategyFields declares the locator strategies, once: the keys of a
+// locator (Strategies, decoding, messages, docs and schema read them).
+var StrategyFields = []decl.Field{
 	{Name: CSS, Type: decl.String, Doc: "a CSS selector, as Chromium's document.querySelectorAll takes it (searches open shadow roots too)"},
 	{Name: XPath, Type: decl.String, Doc: "an XPath expression (not inside shadow roots)"},
 	{Name: Text, Type: decl.String, Doc: "the element's whole visible text, trimmed, white space collapsed; /regex/ matches part of it"},
 	{Name: Label, Type: decl.String, Doc: "the text of the field's label; /regex/ matches part of it"},
 	{Name: Role, Type: decl.String, Doc: "an ARIA role (button, link, textbox, ...), found in the accessibility tree"},
-	{Name: "name", Type: decl.String, Doc: "with role: the accessible name; /regex/ matches part of it"},
 }
+
+// locName is the key of a role locator's accessible name.
+const locName = "name"
+
+// LocatorFields are the keys of one locator: one strategy (role may carry a name).
+var LocatorFields = append(append([]decl.Field{}, StrategyFields...),
+	decl.Field{Name: locName, Type: decl.String, Doc: "with role: the accessible name; /regex/ matches part of it"})
 
 // LocatorDecl declares one fallback locator.
 var LocatorDecl = &decl.Object{
@@ -264,14 +273,7 @@ func meantLocator(v *decl.Values) bool {
 	return false
 }
 
-func isLocatorKey(k string) bool {
-	for _, f := range LocatorFields {
-		if f.Name == k {
-			return true
-		}
-	}
-	return false
-}
+func isLocatorKey(k string) bool { return slices.Contains(decl.Names(LocatorFields), k) }
 
 // decodeLocator reads exactly one strategy (role may carry a name).
 func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps *lint.Problems) (Locator, bool) {
@@ -281,8 +283,8 @@ func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps 
 	found := 0
 	for i := range kvs {
 		kv := kvs[i]
-		switch kv.Key {
-		case CSS, XPath, Text, Label, Role:
+		switch {
+		case slices.Contains(Strategies, kv.Key):
 			found++
 			if found > 1 {
 				ps.Addf(lint.At(file, kv.KeyN), lint.BadValue, "%s: give one strategy per locator, found %q after %q (put the others under fallbacks)", where, kv.Key, l.Strategy)
@@ -298,12 +300,12 @@ func decodeLocator(file string, at *yaml.Node, kvs []yamlx.KV, where string, ps 
 				return l, false
 			}
 			l.Value, valueN = v, kv.Value
-		case "name":
+		case kv.Key == locName:
 			name = &kvs[i]
 		}
 	}
 	if found == 0 {
-		ps.Addf(lint.At(file, at), lint.Missing, "%s has no locator: give one of css, xpath, text, label or role", where)
+		ps.Addf(lint.At(file, at), lint.Missing, "%s has no locator: give one of %s", where, decl.OrList(Strategies))
 		return l, false
 	}
 	if name != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
@@ -40,7 +41,7 @@ func foreignLocator(key string, value *yaml.Node) (string, string) {
 	write := func(strategy, sel, why string) (string, string) {
 		return fmt.Sprintf(" (%s: write %s: %s)", why, strategy, yamlQuote(sel)), strategy
 	}
-	const why = "toolwright finds elements by css, xpath, text, label or role"
+	why := "toolwright finds elements by " + decl.OrList(Strategies)
 	switch {
 	case k == "id" || k == "element_id" || k == "by_id":
 		if cssIdent.MatchString(val) {

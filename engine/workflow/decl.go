@@ -3,6 +3,7 @@ package workflow
 import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/decl"
+	"github.com/toolwright/toolwright/engine/policy"
 )
 
 // The declarations of what a workflow author writes: the file's top-level
@@ -19,7 +20,7 @@ var FileDecl = &decl.Object{
 			Doc: "the MCP tool name; it equals the file name"},
 		{Name: "title", Type: decl.String, Doc: "a human title for the tool"},
 		{Name: "description", Type: decl.String, Required: true, Doc: "what the tool does; the agent reads it to choose this tool"},
-		{Name: "risk", Type: decl.Enum, Enum: []string{Read, Write, Destructive}, Default: Write,
+		{Name: "risk", Type: decl.Enum, Enum: policy.Risks, Default: Write,
 			Doc: "read tools are on; write and destructive tools need a grant for each task"},
 		{Name: "idempotent", Type: decl.Bool, Default: false, Doc: "calling twice with the same arguments has the effect of calling once (MCP idempotentHint)"},
 		{Name: "env", Type: decl.Enum, Enum: []string{EnvTemporary, EnvGiven, EnvNew}, Default: EnvTemporary,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/tmpl"
@@ -23,11 +24,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Risk levels.
+// Risk levels: policy declares them (policy.Risks), the one list.
 const (
-	Read        = "read"
-	Write       = "write"
-	Destructive = "destructive"
+	Read        = policy.RiskRead
+	Write       = policy.RiskWrite
+	Destructive = policy.RiskDestructive
 )
 
 // Environment modes.
