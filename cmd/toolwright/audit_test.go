@@ -12,6 +12,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 )
 
 // auditSet is a config in a temporary folder with a state dir and n audit
@@ -28,7 +29,7 @@ func auditSet(t *testing.T, n int) (cfgPath, dbPath string) {
 		cliMust(t, st.AppendAudit(context.Background(), &store.AuditRecord{Tool: "read_title", Risk: "read", Code: "ok", TaskID: "T-" + string(rune('a'+i))}))
 	}
 	cliMust(t, st.Close())
-	return cfgPath, filepath.Join(dir, "state", store.FileName)
+	return cfgPath, filepath.Join(dir, "state", sqlstore.FileName)
 }
 
 // TestAuditVerifyEmptyOrWiped: `audit verify` fails on a database

@@ -29,6 +29,7 @@ import (
 	"github.com/toolwright/toolwright/engine/mcpserver"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -370,7 +371,7 @@ func TestCLIAudit(t *testing.T) {
 	}
 
 	// Someone removes the grant id from the write call's record.
-	db, err := sql.Open("sqlite", filepath.Join(c.state, store.FileName))
+	db, err := sql.Open("sqlite", filepath.Join(c.state, sqlstore.FileName))
 	cliMust(t, err)
 	defer db.Close()
 	_, err = db.Exec(`UPDATE audit SET grant_id = '' WHERE seq = ?`, w.Seq)

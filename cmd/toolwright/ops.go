@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -209,9 +208,6 @@ without audit.key.`,
 				}
 				anchor = &a
 			}
-			if err := g.needDatabase("verify"); err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
 			fail := func(problem string, rec *store.AuditRecord) error {
 				if verifyFormat == "json" {
@@ -236,6 +232,9 @@ without audit.key.`,
 				return err
 			}
 			st, err := app.OpenStoreReadOnly(cfg)
+			if errors.Is(err, store.ErrNoDatabase) {
+				return noDatabase(cfg.StateDir, "verify", err)
+			}
 			if errors.Is(err, store.ErrNoSchema) {
 				return fail(fmt.Sprintf("no audit chain: %v", err), nil)
 			}
@@ -287,14 +286,14 @@ without audit.key.`,
 			if err := checkFormat(headFormat); err != nil {
 				return err
 			}
-			if err := g.needDatabase("head"); err != nil {
-				return err
-			}
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
 			st, err := app.OpenStoreReadOnly(cfg) // reading the head writes nothing
+			if errors.Is(err, store.ErrNoDatabase) {
+				return noDatabase(cfg.StateDir, "head", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -319,18 +318,10 @@ without audit.key.`,
 	return audit
 }
 
-// needDatabase refuses an audit command on a SQLite store whose file does
-// not exist (exit 2): reading the audit log never creates a database.
-func (g *globals) needDatabase(what string) error {
-	cfg, err := g.load()
-	if err != nil || cfg.Store.URL != "" {
-		return nil
-	}
-	db := filepath.Join(cfg.StateDir, store.FileName)
-	if _, err := os.Stat(db); err != nil {
-		return usageError{fmt.Errorf("no audit database at %s (state_dir %s): nothing to %s", db, cfg.StateDir, what)}
-	}
-	return nil
+// noDatabase is an audit command's answer when the store it reads is not
+// there (exit 2): reading the audit log never creates a database.
+func noDatabase(stateDir, what string, err error) error {
+	return usageError{fmt.Errorf("no audit database (state_dir %s): nothing to %s: %w", stateDir, what, err)}
 }
 
 // parseWhen reads an RFC 3339 time or a duration before now; "" is zero.

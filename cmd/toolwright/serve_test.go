@@ -653,7 +653,7 @@ steps:
 	}
 	// Kill it once it has claimed the task_id and is running (its stub
 	// trace is there).
-	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state", store.FileName), sqlstore.Options{})
+	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state", sqlstore.FileName), sqlstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestAuditKeyAndHead(t *testing.T) {
 	bin := serveBinary(t)
 	dir := t.TempDir()
 	cfg := serveSet(t, dir, "http://127.0.0.1:1", serveWorkflows)
-	dbPath := filepath.Join(dir, "state", store.FileName)
+	dbPath := filepath.Join(dir, "state", sqlstore.FileName)
 	noKey := []string{"TOOLWRIGHT_AUDIT_KEY="} // never the default key of whoever runs the test
 	for range 2 {
 		if out, errb, code := twCLI(t, bin, noKey, "--config", cfg, "run", "set_only"); code != 0 {
@@ -214,7 +214,7 @@ func TestGCAndServePrune(t *testing.T) {
 	dir := t.TempDir()
 	cfg := serveSet(t, dir, "http://127.0.0.1:1", serveWorkflows)
 	state := filepath.Join(dir, "state")
-	st, err := sqlstore.OpenSQLite(filepath.Join(state, store.FileName), sqlstore.Options{})
+	st, err := sqlstore.OpenSQLite(filepath.Join(state, sqlstore.FileName), sqlstore.Options{})
 	cliMust(t, err)
 	ctx := context.Background()
 	for _, age := range []time.Duration{40 * 24 * time.Hour, time.Hour} {

@@ -92,8 +92,9 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 
 // OpenStoreReadOnly opens the state store to read it without writing
 // anything (`audit verify`, `audit head`): no state dir or database file is
-// created, nothing is migrated, and a database without toolwright's schema
-// (an empty file, a wiped PostgreSQL database) is an error wrapping
+// created, nothing is migrated: a SQLite file that is not there is an error
+// wrapping store.ErrNoDatabase, and a database without toolwright's schema
+// (an empty file, a wiped PostgreSQL database) one wrapping
 // store.ErrNoSchema.
 func OpenStoreReadOnly(cfg *config.Config) (store.Store, error) {
 	key, err := cfg.AuditKey()

@@ -196,7 +196,7 @@ func eventually(t *testing.T, d time.Duration, what string, ok func() bool) {
 
 func TestTwoReplicasSQLite(t *testing.T) {
 	testTwoReplicas(t, func(t *testing.T) (store.Store, store.Store) {
-		path := filepath.Join(t.TempDir(), store.FileName)
+		path := filepath.Join(t.TempDir(), sqlstore.FileName)
 		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),
 			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
 	})
@@ -256,7 +256,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 		return err == nil && (u.Hostname() == "127.0.0.1" || u.Scheme == "about")
 	}
 	ep, _ := testsite.RemoteChromium(t)
-	path := filepath.Join(t.TempDir(), store.FileName)
+	path := filepath.Join(t.TempDir(), sqlstore.FileName)
 	mk := func() *browser.Manager {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
 		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, AllowURL: allow})
@@ -331,7 +331,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 func TestWebDriverTwoReplicas(t *testing.T) {
 	site := testsite.Start(t)
 	driver := testsite.ChromeDriver(t)
-	path := filepath.Join(t.TempDir(), store.FileName)
+	path := filepath.Join(t.TempDir(), sqlstore.FileName)
 	mk := func() (*browser.Manager, store.Store) {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
 		return newReplica(t, st, browser.Options{Provider: browser.ProviderWebDriver, Endpoints: []string{driver}}), st
@@ -488,7 +488,7 @@ func contexts(t *testing.T, endpoint string) map[string]bool {
 
 func TestSharedReuseAndReapingSQLite(t *testing.T) {
 	testSharedReuseAndReaping(t, func(t *testing.T) (store.Store, store.Store) {
-		path := filepath.Join(t.TempDir(), store.FileName)
+		path := filepath.Join(t.TempDir(), sqlstore.FileName)
 		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),
 			openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
 	})

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/mcpserver"
-	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -144,7 +144,7 @@ func TestReadyzNoticesLostDatabase(t *testing.T) {
 			if code, body := get(t, h, "/readyz", ""); code != 200 {
 				t.Fatalf("/readyz: %d %s", code, body)
 			}
-			db := filepath.Join(f.cfg.StateDir, store.FileName)
+			db := filepath.Join(f.cfg.StateDir, sqlstore.FileName)
 			switch how {
 			case "deleted":
 				must(t, os.Remove(db))

@@ -23,9 +23,6 @@ import (
 	"github.com/toolwright/toolwright/engine/result"
 )
 
-// FileName is the SQLite database file inside the state directory.
-const FileName = "toolwright.db"
-
 // DefaultIdempotencyTTL is how long a stored envelope answers repeats of its
 // (tool, task_id) when Claim is given no ttl.
 const DefaultIdempotencyTTL = 24 * time.Hour
@@ -42,6 +39,11 @@ var ErrLeaseLost = errors.New("idempotency lease lost")
 
 // ErrClosed is returned by calls on a closed store.
 var ErrClosed = errors.New("store is closed")
+
+// ErrNoDatabase is returned by a read-only open of a database that is not
+// there (SQLite: no file in the state directory): there is nothing to read,
+// and a read-only open never makes one.
+var ErrNoDatabase = errors.New("no database")
 
 // ErrNoSchema is returned by a read-only open of a database that holds no
 // toolwright schema (an empty file, a wiped or fresh database): there is no
@@ -187,8 +189,6 @@ type Store interface {
 	// store_busy. The engine asks before every call runs, so a call the
 	// store cannot record does not run; /readyz asks on every probe.
 	Ready(ctx context.Context) error
-	// Backend names the implementation ("sqlite", "postgres") for logs.
-	Backend() string
 	io.Closer
 }
 

@@ -50,7 +50,7 @@ func callOverhead(b *testing.B, s store.Store, i int64) {
 // backends are the stores the benchmarks compare, side by side in one run.
 func benchBackends(b *testing.B, fn func(b *testing.B, s store.Store)) {
 	b.Run("sqlite", func(b *testing.B) {
-		fn(b, openT(b, func() (*DB, error) { return OpenSQLite(filepath.Join(b.TempDir(), store.FileName), Options{}) }))
+		fn(b, openT(b, func() (*DB, error) { return OpenSQLite(filepath.Join(b.TempDir(), FileName), Options{}) }))
 	})
 	b.Run("postgres", func(b *testing.B) {
 		u := pgURL(b)

@@ -21,7 +21,7 @@ func opts(o storetest.Options) Options {
 
 // sqliteBackend makes a fresh file per test.
 func sqliteBackend(t testing.TB) storetest.Database {
-	path := filepath.Join(t.TempDir(), "state", store.FileName)
+	path := filepath.Join(t.TempDir(), "state", FileName)
 	return storetest.Database{
 		Open: func(t testing.TB, o storetest.Options) store.Store {
 			return openT(t, func() (*DB, error) { return OpenSQLite(path, opts(o)) })
@@ -30,7 +30,8 @@ func sqliteBackend(t testing.TB) storetest.Database {
 			t.Helper()
 			execRaw(t, "sqlite", path, q, args...)
 		},
-		Lock: func(t testing.TB) func() { return holdLock(t, "sqlite", path, `BEGIN IMMEDIATE`) },
+		Lock:        func(t testing.TB) func() { return holdLock(t, "sqlite", path, `BEGIN IMMEDIATE`) },
+		ReadyWrites: true,
 	}
 }
 

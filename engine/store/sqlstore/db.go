@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,8 +54,8 @@ type Options struct {
 	// Now is the store's clock (default time.Now); tests set it.
 	Now func() time.Time
 	// ReadOnly opens the store to read it and never write (`audit
-	// verify`): a SQLite file that is missing or empty is refused instead
-	// of created, nothing is migrated, and a database without toolwright's
+	// verify`): a SQLite file that is missing (store.ErrNoDatabase) or
+	// empty is refused instead of created, nothing is migrated, and a database without toolwright's
 	// schema is refused (store.ErrNoSchema). Only the read methods work.
 	ReadOnly bool
 }
@@ -115,8 +116,11 @@ type DB struct {
 
 var _ store.Store = (*DB)(nil)
 
+// FileName is the SQLite database file inside the state directory.
+const FileName = "toolwright.db"
+
 // Open opens the store a config names: an empty url is SQLite at
-// <stateDir>/toolwright.db (created when missing), a postgres:// or
+// <stateDir>/FileName (created when missing), a postgres:// or
 // postgresql:// url is PostgreSQL. The schema is created or migrated.
 func Open(url, stateDir string, opts Options) (*DB, error) {
 	switch {
@@ -124,7 +128,7 @@ func Open(url, stateDir string, opts Options) (*DB, error) {
 		if stateDir == "" {
 			return nil, errors.New("store: no store.url and no state_dir")
 		}
-		return OpenSQLite(filepath.Join(stateDir, store.FileName), opts)
+		return OpenSQLite(filepath.Join(stateDir, FileName), opts)
 	case IsPostgresURL(url):
 		return OpenPostgres(url, opts)
 	}
@@ -148,6 +152,8 @@ func OpenSQLite(path string, opts Options) (*DB, error) {
 		// Never create or touch the file: a missing or empty one has no chain.
 		fi, err := os.Stat(path)
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("store: %w at %s", store.ErrNoDatabase, path)
 		case err != nil:
 			return nil, fmt.Errorf("store: %w", err)
 		case !fi.Mode().IsRegular():

@@ -85,7 +85,7 @@ func openWhere(where string) (*DB, error) {
 }
 
 func TestSeveralProcessesSQLite(t *testing.T) {
-	severalProcesses(t, "sqlite:"+filepath.Join(t.TempDir(), store.FileName))
+	severalProcesses(t, "sqlite:"+filepath.Join(t.TempDir(), FileName))
 }
 
 func TestSeveralProcessesPostgres(t *testing.T) { severalProcesses(t, pgURL(t)) }

@@ -15,7 +15,7 @@ import (
 )
 
 func TestSQLiteSchemaAndWAL(t *testing.T) {
-	path := filepath.Join(t.TempDir(), store.FileName)
+	path := filepath.Join(t.TempDir(), FileName)
 	s := openT(t, func() (*DB, error) { return OpenSQLite(path, Options{}) })
 	s.Close()
 	s = openT(t, func() (*DB, error) { return OpenSQLite(path, Options{}) })
@@ -43,7 +43,7 @@ func TestSQLiteSchemaAndWAL(t *testing.T) {
 func TestOpenPicksBackend(t *testing.T) {
 	dir := t.TempDir()
 	s := openT(t, func() (*DB, error) { return Open("", dir, Options{}) })
-	if s.Backend() != "sqlite" || s.Where() != filepath.Join(dir, store.FileName) {
+	if s.Backend() != "sqlite" || s.Where() != filepath.Join(dir, FileName) {
 		t.Fatalf("empty url: %s at %s", s.Backend(), s.Where())
 	}
 	for _, u := range []string{"mysql://x", "sqlite:///tmp/x.db", "127.0.0.1:5432"} {
@@ -91,13 +91,13 @@ func TestPostgresMigratesOnce(t *testing.T) {
 
 // TestReadOnlyOpenNeverWrites: a read-only open (audit verify) of a missing
 // file, a 0-byte file or a database without toolwright's schema (SQLite and
-// PostgreSQL) fails with store.ErrNoSchema (or not-exist) and creates
+// PostgreSQL) fails with store.ErrNoSchema (or store.ErrNoDatabase) and creates
 // nothing; of a real store it reads the chain. Before there was no such
 // open: verify migrated whatever it opened.
 func TestReadOnlyOpenNeverWrites(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, store.FileName)
-	if _, err := OpenSQLite(path, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
+	path := filepath.Join(dir, FileName)
+	if _, err := OpenSQLite(path, Options{ReadOnly: true}); !errors.Is(err, store.ErrNoDatabase) {
 		t.Errorf("a missing file: %v", err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {

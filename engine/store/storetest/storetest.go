@@ -40,6 +40,9 @@ type Database struct {
 	// second writer stuck in a long transaction would, until the returned
 	// func is called (nil: the store_busy tests are skipped).
 	Lock func(t testing.TB) (unlock func())
+	// ReadyWrites says Ready takes the write lock Lock holds (SQLite's
+	// Ready writes), so it answers store_busy while Lock holds too.
+	ReadyWrites bool
 	// LockAll holds every table in the strongest lock there is from another
 	// connection (PostgreSQL: ACCESS EXCLUSIVE, which also stops reads), as
 	// an operator's LOCK TABLE would, until the returned func is called
