@@ -27,28 +27,30 @@ const DefaultFile = "toolwright.yaml"
 
 // Config is the server configuration.
 type Config struct {
-	File       string // the file it came from; "" for built-in defaults
-	Workflows  string // folder of workflows
-	Selectors  string // the selector map
-	StateDir   string // sqlite, artifacts
-	UploadsDir string // the only folder `upload` takes files from
-	Store      Store
-	Vars       map[string]any    // visible to workflows as config.*
-	Secrets    map[string]Secret // visible to fill.value as secrets.*
-	Browser    Browser
-	Regions    map[string]Region
-	WarmupURL  string
-	Policy     Policy
-	Limits     Limits
-	HTTP       HTTP
-	Audit      Audit
-	Retention  Retention
-	Sessions   Sessions
-	UI         UI
+	// The fields tagged decl are filled from Decl (its defaults, then the
+	// file's values): Default and Parse name no key.
+	File       string            // the file it came from; "" for built-in defaults
+	Workflows  string            `decl:"workflows"`   // folder of workflows
+	Selectors  string            `decl:"selectors"`   // the selector map
+	StateDir   string            `decl:"state_dir"`   // sqlite, artifacts
+	UploadsDir string            `decl:"uploads_dir"` // the only folder `upload` takes files from
+	Store      Store             `decl:"store"`
+	Vars       map[string]any    `decl:"vars"`    // visible to workflows as config.*
+	Secrets    map[string]Secret `decl:"secrets"` // visible to fill.value as secrets.*
+	Browser    Browser           `decl:"browser"`
+	Regions    map[string]Region `decl:"regions"`
+	WarmupURL  string            `decl:"warmup_url"`
+	Policy     Policy            `decl:"policy"`
+	Limits     Limits            `decl:"limits"`
+	HTTP       HTTP              `decl:"http"`
+	Audit      Audit             `decl:"audit"`
+	Retention  Retention         `decl:"retention"`
+	Sessions   Sessions          `decl:"sessions"`
+	UI         UI                `decl:"ui"`
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
-	ArtifactsDir string
+	ArtifactsDir string `decl:"artifacts_dir"`
 
 	// GrantCommand is how an operator runs `toolwright grant` for this
 	// config ("toolwright grant", "toolwright --config FILE grant",
@@ -59,7 +61,7 @@ type Config struct {
 	// line; "" otherwise.
 	StateDirNote string
 	// ShutdownGrace is how long running calls may finish after EOF or SIGTERM.
-	ShutdownGrace time.Duration
+	ShutdownGrace time.Duration `decl:"shutdown_grace"`
 	secretVals    map[string]string
 	secretErr     error
 	missing       map[string]string // secret name → why it cannot be read
@@ -69,13 +71,13 @@ type Config struct {
 type Store struct {
 	// URL is empty for SQLite in state_dir, or postgres://... for a
 	// PostgreSQL database that several replicas share.
-	URL string
+	URL string `decl:"url"`
 }
 
 // Retention is how long the server keeps what calls leave behind; 0 keeps it forever.
 type Retention struct {
-	Traces    time.Duration // traces in the store (default 30d)
-	Artifacts time.Duration // each call's files: screenshots, page.html, downloads (default 7d)
+	Traces    time.Duration `decl:"traces"`    // traces in the store (default 30d)
+	Artifacts time.Duration `decl:"artifacts"` // each call's files: screenshots, page.html, downloads (default 7d)
 }
 
 // ParseRetention reads a retention: a Go duration (36h), whole days (30d)
@@ -101,7 +103,7 @@ func ParseRetention(s string) (time.Duration, error) {
 // Audit configures the audit log.
 type Audit struct {
 	// Key is where audit.key comes from: the HMAC key of the audit chain.
-	Key Secret
+	Key Secret `decl:"key"`
 	// KeySet is true when the config file names the key; the default
 	// ({env: TOOLWRIGHT_AUDIT_KEY}) is used only when that variable is set.
 	KeySet bool
@@ -111,19 +113,19 @@ type Audit struct {
 type Sessions struct {
 	// Key is where sessions.key comes from: the secret sessions are sealed
 	// under (AES-256-GCM).
-	Key Secret
+	Key Secret `decl:"key"`
 	// KeySet is true when the config file names the key; the default
 	// ({env: TOOLWRIGHT_SESSION_KEY}) is used only when that variable is set.
 	KeySet bool
 	// TTL is how long a saved session is used (sessions.ttl, 7d).
-	TTL time.Duration
+	TTL time.Duration `decl:"ttl"`
 }
 
 // UI is where toolwright ui is reached, for the links the server hands
 // out (an ask_human handoff's take-over link).
 type UI struct {
 	// URL is ui.url: the ui's base URL.
-	URL string
+	URL string `decl:"url"`
 }
 
 // DefaultUIURL is ui.url's default: toolwright ui's default address.
@@ -185,8 +187,8 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Secret says where a secret value comes from.
 type Secret struct {
-	Env  string
-	File string
+	Env  string `decl:"env"`
+	File string `decl:"file"`
 	// NoRedact is `redact: false` on an entry of secrets: an identity (a
 	// user name, an account id) usable in fill but not replaced by
 	// [redacted:NAME] wherever it appears.
@@ -195,33 +197,34 @@ type Secret struct {
 
 // Browser configures the environments.
 type Browser struct {
-	Provider        string // local | cdp | webdriver
-	Bin             string
-	Headless        bool
-	Endpoints       []string
-	MaxEnvironments int
-	MaxPerPurpose   int
-	IdleTimeout     time.Duration
-	Spare           int // environments kept pre-opened for env: temporary calls (0: none)
-	Viewport        Viewport
+	Provider        string        `decl:"provider"` // local | cdp | webdriver
+	Bin             string        `decl:"bin"`
+	Headless        bool          `decl:"headless"`
+	Endpoints       []string      `decl:"endpoints"`
+	MaxEnvironments int           `decl:"max_environments"`
+	MaxPerPurpose   int           `decl:"max_per_purpose"`
+	IdleTimeout     time.Duration `decl:"idle_timeout"`
+	Spare           int           `decl:"spare"` // environments kept pre-opened for env: temporary calls (0: none)
+	Viewport        Viewport      `decl:"viewport"`
 }
 
 // Viewport is a page's size in CSS pixels (browser.viewport, a workflow's
 // viewport:).
 type Viewport struct {
-	Width, Height int
+	Width  int `decl:"width"`
+	Height int `decl:"height"`
 }
 
 // Region is an egress: a proxy and a check that it works.
 type Region struct {
-	Proxy       string
-	EgressCheck *EgressCheck
+	Proxy       string       `decl:"proxy"`
+	EgressCheck *EgressCheck `decl:"egress_check"`
 }
 
 // EgressCheck is fetched through the region's proxy by check_egress.
 type EgressCheck struct {
-	URL          string
-	ExpectStatus int
+	URL          string `decl:"url"`
+	ExpectStatus int    `decl:"expect_status"`
 }
 
 // The modes of policy.write_tools, declared once: PolicyDecl's enum and
@@ -237,67 +240,66 @@ var WriteModes = []string{WriteGrant, WriteEnabled, WriteDisabled}
 
 // Policy holds the lines the server keeps.
 type Policy struct {
-	WriteTools   string // grant | enabled | disabled
-	AllowedHosts []string
+	WriteTools   string   `decl:"write_tools"` // grant | enabled | disabled
+	AllowedHosts []string `decl:"allowed_hosts"`
 	// Subresources is "any" or "allowed_hosts": whether every request a
 	// page makes, not only its navigations, is held to AllowedHosts.
-	Subresources string
+	Subresources string `decl:"subresources"`
 }
 
 // Limits bound what one call may do.
 type Limits struct {
-	MaxDeadline      time.Duration
-	MaxLoop          int
-	MaxListItems     int
-	MaxResponseBytes int
-	MaxDownloadBytes int64
+	MaxDeadline      time.Duration `decl:"max_deadline"`
+	MaxLoop          int           `decl:"max_loop"`
+	MaxListItems     int           `decl:"max_list_items"`
+	MaxResponseBytes int           `decl:"max_response_bytes"`
+	MaxDownloadBytes int64         `decl:"max_download_bytes"`
 	// MaxArtifactBytes bounds each file a call keeps (page.html is cut with
 	// a marker; a screenshot above it is not kept).
-	MaxArtifactBytes int64
+	MaxArtifactBytes int64 `decl:"max_artifact_bytes"`
 }
 
 // HTTP configures `serve --http`.
 type HTTP struct {
-	Addr  string
-	Token Secret
+	Addr  string `decl:"addr"`
+	Token Secret `decl:"token"`
 	// MaxSessions bounds the open MCP sessions (503 when full).
-	MaxSessions int
+	MaxSessions int `decl:"max_sessions"`
 	// SessionIdleTimeout closes a session after this long without requests.
-	SessionIdleTimeout time.Duration
+	SessionIdleTimeout time.Duration `decl:"session_idle_timeout"`
 	// Stateless serves without MCP sessions (replicas behind round-robin).
-	Stateless bool
+	Stateless bool `decl:"stateless"`
 }
 
-// Default returns the built-in configuration, with paths relative to dir.
+// Default returns the built-in configuration, with paths relative to dir:
+// Decl's defaults.
 func Default(dir string) *Config {
-	return &Config{
-		Workflows:  filepath.Join(dir, "workflows"),
-		Selectors:  filepath.Join(dir, "selectors", "selectors.yaml"),
-		StateDir:   filepath.Join(dir, ".toolwright"),
-		UploadsDir: filepath.Join(dir, "uploads"),
-		Vars:       map[string]any{"warmup_url": ""},
-		Secrets:    map[string]Secret{},
-		Browser: Browser{
-			Provider: "local", Headless: true,
-			MaxEnvironments: 8, MaxPerPurpose: 4, IdleTimeout: 10 * time.Minute, Spare: 1,
-			Viewport: Viewport{Width: DefaultViewportWidth, Height: DefaultViewportHeight},
-		},
-		Regions: map[string]Region{"local": {}},
-		Policy:  Policy{WriteTools: WriteGrant, Subresources: "any"},
-		Limits: Limits{
-			MaxDeadline: 10 * time.Minute, MaxLoop: 100,
-			MaxListItems: 200, MaxResponseBytes: 65536,
-			MaxDownloadBytes: 50 << 20, MaxArtifactBytes: 5 << 20,
-		},
-		HTTP: HTTP{Addr: "127.0.0.1:8080", Token: Secret{Env: "TOOLWRIGHT_TOKEN"},
-			MaxSessions: 256, SessionIdleTimeout: 10 * time.Minute},
-		Audit:         Audit{Key: Secret{Env: DefaultAuditKeyEnv}},
-		Sessions:      Sessions{Key: Secret{Env: DefaultSessionKeyEnv}, TTL: 7 * 24 * time.Hour},
-		UI:            UI{URL: DefaultUIURL},
-		Retention:     Retention{Traces: 30 * 24 * time.Hour, Artifacts: 7 * 24 * time.Hour},
-		ShutdownGrace: 10 * time.Second,
-		GrantCommand:  "toolwright grant",
-		secretVals:    map[string]string{},
+	c := newConfig()
+	Decl.Fill(nil, c, dir, nil)
+	c.finish()
+	return c
+}
+
+// newConfig is a Config before its declared fields are filled.
+func newConfig() *Config {
+	return &Config{GrantCommand: "toolwright grant", secretVals: map[string]string{}}
+}
+
+// finish sets what follows from the declared fields: empty maps rather
+// than nil, the one region local when regions: names none, and
+// config.warmup_url visible to workflows.
+func (c *Config) finish() {
+	if c.Vars == nil {
+		c.Vars = map[string]any{}
+	}
+	if c.Secrets == nil {
+		c.Secrets = map[string]Secret{}
+	}
+	if len(c.Regions) == 0 {
+		c.Regions = map[string]Region{"local": {}}
+	}
+	if v, ok := c.Vars["warmup_url"]; !ok || v == "" {
+		c.Vars["warmup_url"] = c.WarmupURL
 	}
 }
 
@@ -453,8 +455,9 @@ var NamedSecretDecl = &decl.Object{
 	}),
 }
 
-func secretField(name, doc string) decl.Field {
-	return decl.Field{Name: name, Type: decl.Nested, Obj: SecretDecl, Raw: true, Doc: doc}
+// secretField declares a key holding a secret source, read from env by default.
+func secretField(name, env, doc string) decl.Field {
+	return decl.Field{Name: name, Type: decl.Nested, Obj: SecretDecl, Raw: true, Default: map[string]any{"env": env}, Doc: doc}
 }
 
 // Decl declares toolwright.yaml: every key optional.
@@ -462,16 +465,16 @@ var Decl = &decl.Object{
 	Name: "config", Title: "toolwright config",
 	Doc: "The server config, toolwright.yaml. Every key is optional; relative paths are relative to this file's folder.",
 	Fields: []decl.Field{
-		{Name: "workflows", Type: decl.String, Default: "./workflows", Doc: "the folder of workflow files"},
-		{Name: "selectors", Type: decl.String, Default: "./selectors/selectors.yaml", Doc: "the selector map"},
-		{Name: "state_dir", Type: decl.String, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
-		{Name: "uploads_dir", Type: decl.String, Default: "./uploads", Doc: "the only folder the upload step takes files from"},
+		{Name: "workflows", Type: decl.String, Path: true, Default: "./workflows", Doc: "the folder of workflow files"},
+		{Name: "selectors", Type: decl.String, Path: true, Default: "./selectors/selectors.yaml", Doc: "the selector map"},
+		{Name: "state_dir", Type: decl.String, Path: true, Default: "./.toolwright", Doc: "where the SQLite store and artifacts live"},
+		{Name: "uploads_dir", Type: decl.String, Path: true, Default: "./uploads", Doc: "the only folder the upload step takes files from"},
 		{Name: "store", Type: decl.Nested, Obj: StoreDecl, Doc: "where state lives: SQLite in state_dir, or PostgreSQL for several replicas"},
-		{Name: "artifacts_dir", Type: decl.String, Default: "", Doc: "where failure screenshots, page HTML and screenshot files go; empty: state_dir/artifacts; replicas share one folder (traces record paths relative to it)"},
+		{Name: "artifacts_dir", Type: decl.String, Path: true, Default: "", Doc: "where failure screenshots, page HTML and screenshot files go; empty: state_dir/artifacts; replicas share one folder (traces record paths relative to it)"},
 		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "non-secret values, visible to workflows as config.NAME"},
 		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: NamedSecretDecl}, Raw: true, Doc: "secrets, visible only to fill.value as secrets.NAME: {env: VAR} or {file: PATH}, and {redact: false} for an identity that is not redacted"},
 		{Name: "browser", Type: decl.Nested, Obj: BrowserDecl, Doc: "the browser environments"},
-		{Name: "regions", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: RegionDecl}, Doc: "egress regions: NAME: {proxy, egress_check}; with none, one region local with direct egress"},
+		{Name: "regions", Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: RegionDecl}, Default: map[string]any{"local": map[string]any{}}, Doc: "egress regions: NAME: {proxy, egress_check}; with none, one region local with direct egress"},
 		{Name: "warmup_url", Type: decl.String, Default: "", Doc: "visited by prepare_environment when set"},
 		{Name: "policy", Type: decl.Nested, Obj: PolicyDecl, Doc: "what the server allows"},
 		{Name: "limits", Type: decl.Nested, Obj: LimitsDecl, Doc: "bounds on what one call may do"},
@@ -486,29 +489,29 @@ var Decl = &decl.Object{
 
 // RetentionDecl declares retention:.
 var RetentionDecl = &decl.Object{Name: "retention", Doc: "How long the server keeps what calls leave behind; serve prunes hourly, toolwright gc at once.", Fields: []decl.Field{
-	{Name: "traces", Type: decl.String, Default: "30d", Doc: "traces older than this are deleted from the store (30d, 36h; 0: keep forever); the audit log is never pruned"},
-	{Name: "artifacts", Type: decl.String, Default: "7d", Doc: "a call's files (screenshots, page.html, downloads) older than this are deleted (7d, 12h; 0: keep forever)"},
+	{Name: "traces", Type: decl.String, Default: "30d", Conv: retention, Doc: "traces older than this are deleted from the store (30d, 36h; 0: keep forever); the audit log is never pruned"},
+	{Name: "artifacts", Type: decl.String, Default: "7d", Conv: retention, Doc: "a call's files (screenshots, page.html, downloads) older than this are deleted (7d, 12h; 0: keep forever)"},
 }}
 
 // AuditDecl declares audit:.
 var AuditDecl = &decl.Object{Name: "audit", Doc: "The audit log.", Fields: []decl.Field{
-	secretField("key", "the HMAC key of the audit chain: with it a rewrite of the log by someone without the key is caught (default {env: TOOLWRIGHT_AUDIT_KEY}, used when that variable is set; without a key the chain is a plain hash chain)"),
+	secretField("key", DefaultAuditKeyEnv, "the HMAC key of the audit chain: with it a rewrite of the log by someone without the key is caught (the default is used when that variable is set; without a key the chain is a plain hash chain)"),
 }}
 
 // UIDecl declares ui:.
 var UIDecl = &decl.Object{Name: "ui", Doc: "Where toolwright ui is reached, for the links the server hands out.", Fields: []decl.Field{
-	{Name: "url", Type: decl.String, Default: DefaultUIURL, Doc: "the ui's base URL, as a person opens it: an ask_human handoff's link is URL/env/ENV_ID/"},
+	{Name: "url", Type: decl.String, Default: DefaultUIURL, Conv: uiURL, Doc: "the ui's base URL, as a person opens it: an ask_human handoff's link is URL/env/ENV_ID/"},
 }}
 
 // SessionsDecl declares sessions:.
 var SessionsDecl = &decl.Object{Name: "sessions", Doc: "Saved sign-in state per purpose: the cookies and local storage of an environment, saved after a session: save workflow succeeds, on close_env and on reaping, and restored into every new environment of that purpose; sealed with AES-256-GCM in the store, so replicas share it.", Fields: []decl.Field{
-	secretField("key", "the secret sessions are sealed under, at least 16 characters (default {env: TOOLWRIGHT_SESSION_KEY}, used when that variable is set); without a key sessions are off"),
-	{Name: "ttl", Type: decl.String, Default: "7d", Doc: "how long a saved session is used (7d, 12h); an expired one costs one sign-in"},
+	secretField("key", DefaultSessionKeyEnv, "the secret sessions are sealed under, at least 16 characters (the default is used when that variable is set); without a key sessions are off"),
+	{Name: "ttl", Type: decl.String, Default: "7d", Conv: sessionTTL, Doc: "how long a saved session is used (7d, 12h); an expired one costs one sign-in"},
 }}
 
 // StoreDecl declares store:.
 var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, grants, traces and the audit log live.", Fields: []decl.Field{
-	{Name: "url", Type: decl.String, Default: "", Doc: "empty: SQLite in state_dir; postgres://user:pass@host:5432/db: a PostgreSQL database that several replicas share"},
+	{Name: "url", Type: decl.String, Default: "", Conv: storeURL, Doc: "empty: SQLite in state_dir; postgres://user:pass@host:5432/db: a PostgreSQL database that several replicas share"},
 }}
 
 // BrowserDecl declares browser:.
@@ -577,7 +580,7 @@ var LimitsDecl = &decl.Object{Name: "limits", Doc: "Bounds on what one call may 
 // HTTPDecl declares http:.
 var HTTPDecl = &decl.Object{Name: "http", Doc: "serve --http.", Fields: []decl.Field{
 	{Name: "addr", Type: decl.String, Default: "127.0.0.1:8080", Doc: "the listen address"},
-	secretField("token", "the bearer token clients must send; required when addr is not loopback (default {env: TOOLWRIGHT_TOKEN})"),
+	secretField("token", "TOOLWRIGHT_TOKEN", "the bearer token clients must send; required when addr is not loopback"),
 	{Name: "max_sessions", Type: decl.Int, Min: decl.F(1), Default: 256, Doc: "MCP sessions open at once (more get 503)"},
 	{Name: "session_idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "a session unused this long is closed"},
 	{Name: "stateless", Type: decl.Bool, Default: false, Doc: "true: no MCP session state on the server, so replicas work behind plain round-robin (no list_changed push); false: a balancer keeps each Mcp-Session-Id on its replica"},
@@ -587,169 +590,104 @@ var HTTPDecl = &decl.Object{Name: "http", Doc: "serve --http.", Fields: []decl.F
 // paths can be resolved against its folder. Secrets are not read yet.
 func Parse(file string, data []byte) (*Config, lint.Problems) {
 	dir := filepath.Dir(file)
-	c := Default(dir)
+	c := newConfig()
 	c.File = file
 	var ps lint.Problems
-	root := yamlx.DocOrEmpty(file, data, &ps)
-	if root == nil || yamlx.IsNull(root) {
-		return c, ps
+	var v *decl.Values
+	if root := yamlx.DocOrEmpty(file, data, &ps); root != nil && !yamlx.IsNull(root) {
+		v = Decl.Decode(file, root, "", &ps)
 	}
-	v := Decl.Decode(file, root, "", &ps)
-	if v == nil {
-		return c, ps
+	Decl.Fill(v, c, dir, &ps)
+	c.finish()
+	if v != nil {
+		c.decodeSecrets(v, dir, &ps)
+		c.check(v, &ps)
 	}
-	path := func(key, def string) string {
-		s := v.Str(key, "")
-		if s == "" {
-			return def
-		}
-		if !filepath.IsAbs(s) {
-			s = filepath.Join(dir, s)
-		}
-		return s
-	}
-	c.Workflows = path("workflows", c.Workflows)
-	c.Selectors = path("selectors", c.Selectors)
-	c.StateDir = path("state_dir", c.StateDir)
-	c.UploadsDir = path("uploads_dir", c.UploadsDir)
-	c.ArtifactsDir = path("artifacts_dir", "")
-	c.WarmupURL = v.Str("warmup_url", c.WarmupURL)
-	if st := v.Sub("store"); st != nil {
-		// never repeat the value: it may hold a password
-		if u := st.Str("url", ""); u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
-			c.Store.URL = u
-		} else {
-			ps.Addf(st.Pos("url"), lint.BadValue, "store.url must be empty (SQLite in state_dir) or postgres://user:pass@host:5432/db")
-		}
-	}
-	for _, e := range v.Pairs("vars") {
-		c.Vars[e.Key] = yamlx.Value(e.Value)
-	}
+	return c, ps.Sort()
+}
+
+// decodeSecrets reads the secret sources (their keys are declared Raw:
+// a scalar gets its own message, a file is relative to dir).
+func (c *Config) decodeSecrets(v *decl.Values, dir string, ps *lint.Problems) {
 	if n := v.Node("secrets"); n != nil && !yamlx.IsNull(n) {
-		if skvs, ok := yamlx.Map(file, n, "secrets", &ps); ok {
+		if skvs, ok := yamlx.Map(v.File, n, "secrets", ps); ok {
 			for _, s := range skvs {
-				if sec, ok := decodeSecretAs(NamedSecretDecl, file, s.Value, "secrets."+s.Key, dir, &ps); ok {
+				if sec, ok := decodeSecretAs(NamedSecretDecl, v.File, s.Value, "secrets."+s.Key, dir, ps); ok {
 					c.Secrets[s.Key] = sec
 				}
 			}
 		}
 	}
+	for _, s := range []struct {
+		obj, key string
+		dst      *Secret
+		set      *bool
+	}{{"http", "token", &c.HTTP.Token, nil}, {"audit", "key", &c.Audit.Key, &c.Audit.KeySet}, {"sessions", "key", &c.Sessions.Key, &c.Sessions.KeySet}} {
+		if kv, ok := v.Sub(s.obj).KV(s.key); ok {
+			if sec, ok := decodeSecret(v.File, kv.Value, s.obj+"."+s.key, dir, ps); ok {
+				*s.dst = sec
+				if s.set != nil {
+					*s.set = true
+				}
+			}
+		}
+	}
+}
+
+// check reports what no single key says: keys that must agree.
+func (c *Config) check(v *decl.Values, ps *lint.Problems) {
 	if b := v.Sub("browser"); b != nil {
-		c.Browser.Provider = b.Str("provider", c.Browser.Provider)
-		c.Browser.Bin = b.Str("bin", c.Browser.Bin)
-		c.Browser.Headless = b.Bool("headless", c.Browser.Headless)
-		c.Browser.Endpoints = b.Strings("endpoints")
-		c.Browser.MaxEnvironments = b.Int("max_environments", c.Browser.MaxEnvironments)
-		c.Browser.MaxPerPurpose = b.Int("max_per_purpose", c.Browser.MaxPerPurpose)
-		c.Browser.IdleTimeout = b.Dur("idle_timeout", c.Browser.IdleTimeout)
-		c.Browser.Spare = b.Int("spare", c.Browser.Spare)
-		c.Browser.Viewport = ViewportOf(b.Sub("viewport"), c.Browser.Viewport)
+		at := lint.At(v.File, b.MapNode)
 		if c.Browser.Spare > c.Browser.MaxEnvironments {
-			ps.Addf(lint.At(file, b.MapNode), lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
+			ps.Addf(at, lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
 			c.Browser.Spare = c.Browser.MaxEnvironments
 		}
 		if c.Browser.Provider == "cdp" && len(c.Browser.Endpoints) == 0 {
-			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
+			ps.Addf(at, lint.Missing, "browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
 		}
 		if c.Browser.Provider == "webdriver" && len(c.Browser.Endpoints) == 0 {
-			ps.Addf(lint.At(file, b.MapNode), lint.Missing, "browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints (a Selenium Grid, chromedriver)")
+			ps.Addf(at, lint.Missing, "browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints (a Selenium Grid, chromedriver)")
 		}
 	}
-	if v.Has("regions") {
-		c.Regions = map[string]Region{}
-		for _, e := range v.Map("regions") {
-			var r Region
-			if ec := e.Values.Sub("egress_check"); ec != nil && ec.OK("url") {
-				r.EgressCheck = &EgressCheck{URL: ec.Str("url", ""), ExpectStatus: ec.Int("expect_status", 200)}
-			}
-			if e.Values != nil {
-				r.Proxy = e.Values.Str("proxy", "")
-			}
-			c.Regions[e.Key] = r
-		}
-		if len(c.Regions) == 0 {
-			c.Regions = map[string]Region{"local": {}}
-		}
+	if p := v.Sub("policy"); p != nil && c.Policy.Subresources == "allowed_hosts" && len(c.Policy.AllowedHosts) == 0 {
+		// It would hold requests to "any host": no rule at all.
+		ps.Addf(lint.At(v.File, p.MapNode), lint.Missing, "policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)")
 	}
-	if p := v.Sub("policy"); p != nil {
-		c.Policy.WriteTools = p.Str("write_tools", c.Policy.WriteTools)
-		c.Policy.AllowedHosts = p.Strings("allowed_hosts")
-		c.Policy.Subresources = p.Str("subresources", c.Policy.Subresources)
-		if c.Policy.Subresources == "allowed_hosts" && len(c.Policy.AllowedHosts) == 0 {
-			// It would hold requests to "any host": no rule at all.
-			ps.Addf(lint.At(file, p.MapNode), lint.Missing, "policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)")
-		}
+}
+
+// storeURL is store.url's Conv: never repeat the value, it may hold a password.
+func storeURL(where string, x any) (any, error) {
+	if u := x.(string); u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
+		return u, nil
 	}
-	if l := v.Sub("limits"); l != nil {
-		c.Limits.MaxDeadline = l.Dur("max_deadline", c.Limits.MaxDeadline)
-		c.Limits.MaxLoop = l.Int("max_loop", c.Limits.MaxLoop)
-		c.Limits.MaxListItems = l.Int("max_list_items", c.Limits.MaxListItems)
-		c.Limits.MaxResponseBytes = l.Int("max_response_bytes", c.Limits.MaxResponseBytes)
-		c.Limits.MaxDownloadBytes = int64(l.Int("max_download_bytes", int(c.Limits.MaxDownloadBytes)))
-		c.Limits.MaxArtifactBytes = int64(l.Int("max_artifact_bytes", int(c.Limits.MaxArtifactBytes)))
+	return nil, fmt.Errorf("%s must be empty (SQLite in state_dir) or postgres://user:pass@host:5432/db", where)
+}
+
+// retention is the Conv of retention's keys.
+func retention(where string, x any) (any, error) {
+	d, err := ParseRetention(x.(string))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", where, err)
 	}
-	c.ShutdownGrace = v.Dur("shutdown_grace", c.ShutdownGrace)
-	if h := v.Sub("http"); h != nil {
-		c.HTTP.Addr = h.Str("addr", c.HTTP.Addr)
-		c.HTTP.MaxSessions = h.Int("max_sessions", c.HTTP.MaxSessions)
-		c.HTTP.SessionIdleTimeout = h.Dur("session_idle_timeout", c.HTTP.SessionIdleTimeout)
-		c.HTTP.Stateless = h.Bool("stateless", c.HTTP.Stateless)
-		if kv, ok := h.KV("token"); ok {
-			if sec, ok := decodeSecret(file, kv.Value, "http.token", dir, &ps); ok {
-				c.HTTP.Token = sec
-			}
-		}
+	return d, nil
+}
+
+// sessionTTL is sessions.ttl's Conv: a retention other than 0.
+func sessionTTL(where string, x any) (any, error) {
+	d, err := ParseRetention(x.(string))
+	if err != nil || d == 0 {
+		return nil, fmt.Errorf("%s: want a duration such as 7d or 12h, got %q", where, x)
 	}
-	if r := v.Sub("retention"); r != nil {
-		for _, f := range []struct {
-			key string
-			dst *time.Duration
-		}{{"traces", &c.Retention.Traces}, {"artifacts", &c.Retention.Artifacts}} {
-			if !r.Has(f.key) {
-				continue
-			}
-			d, err := ParseRetention(r.Str(f.key, ""))
-			if err != nil {
-				ps.Addf(r.Pos(f.key), lint.BadValue, "retention.%s: %v", f.key, err)
-				continue
-			}
-			*f.dst = d
-		}
+	return d, nil
+}
+
+// uiURL is ui.url's Conv: an http(s) URL, without a trailing slash.
+func uiURL(where string, x any) (any, error) {
+	raw := x.(string)
+	if pu, err := url.Parse(raw); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return nil, fmt.Errorf("%s: want an http(s) URL such as %s, got %q", where, DefaultUIURL, raw)
 	}
-	if u := v.Sub("ui"); u != nil && u.Has("url") {
-		raw := u.Str("url", "")
-		if pu, err := url.Parse(raw); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			ps.Addf(u.Pos("url"), lint.BadValue, "ui.url: want an http(s) URL such as %s, got %q", DefaultUIURL, raw)
-		} else {
-			c.UI.URL = strings.TrimSuffix(raw, "/")
-		}
-	}
-	if se := v.Sub("sessions"); se != nil {
-		if kv, ok := se.KV("key"); ok {
-			if sec, ok := decodeSecret(file, kv.Value, "sessions.key", dir, &ps); ok {
-				c.Sessions.Key, c.Sessions.KeySet = sec, true
-			}
-		}
-		if se.Has("ttl") {
-			d, err := ParseRetention(se.Str("ttl", ""))
-			if err != nil || d == 0 {
-				ps.Addf(se.Pos("ttl"), lint.BadValue, "sessions.ttl: want a duration such as 7d or 12h, got %q", se.Str("ttl", ""))
-			} else {
-				c.Sessions.TTL = d
-			}
-		}
-	}
-	if a := v.Sub("audit"); a != nil {
-		if kv, ok := a.KV("key"); ok {
-			if sec, ok := decodeSecret(file, kv.Value, "audit.key", dir, &ps); ok {
-				c.Audit.Key, c.Audit.KeySet = sec, true
-			}
-		}
-	}
-	if v, ok := c.Vars["warmup_url"]; !ok || v == "" {
-		c.Vars["warmup_url"] = c.WarmupURL // visible to workflows as config.warmup_url
-	}
-	return c, ps.Sort()
+	return strings.TrimSuffix(raw, "/"), nil
 }
 
 func decodeSecret(file string, n *yaml.Node, where, dir string, ps *lint.Problems) (Secret, bool) {

@@ -10,6 +10,7 @@ package decl
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,13 @@ type Field struct {
 	// Schema replaces the generated JSON Schema of the value (a template,
 	// a secret source); the description and default are still added.
 	Schema func() *Obj
+	// Path: a String that is a file or folder, relative to the file's
+	// folder (Fill makes it absolute; empty is the Default).
+	Path bool
+	// Conv turns the decoded value (or the Default) into the Go value
+	// Fill stores ("30d" into a duration); its error is reported at the
+	// value (it names where, the key's path).
+	Conv func(where string, x any) (any, error)
 }
 
 // Object declares a map of keys.
@@ -106,6 +114,7 @@ func Names(fields []Field) []string {
 // decoded without problems.
 type Values struct {
 	File    string
+	Where   string // the map's path in messages ("" at the top of a file)
 	MapNode *yaml.Node
 	Entries []yamlx.KV // known keys in written order (duplicates dropped)
 	obj     *Object
@@ -138,7 +147,7 @@ func (o *Object) decode(c *ctx, n *yaml.Node, where string) *Values {
 	if !ok {
 		return nil
 	}
-	v := &Values{File: c.file, MapNode: yamlx.Resolve(n), obj: o, kv: map[string]yamlx.KV{}, val: map[string]any{}, meant: map[string]bool{}}
+	v := &Values{File: c.file, Where: where, MapNode: yamlx.Resolve(n), obj: o, kv: map[string]yamlx.KV{}, val: map[string]any{}, meant: map[string]bool{}}
 	for _, kv := range kvs {
 		f, ok := o.Field(kv.Key)
 		if !ok {
@@ -573,6 +582,17 @@ func defaultText(d any) string {
 		return x.String()
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + defaultText(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return fmt.Sprint(d)
 }
