@@ -575,6 +575,35 @@ func isScript(headers []*proto.FetchHeaderEntry) bool {
 	return false
 }
 
+// mayRunScript reports whether a document response with these headers can
+// become a page that runs scripts, so that it needs the connection rules
+// (withCSP): HTML, XHTML, SVG and other XML, multipart, and a response
+// whose type the browser sniffs. Anything else (an attachment, CSV, a
+// zip, an image, a PDF, plain text) is a download or a page without
+// scripts: it passes on unread and streams, so a download step's
+// max_bytes stops it while it arrives, not after the guard read it whole.
+func mayRunScript(headers []*proto.FetchHeaderEntry) bool {
+	ct := ""
+	for _, h := range headers {
+		switch {
+		case strings.EqualFold(h.Name, "Content-Disposition"):
+			if v := strings.ToLower(strings.TrimSpace(h.Value)); strings.HasPrefix(v, "attachment") {
+				return false
+			}
+		case strings.EqualFold(h.Name, "Content-Type"):
+			ct = h.Value
+		}
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch mt {
+	case "", "unknown/unknown", "application/unknown", "*/*", // sniffed
+		"text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml", "text/xsl":
+		return true
+	}
+	return strings.HasSuffix(mt, "+xml") || strings.HasPrefix(mt, "multipart/") || !strings.Contains(mt, "/")
+}
+
 // paused decides one paused request.
 func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 	s, cancel := g.session(sid)
@@ -587,7 +616,8 @@ func (g *guard) paused(sid proto.TargetSessionID, ev proto.FetchRequestPaused) {
 		// The response stage: a document's, under HoldSubresources.
 		if ok && g.hold && ev.ResponseStatusCode != nil && ev.Request != nil &&
 			(*ev.ResponseStatusCode < 300 || *ev.ResponseStatusCode >= 400) && // a redirect makes no document
-			(ev.ResourceType == proto.NetworkResourceTypeDocument || ev.ResourceType == proto.NetworkResourceTypeOther && isScript(ev.ResponseHeaders)) {
+			(ev.ResourceType == proto.NetworkResourceTypeDocument && mayRunScript(ev.ResponseHeaders) ||
+				ev.ResourceType == proto.NetworkResourceTypeOther && isScript(ev.ResponseHeaders)) {
 			// A document, or a script of type Other: a worker's, which
 			// has its own policies.
 			g.withCSP(s, ev)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -54,7 +55,11 @@ var (
 // DownloadDir: file is its absolute path on the server
 // (STATE_DIR/downloads/TRACE_ID/NAME: what a local agent hands to other
 // tools), uri its MCP resource URI (what any client reads, also over HTTP).
+// The step's trace record keeps name: ReadDownload serves no other file.
 func (r *runner) DownloadRef(name string) (file, uri string) {
+	if r.current >= 0 {
+		r.c.updateStep(r.current, func(sr *store.StepRecord) { sr.Files = append(sr.Files, name) })
+	}
 	file = filepath.Join(r.c.e.cfg.StateDir, "downloads", r.c.traceID, name)
 	if abs, err := filepath.Abs(file); err == nil {
 		file = abs
@@ -67,7 +72,9 @@ func (r *runner) DownloadRef(name string) (file, uri string) {
 // tool's file needs a live grant for that call's task_id now, as the call
 // did; the file must be at most limits.max_download_bytes; a text file is
 // served with every secret value redacted, and a binary file holding one
-// is refused. An unknown trace, file or malformed URI is ErrNoDownload.
+// is refused. Only a file the call's trace records a download step keeping
+// is served: an unknown trace or file, a file put beside a kept one, or a
+// malformed URI is ErrNoDownload.
 func (e *Engine) ReadDownload(ctx context.Context, uri string) (*Download, error) {
 	rest, ok := strings.CutPrefix(uri, DownloadURIPrefix)
 	if !ok {
@@ -90,6 +97,9 @@ func (e *Engine) ReadDownload(ctx context.Context, uri string) (*Download, error
 	}
 	if t.Code == store.TraceRunning {
 		return nil, ErrNoDownload // a call still running (or interrupted) shows no files
+	}
+	if !keptBy(t, name) {
+		return nil, ErrNoDownload // a file the call's download steps did not keep
 	}
 	risk := policy.RiskWrite // a tool no longer served counts as a write, as undeclared risk does
 	if w, ok := e.Workflows().Tool(t.Tool); ok {
@@ -121,6 +131,16 @@ func (e *Engine) ReadDownload(ctx context.Context, uri string) (*Download, error
 	}
 	d.Blob = data
 	return d, nil
+}
+
+// keptBy reports whether a download step of trace t kept the file name.
+func keptBy(t *store.Trace, name string) bool {
+	for _, sr := range t.Steps {
+		if slices.Contains(sr.Files, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // isText reports whether a file of media type mt is served as text.

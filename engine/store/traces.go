@@ -68,6 +68,10 @@ type StepRecord struct {
 	// Locators are the target's locators, primary first, on a step that
 	// failed: what was looked for.
 	Locators []string `json:"locators,omitempty"`
+	// Files are the names of the files a download step kept in
+	// state_dir/downloads/TRACE_ID: the only files of that folder
+	// resources/read serves.
+	Files []string `json:"files,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.
