@@ -468,3 +468,106 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// keptShopProject adds to shopProject two tools of a kept environment:
+// sign_in_kept opens an environment of purpose shop and signs in by hand
+// (no session: save), close_kept closes a given one. Environments idle
+// for idle are reaped.
+func keptShopProject(t testing.TB, base, idle string) string {
+	cfgPath := shopProject(t, base, "", "")
+	dir := filepath.Dir(cfgPath)
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(b), "browser: {spare: 0}", "browser: {spare: 0, idle_timeout: "+idle+"}", 1)
+	files := map[string]string{
+		"toolwright.yaml": cfg,
+		"workflows/sign_in_kept.yaml": `name: sign_in_kept
+description: Open a kept environment of the shop and sign in there, without saving a session.
+risk: read
+env: new
+steps:
+  - open_env: {purpose: shop}
+    timeout: 60s # a browser starting on a loaded machine
+  - goto: ${{ config.shop_base }}/account
+  - fill: {target: shop.login.email, value: "${{ secrets.shop_user }}"}
+  - fill: {target: shop.login.password, value: "${{ secrets.shop_password }}"}
+  - click: shop.login.submit
+  - fill: {target: shop.otp.code, value: "${{ secrets.shop_code }}"}
+  - click: shop.otp.verify
+  - wait: {visible: shop.account.name}
+output:
+  env_id: ${{ env.id }}
+`,
+		"workflows/close_kept.yaml": `name: close_kept
+description: Close a kept environment of the shop.
+risk: read
+env: given
+purposes: [shop]
+steps:
+  - close_env: {}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cfgPath
+}
+
+// TestSessionSavedOnCloseAndReaping (issue 21): a kept environment
+// signed in without session: save leaves its sign-in as the purpose's
+// session when close_env closes it and when the idle reaper does, so the
+// next temporary call of that purpose loads no sign-in page. Reaping
+// saved nothing before (the config's doc promised it).
+func TestSessionSavedOnCloseAndReaping(t *testing.T) {
+	testsite.NeedChromium(t)
+	for _, how := range []string{"close_env", "reaping"} {
+		t.Run(how, func(t *testing.T) {
+			site := newShopSite(t)
+			shopEnv(t, shopKey)
+			var logs bytes.Buffer
+			a := openShop(t, keptShopProject(t, site.URL, "2s"), &logs)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			call := func(tool, args string) *result.Envelope {
+				t.Helper()
+				env, err := a.Engine.Call(ctx, run.Request{Tool: tool, Args: json.RawMessage(args)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !env.OK {
+					b, _ := json.Marshal(env)
+					t.Fatalf("%s: %s\n%s", tool, b, logs.String())
+				}
+				return env
+			}
+			opened := call("sign_in_kept", `{}`)
+			id, _ := opened.Data["env_id"].(string)
+			if _, err := a.Store.GetSession(ctx, "shop"); err == nil {
+				t.Fatal("a session was saved by a workflow without session: save")
+			}
+			if how == "close_env" {
+				call("close_kept", fmt.Sprintf(`{"env_id": %q}`, id))
+			}
+			// Reaped within idle_timeout and a quarter of it; the
+			// ceiling is generous for a loaded machine.
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				if _, err := a.Store.GetSession(ctx, "shop"); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no session of purpose shop after %s\n%s", how, logs.String())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			callShop(t, a)
+			if n := site.signIns.Load(); n != 1 {
+				t.Errorf("after %s: %d sign-in page loads, want 1 (the kept environment's)\n%s", how, n, logs.String())
+			}
+		})
+	}
+}

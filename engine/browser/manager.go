@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
@@ -34,6 +35,7 @@ type Manager struct {
 	proxies  map[string]proxy
 	reg      Registry // nil: environments live in this process only
 	replica  string
+	idleHook atomic.Pointer[func(context.Context, *Env)]
 
 	mu         sync.Mutex
 	envs       map[string]*Env
@@ -934,6 +936,13 @@ func (m *Manager) regClose(id, why string) {
 	}
 }
 
+// BeforeIdleClose sets fn to run on an environment the idle reaper is
+// about to close, while it is still open and held by the reaper (the
+// engine saves its purpose's sign-in there). fn gets 30 seconds.
+func (m *Manager) BeforeIdleClose(fn func(ctx context.Context, env *Env)) {
+	m.idleHook.Store(&fn)
+}
+
 // reap closes environments no call used for IdleTimeout.
 func (m *Manager) reap() {
 	defer m.wg.Done()
@@ -963,6 +972,11 @@ func (m *Manager) reap() {
 			if !m.idleInRegistry(e) {
 				<-e.sem
 				continue
+			}
+			if fn := m.idleHook.Load(); fn != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				(*fn)(ctx, e)
+				cancel()
 			}
 			m.closeEnv(e, errs.New(errs.EnvNotFound, "environment %q is closed: idle for %s", e.ID, m.opts.IdleTimeout), fmt.Sprintf("idle for %s", m.opts.IdleTimeout))
 		}

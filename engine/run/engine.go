@@ -83,6 +83,14 @@ func New(o Options) (*Engine, error) {
 		e.stepTimeout = DefaultStepTimeout
 	}
 	e.sessions = newSessions(o.Config, o.Store, e.log)
+	if e.sessions != nil {
+		// An environment the reaper closes leaves its sign-in behind,
+		// as one close_env closes does.
+		o.Browsers.BeforeIdleClose(func(ctx context.Context, env *browser.Env) {
+			e.sessions.save(ctx, env, "reaped idle")
+			e.sessions.forget(env.ID)
+		})
+	}
 	e.set.Store(o.Set)
 	return e, nil
 }
