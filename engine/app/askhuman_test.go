@@ -158,6 +158,32 @@ func TestAskHumanPersonFinishes(t *testing.T) {
 	if open, _ := a.Store.ListHandoffs(ctx, true); len(open) != 0 {
 		t.Errorf("open handoffs after the call went on: %+v", open)
 	}
+	handoffAudited(t, a, envID, got.TraceID, "started", "finished")
+}
+
+// handoffAudited checks that the audit log holds the handoff of envID,
+// made by the call of traceID, with exactly codes in order (issue 21:
+// every handoff is audited, who finished it and when). Before, only the
+// ui's done button wrote a record.
+func handoffAudited(t *testing.T, a *app.App, envID, traceID string, codes ...string) {
+	t.Helper()
+	recs, err := a.Store.ExportAudit(context.Background(), time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if r.Tool != "handoff" || r.EnvID != envID {
+			continue
+		}
+		got = append(got, r.Code)
+		if r.Purpose != "shop" || r.TraceID != traceID || r.TaskID == "" || r.Time.IsZero() {
+			t.Errorf("handoff audit record %+v: want purpose shop, trace %s, who in task_id, a time", r, traceID)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(codes, ",") {
+		t.Errorf("handoff audit records of %s: %v, want %v", envID, got, codes)
+	}
 }
 
 // TestAskHumanNobodyComes: no person comes; past ask_human's timeout the
@@ -224,4 +250,9 @@ func TestAskHumanNobodyComes(t *testing.T) {
 	if time.Now().Before(h.ExpiresAt) {
 		t.Errorf("the kept environment was closed before expires_at %s", h.ExpiresAt)
 	}
+	waitFor(t, "the handoff to be marked expired", func() bool {
+		hs, err := a.Store.ListHandoffs(ctx, false)
+		return err == nil && len(hs) == 1 && hs[0].FinishedBy == "expired"
+	})
+	handoffAudited(t, a, h.EnvID, got.TraceID, "started", "kept", "expired")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/store"
@@ -33,6 +34,11 @@ func (r *runner) HandOver(ctx context.Context, message string, expires time.Time
 	if err := st.SaveHandoff(ctx, h); err != nil {
 		return nil, errs.Wrap(errs.StoreUnavailable, err, "the handoff cannot be recorded in the store")
 	}
+	who := "call of " + c.w.Name
+	if c.taskID != "" {
+		who += " (task " + c.taskID + ")"
+	}
+	c.auditHandoff(ctx, env, who, "started")
 	c.e.log.Info("waiting for a person", "env", env.ID, "purpose", env.Purpose, "tool", c.w.Name, "expires", expires.UTC().Format(time.RFC3339))
 	if c.req.Progress != nil {
 		c.mu.Lock()
@@ -44,18 +50,46 @@ func (r *runner) HandOver(ctx context.Context, message string, expires time.Time
 		if held {
 			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			if _, err := st.FinishHandoff(fctx, env.ID, "the call"); err != nil {
+			// The person may have pressed done in the ui first: that
+			// finished (and audited) it already.
+			if first, err := st.FinishHandoff(fctx, env.ID, who); err != nil {
 				c.e.log.Warn("cannot finish a handoff in the store", "env", env.ID, "err", err)
+			} else if first {
+				c.auditHandoff(fctx, env, who, "finished")
 			}
 			return nil
 		}
 		c.e.browsers.KeepFor(env, expires)
+		c.auditHandoff(ctx, env, who, "kept")
+		// Past expires the environment is closed for good; the handoff
+		// ends as expired unless a person finished it first. (A server
+		// that stops before then leaves it open in the store, where
+		// ListHandoffs no longer counts it open once it has expired.)
+		time.AfterFunc(time.Until(expires), func() {
+			xctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if first, err := st.FinishHandoff(xctx, env.ID, "expired"); err != nil {
+				c.e.log.Warn("cannot mark a handoff expired in the store", "env", env.ID, "err", err)
+			} else if first {
+				c.auditHandoff(xctx, env, "expired", "expired")
+			}
+		})
 		e := errs.New(errs.HumanRequired, "%s: no person finished it in time; the environment %s is kept for a person until %s: open handoff.url, then call again",
 			message, env.ID, expires.UTC().Format(time.RFC3339))
 		e.Handoff = &errs.Handoff{URL: HandoffURL(c.e.cfg.UI.URL, env.ID), EnvID: env.ID, ExpiresAt: expires.UTC()}
 		return e
 	}
 	return finish, nil
+}
+
+// auditHandoff appends a handoff record: what happened to env's handoff
+// (code: started, finished, kept, expired) and who did it (in task_id, as
+// the ui's done button records the person).
+func (c *call) auditHandoff(ctx context.Context, env *browser.Env, who, code string) {
+	rec := &store.AuditRecord{Time: time.Now(), Tool: "handoff", TaskID: who, EnvID: env.ID, Purpose: env.Purpose, Code: code, TraceID: c.traceID}
+	if err := c.e.store.AppendAudit(context.WithoutCancel(ctx), rec); err != nil {
+		c.e.log.Error("handoff audit record not appended", "env", env.ID, "code", code, "err", c.e.redactor.Redact(err.Error()))
+	}
 }
 
 // HandoffURL is the ui's take-over link of environment id under base
