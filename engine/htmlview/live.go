@@ -59,6 +59,12 @@ type Live struct {
 	stop    context.CancelFunc
 	closed  bool
 	touched bool
+	// frames are our sessions on the out-of-process frames of the page's
+	// browser context, by target (masking reaches into them); pageCtx is
+	// that context. Only the masking goroutine uses pageCtx.
+	fmu       sync.Mutex // guards frameSess (startLocked masks under mu)
+	frameSess map[proto.TargetTargetID]*cdpSession
+	pageCtx   proto.BrowserBrowserContextID
 }
 
 // LiveOptions are what a live view shows besides the page.
@@ -318,10 +324,17 @@ func (l *Live) stopLocked() {
 		return
 	}
 	sess, stop := l.sess, l.stop
+	l.fmu.Lock()
+	frames := l.frameSess
+	l.frameSess = nil
+	l.fmu.Unlock()
 	l.sess, l.stop = nil, nil
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
+		for _, fs := range frames {
+			_ = proto.TargetDetachFromTarget{SessionID: fs.id}.Call(l.page.Browser().Context(ctx))
+		}
 		_ = proto.PageStopScreencast{}.Call(sess.with(ctx))
 		_ = proto.TargetDetachFromTarget{SessionID: sess.id}.Call(l.page.Browser().Context(ctx))
 		stop()
@@ -350,19 +363,41 @@ func (l *Live) session() *cdpSession {
 	return l.sess
 }
 
-// fieldsJS lists the values of the top document's text fields (password
-// fields are masked by the browser already: "").
-const fieldsJS = `() => Array.from(document.querySelectorAll('input, textarea'), e => e.type === 'password' ? '' : String(e.value || ''))`
+// fieldsJS lists the values of the document's text fields, those of its
+// open shadow roots and same-process frames included (password fields are
+// masked by the browser already: ""). Out-of-process frames are targets of
+// their own: maskPage runs it in each of them.
+const fieldsJS = `() => ` + walkFieldsJS + `.map(e => e.type === 'password' ? '' : String(e.value || ''))`
 
-// maskJS draws the fields at the given indexes masked.
-const maskJS = `(idx) => { const all = document.querySelectorAll('input, textarea'); for (const i of idx) { const e = all[i]; if (e) e.style.setProperty('-webkit-text-security', 'disc', 'important'); } }`
+// maskJS draws the fields at the given indexes (of fieldsJS's list) masked.
+const maskJS = `(idx) => { const all = ` + walkFieldsJS + `; for (const i of idx) { const e = all[i]; if (e) e.style.setProperty('-webkit-text-security', 'disc', 'important'); } }`
 
-// maskPage draws masked every field of the top document whose value
-// holds a secret.
+// walkFieldsJS is an expression: the document's input and textarea
+// elements in tree order, through open shadow roots and into the
+// documents of same-process frames.
+const walkFieldsJS = `(function walk(root, out) {
+  for (const e of root.querySelectorAll('*')) {
+    if (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA') out.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot, out);
+    if (e.tagName === 'IFRAME' || e.tagName === 'FRAME') { let d = null; try { d = e.contentDocument } catch (_) {} if (d) walk(d, out); }
+  }
+  return out;
+})(document, [])`
+
+// maskPage draws masked every field whose value holds a secret, in the
+// page and in the out-of-process frames of its browser context.
 func (l *Live) maskPage(sess *cdpSession) {
 	if len(l.opts.Secrets) == 0 {
 		return
 	}
+	l.maskIn(sess)
+	for _, fs := range l.frameSessions(sess) {
+		l.maskIn(fs)
+	}
+}
+
+// maskIn masks the secret-holding fields of the document sess evaluates in.
+func (l *Live) maskIn(sess *cdpSession) {
 	var vals []string
 	if sess.eval(fieldsJS, &vals) != nil {
 		return
@@ -379,6 +414,61 @@ func (l *Live) maskPage(sess *cdpSession) {
 	if len(idx) > 0 {
 		_ = sess.eval(maskJS, nil, idx)
 	}
+}
+
+// frameSessions attaches (once each) to the out-of-process frames of the
+// page's browser context (a cross-site <iframe> runs in a renderer of its
+// own, which the page's session cannot evaluate in) and returns a session
+// on each that is still there.
+func (l *Live) frameSessions(sess *cdpSession) []*cdpSession {
+	ctx := sess.ctx
+	b := l.page.Browser().Context(ctx)
+	if l.pageCtx == "" {
+		info, err := proto.TargetGetTargetInfo{TargetID: l.page.TargetID}.Call(b)
+		if err != nil {
+			return nil
+		}
+		l.pageCtx = info.TargetInfo.BrowserContextID
+	}
+	targets, err := proto.TargetGetTargets{}.Call(b)
+	if err != nil {
+		return nil
+	}
+	l.fmu.Lock()
+	if l.frameSess == nil {
+		l.frameSess = map[proto.TargetTargetID]*cdpSession{}
+	}
+	l.fmu.Unlock()
+	var out []*cdpSession
+	live := map[proto.TargetTargetID]bool{}
+	for _, t := range targets.TargetInfos {
+		if t.Type != "iframe" || t.BrowserContextID != l.pageCtx {
+			continue
+		}
+		live[t.TargetID] = true
+		l.fmu.Lock()
+		fs := l.frameSess[t.TargetID]
+		l.fmu.Unlock()
+		if fs == nil {
+			res, err := proto.TargetAttachToTarget{TargetID: t.TargetID, Flatten: true}.Call(b)
+			if err != nil {
+				continue
+			}
+			fs = &cdpSession{b: sess.b, id: res.SessionID, ctx: sess.ctx}
+			l.fmu.Lock()
+			l.frameSess[t.TargetID] = fs
+			l.fmu.Unlock()
+		}
+		out = append(out, fs.with(ctx))
+	}
+	l.fmu.Lock()
+	for id := range l.frameSess {
+		if !live[id] {
+			delete(l.frameSess, id)
+		}
+	}
+	l.fmu.Unlock()
+	return out
 }
 
 func (l *Live) maskLoop(ctx context.Context) {

@@ -120,3 +120,69 @@ func TestLiveInputGuard(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestLiveMasksFramesAndShadowRoots (issue 21: secrets the engine typed
+// stay masked): a secret in a field of a same-site frame, of a cross-site
+// frame (its own renderer) and of an open shadow root is drawn masked too.
+// Before, only the top document's own fields were masked.
+func TestLiveMasksFramesAndShadowRoots(t *testing.T) {
+	b := testsite.LaunchBrowser(t)
+	field := `<!doctype html><input id="pw" value="">`
+	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, field)
+	}))
+	defer inner.Close()
+	// localhost is another site than 127.0.0.1: that frame is out of process.
+	cross := strings.Replace(inner.URL, "127.0.0.1", "localhost", 1)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/inner" {
+			fmt.Fprint(w, field)
+			return
+		}
+		fmt.Fprintf(w, `<!doctype html><title>frames</title><iframe id="same" src="/inner"></iframe><iframe id="cross" src="%s/inner"></iframe>
+<div id="host"></div><script>document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<input id="shadowed">'</script>`, cross)
+	}))
+	defer site.Close()
+	env := testsite.NewPage(t, b, site.URL)
+	secret := "hunter2-secret"
+	env.MustWaitLoad()
+	same := env.MustElement("#same").MustFrame().MustWaitLoad()
+	// The cross-site frame is a target of its own (rod's Frame cannot
+	// evaluate in it): its page, by its frame id.
+	crossEl := env.MustElement("#cross")
+	until(t, "the cross-site frame's document", func() bool {
+		n, err := proto.DOMDescribeNode{ObjectID: crossEl.Object.ObjectID}.Call(env)
+		return err == nil && n.Node.FrameID != ""
+	})
+	n, err := proto.DOMDescribeNode{ObjectID: crossEl.Object.ObjectID}.Call(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crossFrame := b.MustPageFromTargetID(proto.TargetTargetID(n.Node.FrameID)).MustWaitLoad()
+	same.MustElement("#pw").MustInput(secret)
+	crossFrame.MustElement("#pw").MustInput(secret)
+	env.MustEval(`(s) => { const e = document.getElementById('host').shadowRoot.getElementById('shadowed'); e.value = s }`, secret)
+
+	lv := NewLive(env, LiveOptions{Title: "take over", Message: "check", Secrets: []string{secret}})
+	srv := httptest.NewServer(http.StripPrefix("/live/e1", lv))
+	defer srv.Close()
+	defer lv.Close()
+	viewer := testsite.NewPage(t, b, srv.URL+"/live/e1/")
+	until(t, "a frame in the viewer", func() bool {
+		return viewer.MustEval(`() => document.getElementById('live').getAttribute('data-frames') || '0'`).String() != "0"
+	})
+	masked := func(p *rod.Page, js string) bool {
+		return p.MustEval(js).String() == "disc"
+	}
+	until(t, "the same-site frame's field masked", func() bool {
+		return masked(same, `() => getComputedStyle(document.getElementById('pw')).webkitTextSecurity`)
+	})
+	until(t, "the cross-site frame's field masked", func() bool {
+		return masked(crossFrame, `() => getComputedStyle(document.getElementById('pw')).webkitTextSecurity`)
+	})
+	until(t, "the shadow root's field masked", func() bool {
+		return masked(env, `() => getComputedStyle(document.getElementById('host').shadowRoot.getElementById('shadowed')).webkitTextSecurity`)
+	})
+}
