@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
 )
 
 // Exit statuses (DESIGN.md "CLI"): 0 ok, 1 the work failed or found
@@ -171,4 +173,31 @@ func fixed(values ...string) func(*cobra.Command, []string, string) ([]string, c
 	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return values, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// loadSet loads the config and a clean workflow set.
+func (g *globals) loadSet() (*workflow.Set, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		return nil, usagef("the workflows have problems (run toolwright validate):\n%w", ps.Err())
+	}
+	return set, nil
+}
+
+// withStore opens the state store for an operator command.
+func (g *globals) withStore(fn func(st store.Store) error) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	st, err := app.OpenStore(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
 }

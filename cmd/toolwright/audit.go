@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/store"
+)
+
+func auditCmd(g *globals) *cobra.Command {
+	audit := &cobra.Command{Use: "audit", Short: "Export and verify the hash-chained audit log"}
+	var since, until, format string
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Export audit records as jsonl or csv",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			from, err := parseWhen(since)
+			if err != nil {
+				return usagef("--since: %w", err)
+			}
+			to, err := parseWhen(until)
+			if err != nil {
+				return usagef("--until: %w", err)
+			}
+			if format == "json" {
+				format = "jsonl" // one JSON object a line
+			}
+			if format != "jsonl" && format != "csv" {
+				return usagef("--format: want jsonl (json) or csv, got %q", format)
+			}
+			return g.withStore(func(st store.Store) error {
+				recs, err := st.ExportAudit(cmd.Context(), from, to)
+				if err != nil {
+					return err
+				}
+				return store.WriteAudit(cmd.OutOrStdout(), recs, format)
+			})
+		},
+	}
+	export.Flags().StringVar(&since, "since", "", "from this time (RFC 3339 or a duration ago, e.g. 24h)")
+	export.Flags().StringVar(&until, "until", "", "up to this time (RFC 3339 or a duration ago)")
+	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (or json: the same) or csv")
+	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
+	var verifyFormat, headFlag string
+	var allowEmpty bool
+	verify := &cobra.Command{
+		Use:   "verify [--head SEQ:HASH] [--allow-empty]",
+		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
+		Long: `Check the audit chain: seqs without gaps, every link, every hash (with
+audit.key, every HMAC), and the head row. Exit 1 and print the first bad
+record on tampering; exit 2 when there is no database. It never writes: no
+database or schema is made, nothing is migrated.
+
+A chain with no records fails too ("no records": a database emptied,
+truncated or replaced by an empty one looks exactly like that), unless
+--allow-empty says a new, unused store is expected; with audit.key set an
+empty chain always fails.
+
+--head SEQ:HASH (as printed earlier by "toolwright audit head" and kept
+somewhere the database's writers cannot reach) also requires that record to
+be there unchanged: a whole-chain rewrite or a cut tail is caught even
+without audit.key.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(verifyFormat); err != nil {
+				return err
+			}
+			var anchor *store.AuditAnchor
+			if headFlag != "" {
+				a, err := store.ParseAuditAnchor(headFlag)
+				if err != nil {
+					return usagef("--head: %w", err)
+				}
+				anchor = &a
+			}
+			out := cmd.OutOrStdout()
+			fail := func(problem string, rec *store.AuditRecord) error {
+				if verifyFormat == "json" {
+					if err := printJSON(out, map[string]any{"ok": false, "problem": problem, "record": rec}); err != nil {
+						return err
+					}
+					return exitCode(exitFailed)
+				}
+				fmt.Fprintln(out, problem)
+				if rec != nil {
+					b, _ := json.Marshal(rec)
+					fmt.Fprintf(out, "first bad record: %s\n", b)
+				}
+				return exitCode(exitFailed)
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			key, err := cfg.AuditKey()
+			if err != nil {
+				return err
+			}
+			st, err := app.OpenStoreReadOnly(cfg)
+			if errors.Is(err, store.ErrNoDatabase) {
+				return noDatabase(cfg.StateDir, "verify", err)
+			}
+			if errors.Is(err, store.ErrNoSchema) {
+				return fail(fmt.Sprintf("no audit chain: %v", err), nil)
+			}
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var p *store.AuditProblem
+			if anchor != nil {
+				p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
+			} else {
+				p, err = st.CheckAudit(cmd.Context())
+			}
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				return fail(p.String(), p.Record)
+			}
+			seq, hash, err := st.AuditHead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			switch {
+			case seq == 0 && len(key) > 0:
+				return fail("no records: the audit chain is empty although audit.key is set (wiped, or replaced by an empty database)", nil)
+			case seq == 0 && !allowEmpty:
+				return fail("no records: the audit chain is empty (wiped, or replaced by an empty database); --allow-empty accepts a new, unused store", nil)
+			}
+			if verifyFormat == "json" {
+				return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
+			}
+			fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
+			if anchor != nil {
+				fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
+			}
+			return nil
+		},
+	}
+	formatFlag(verify, &verifyFormat)
+	verify.Flags().StringVar(&headFlag, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
+	verify.Flags().BoolVar(&allowEmpty, "allow-empty", false, "accept a chain with no records (a new, unused store without audit.key)")
+	var headFormat string
+	head := &cobra.Command{
+		Use:   "head",
+		Short: "Print the audit chain's head as SEQ:HASH, to keep elsewhere and check with audit verify --head",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(headFormat); err != nil {
+				return err
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			st, err := app.OpenStoreReadOnly(cfg) // reading the head writes nothing
+			if errors.Is(err, store.ErrNoDatabase) {
+				return noDatabase(cfg.StateDir, "head", err)
+			}
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			seq, hash, err := st.AuditHead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if headFormat == "json" {
+				return printJSON(out, map[string]any{"seq": seq, "hash": hash, "keyed": strings.HasPrefix(hash, store.KeyedPrefix)})
+			}
+			if seq == 0 {
+				return usagef("the audit log is empty: no head to print yet")
+			}
+			fmt.Fprintln(out, store.AuditAnchor{Seq: seq, Hash: hash})
+			return nil
+		},
+	}
+	formatFlag(head, &headFormat)
+	audit.AddCommand(export, verify, head)
+	return audit
+}
+
+// noDatabase is an audit command's answer when the store it reads is not
+// there (exit 2): reading the audit log never creates a database.
+func noDatabase(stateDir, what string, err error) error {
+	return usageError{fmt.Errorf("no audit database (state_dir %s): nothing to %s: %w", stateDir, what, err)}
+}
+
+// parseWhen reads an RFC 3339 time or a duration before now; "" is zero.
+func parseWhen(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("want RFC 3339 (2026-11-30T10:00:00Z), a date (2026-11-30) or a duration ago (24h), got %q", s)
+}

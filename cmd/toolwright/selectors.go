@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-rod/rod"
+	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/selcheck"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/selsuggest"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+func selectorsCmd(g *globals) *cobra.Command {
+	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
+	var pages, setupArgs []string
+	var prefix, format, setup, reportDir string
+	check := &cobra.Command{
+		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
+		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
+		Long: `Open pages and report, per target, which locator resolves it.
+
+Pages are opened one after the other in one browser environment. With
+--setup TOOL (an env: new workflow, such as one that signs in) that tool runs
+first with the --arg values and the pages are checked in the environment it
+made, so pages behind a sign-in can be checked. A page that does not load, or
+that moves on to another address (a redirect, a script), is reported and the
+other pages are still checked.
+
+--report DIR writes DIR/index.html: each page's screenshot with every target
+boxed and labelled (green: primary, amber: a fallback, red: ambiguous or
+missing) with the locator that matched. It works offline; secret values are
+masked in the pictures.
+
+Exit 0 when every target on every page resolved by its primary locator.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(pages) == 0 {
+				return usagef("give at least one --page URL or FILE")
+			}
+			var m *selector.Map
+			cfg, tab, done, err := pageEnv(cmd, g, format, setup, setupArgs, func(cfg *config.Config) error {
+				var ps lint.Problems
+				if m, ps = selector.Load(cfg.Selectors); len(ps) > 0 {
+					return usagef("the selector map has problems (run toolwright validate):\n%w", ps.Err())
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			defer done()
+			ctx := cmd.Context()
+			var secrets []string
+			for _, v := range cfg.RedactedValues() {
+				secrets = append(secrets, v)
+			}
+			res, err := selcheck.Run(ctx, tab, pages, selcheck.Options{
+				Map: m, MapPath: cfg.Selectors, Names: m.WithPrefix(prefix), ReportDir: reportDir,
+				Redactor: policy.NewRedactor(cfg.RedactedValues()), Secrets: secrets,
+			})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			all := true
+			for _, p := range res {
+				all = all && p.OK()
+			}
+			if format == "json" {
+				if err := printJSON(out, res); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range res {
+					fmt.Fprintf(out, "== %s\n", p.Page)
+					if p.Error != "" {
+						fmt.Fprintf(out, "error\t%s\n", p.Error)
+						continue
+					}
+					if err := selector.FormatHealth(out, p.Targets); err != nil {
+						return err
+					}
+				}
+			}
+			if reportDir != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: %s\n", filepath.Join(reportDir, "index.html"))
+			}
+			if !all {
+				return exitCode(exitFailed)
+			}
+			return nil
+		},
+	}
+	check.Flags().StringArrayVar(&pages, "page", nil, "a page URL or a local HTML file (repeatable)")
+	check.Flags().StringVar(&prefix, "prefix", "", "check only targets whose name starts with this")
+	check.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the pages are checked in its environment")
+	check.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
+	check.Flags().StringVar(&reportDir, "report", "", "write an HTML report (index.html and screenshots) into this folder")
+	_ = check.RegisterFlagCompletionFunc("setup", g.completeTools(false))
+	formatFlag(check, &format)
+	sel.AddCommand(check, suggestCmd(g))
+	return sel
+}
+
+func suggestCmd(g *globals) *cobra.Command {
+	var page, prefix, setup, format string
+	var setupArgs []string
+	cmd := &cobra.Command{
+		Use:   "suggest --page URL|FILE [--setup TOOL [--arg k=v]] [--prefix NAME]",
+		Short: "Propose selector-map entries for a page's fields, buttons and links",
+		Long: `Open a page and propose selector-map YAML for its fields, buttons and links
+(inside open shadow roots and iframes too; an iframe is an entry of its own
+that the entries inside it name in frame:): a stable primary locator (id, data-testid,
+name, label) and fallbacks (role + name, text). Every locator proposed was
+resolved on the page and matched exactly one element, the one it names;
+elements with no such locator are left out. With --setup TOOL (an env: new
+workflow, such as one that signs in) the page is read in the environment it
+made. Review the names, then paste the entries into selectors/selectors.yaml.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if page == "" {
+				return usagef("give --page URL or FILE")
+			}
+			cfg, tab, done, err := pageEnv(cmd, g, format, setup, setupArgs, nil)
+			if err != nil {
+				return err
+			}
+			defer done()
+			url := selcheck.URLOf(page)
+			var secrets []string // no value of any secret, redacted or not, is proposed
+			for _, v := range cfg.SecretValues() {
+				secrets = append(secrets, v)
+			}
+			res, err := selsuggest.SuggestPage(cmd.Context(), tab, url, prefix, selsuggest.Options{Secrets: secrets})
+			if err != nil {
+				return err
+			}
+			entries := res.Entries
+			if res.URL != "" && res.URL != url {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s redirected to %s; the entries below are for that page (a page for signed-in visitors? sign in first with --setup TOOL)\n", url, res.URL)
+			}
+			if len(entries) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no fields, buttons or links with a locator that matches only them on %s\n", res.URL)
+			}
+			red := policy.NewRedactor(cfg.RedactedValues())
+			var b strings.Builder
+			if format == "json" {
+				if err := printJSON(&b, entries); err != nil {
+					return err
+				}
+			} else if err := selsuggest.WriteYAML(&b, url, entries); err != nil {
+				return err
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), red.Redact(b.String()))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&page, "page", "", "the page URL or a local HTML file")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "name the entries PREFIX.NAME (default: page.<file name>)")
+	cmd.Flags().StringVar(&setup, "setup", "", "an env: new tool to run first (to sign in); the page is read in its environment")
+	cmd.Flags().StringArrayVar(&setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
+	formatFlag(cmd, &format)
+	return cmd
+}
+
+// pageEnv checks the flags the selectors commands share, loads the config
+// (then runs before, if any) and opens the browser tab they work in: a
+// fresh environment, or the one the setup tool made. done closes it.
+func pageEnv(cmd *cobra.Command, g *globals, format, setup string, setupArgs []string, before func(*config.Config) error) (*config.Config, *rod.Page, func(), error) {
+	if err := checkFormat(format); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(setupArgs) > 0 && setup == "" {
+		return nil, nil, nil, usagef("--arg goes with --setup TOOL")
+	}
+	cfg, stopDemo, err := g.loadRunnable(cmd)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*config.Config, *rod.Page, func(), error) { stopDemo(); return nil, nil, nil, err }
+	if before != nil {
+		if err := before(cfg); err != nil {
+			return fail(err)
+		}
+	}
+	log, err := g.logger(cmd, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	tab, done, err := checkEnv(cmd.Context(), cfg, log, setup, setupArgs)
+	if err != nil {
+		return fail(err)
+	}
+	return cfg, tab, func() { done(); stopDemo() }, nil
+}
+
+// checkEnv is the browser tab selectors check works in: a fresh
+// environment, or the one the setup tool opened. done closes it.
+func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup string, setupArgs []string) (*rod.Page, func(), error) {
+	if setup == "" {
+		bo, err := app.BrowserOptions(cfg, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		// An operator's own check, not an agent's call: any page, and all it
+		// loads (policy.subresources holds requests by the allowed hosts,
+		// which this environment does not apply).
+		bo.AllowURL, bo.HoldSubresources, bo.ConnectSrc = nil, false, nil
+		bo.Spare = 0
+		bm, err := browser.NewManager(bo)
+		if err != nil {
+			return nil, nil, err
+		}
+		env, err := bm.OpenTemporary(ctx, "", "selectors-check")
+		if err != nil {
+			_ = bm.Shutdown(context.WithoutCancel(ctx))
+			return nil, nil, err
+		}
+		return env.Page(), func() { bm.Release(env); _ = bm.Shutdown(context.WithoutCancel(ctx)) }, nil
+	}
+	a, err := app.OpenFor(cfg, log, setup)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	closeApp := func() { _ = a.Close(context.WithoutCancel(ctx)) }
+	w, ok := a.Engine.Workflows().Tool(setup)
+	if !ok {
+		closeApp()
+		return nil, nil, usagef("--setup: unknown tool %q (see toolwright tools)", setup)
+	}
+	if w.Env != workflow.EnvNew {
+		closeApp()
+		return nil, nil, usagef("--setup: tool %q is env: %s; it must be an env: new tool that opens the environment to check in", setup, w.Env)
+	}
+	args, err := app.ParseArgs(w, setupArgs)
+	if err != nil {
+		closeApp()
+		return nil, nil, usageError{err}
+	}
+	// Start the browser before the setup tool runs, so its launch (slow on
+	// a loaded machine) never counts against open_env's step timeout.
+	if a.Browsers.Provider().Name() == browser.ProviderLocal {
+		if _, err := a.Browsers.Provider().Browser(ctx); err != nil {
+			closeApp()
+			return nil, nil, fmt.Errorf("--setup: the browser did not start: %w", err)
+		}
+	}
+	raw, _ := json.Marshal(args)
+	env, err := a.Engine.Call(ctx, run.Request{Tool: setup, Args: raw})
+	if err != nil {
+		closeApp()
+		return nil, nil, err
+	}
+	if !env.OK {
+		closeApp()
+		return nil, nil, fmt.Errorf("--setup %s failed: %s: %s (trace %s)", setup, env.Code, env.Message, env.TraceID)
+	}
+	id, _ := env.Data["env_id"].(string)
+	e, err := a.Browsers.Acquire(ctx, id)
+	if err != nil {
+		closeApp()
+		return nil, nil, fmt.Errorf("--setup %s: its output has no usable env_id (%q): %w", setup, id, err)
+	}
+	log.Info("checking in the setup environment", "tool", setup, "env_id", id, "trace_id", env.TraceID)
+	return e.Page(), func() {
+		a.Browsers.Release(e)
+		_ = a.Browsers.Close(context.WithoutCancel(ctx), id)
+		closeApp()
+	}, nil
+}
