@@ -53,7 +53,7 @@ func main() {
 // exitStatus is the process's exit status for what root.Execute returned;
 // it prints an error that is not only a status on stderr. An error before
 // the command ran (unknown command, wrong arguments, a bad or missing
-// flag) is a usage error.
+// flag), a bad config and an engine's app.UsageError are usage errors.
 func exitStatus(root *cobra.Command, err error, stderr io.Writer) int {
 	var code exitCode
 	var usage usageError
@@ -64,8 +64,9 @@ func exitStatus(root *cobra.Command, err error, stderr io.Writer) int {
 		return int(code)
 	}
 	fmt.Fprintln(stderr, "toolwright:", err)
+	var appUsage app.UsageError
 	var cfgErr *config.Error
-	if errors.As(err, &usage) || errors.As(err, &cfgErr) || root.Annotations["ran"] == "" {
+	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &cfgErr) || root.Annotations["ran"] == "" {
 		return exitUsage
 	}
 	return exitFailed

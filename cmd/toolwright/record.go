@@ -105,7 +105,7 @@ masked) at a link printed on stderr, to open in your own browser. --setup TOOL r
 			defer stop()
 			headless := cfg.Browser.Headless
 			cfg.Browser.Headless = !display // the person's window, or the live view's pixels
-			tab, done, err := checkEnv(ctx, cfg, log, setup, setupArgs)
+			tab, done, err := app.OpenPage(ctx, cfg, log, setup, setupArgs)
 			cfg.Browser.Headless = headless
 			if err != nil {
 				return err

@@ -1,26 +1,20 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-rod/rod"
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
-	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
-	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selcheck"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/selsuggest"
-	"github.com/toolwright/toolwright/engine/workflow"
 )
 
 func selectorsCmd(g *globals) *cobra.Command {
@@ -62,43 +56,24 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 				return err
 			}
 			defer done()
-			ctx := cmd.Context()
 			var secrets []string
 			for _, v := range cfg.RedactedValues() {
 				secrets = append(secrets, v)
 			}
-			res, err := selcheck.Run(ctx, tab, pages, selcheck.Options{
+			res, err := selcheck.Run(cmd.Context(), tab, pages, selcheck.Options{
 				Map: m, MapPath: cfg.Selectors, Names: m.WithPrefix(prefix), ReportDir: reportDir,
 				Redactor: policy.NewRedactor(cfg.RedactedValues()), Secrets: secrets,
 			})
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			all := true
-			for _, p := range res {
-				all = all && p.OK()
-			}
-			if format == "json" {
-				if err := printJSON(out, res); err != nil {
-					return err
-				}
-			} else {
-				for _, p := range res {
-					fmt.Fprintf(out, "== %s\n", p.Page)
-					if p.Error != "" {
-						fmt.Fprintf(out, "error\t%s\n", p.Error)
-						continue
-					}
-					if err := selector.FormatHealth(out, p.Targets); err != nil {
-						return err
-					}
-				}
+			if err := selcheck.Write(cmd.OutOrStdout(), res, format); err != nil {
+				return err
 			}
 			if reportDir != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "report: %s\n", filepath.Join(reportDir, "index.html"))
 			}
-			if !all {
+			if !selcheck.AllOK(res) {
 				return exitCode(exitFailed)
 			}
 			return nil
@@ -148,22 +123,14 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 			if err != nil {
 				return err
 			}
-			entries := res.Entries
-			if res.URL != "" && res.URL != url {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s redirected to %s; the entries below are for that page (a page for signed-in visitors? sign in first with --setup TOOL)\n", url, res.URL)
+			for _, note := range res.Notes(url) {
+				fmt.Fprintln(cmd.ErrOrStderr(), note)
 			}
-			if len(entries) == 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "no fields, buttons or links with a locator that matches only them on %s\n", res.URL)
-			}
-			red := policy.NewRedactor(cfg.RedactedValues())
 			var b strings.Builder
-			if format == "json" {
-				if err := printJSON(&b, entries); err != nil {
-					return err
-				}
-			} else if err := selsuggest.WriteYAML(&b, url, entries); err != nil {
+			if err := res.Write(&b, url, format); err != nil {
 				return err
 			}
+			red := policy.NewRedactor(cfg.RedactedValues())
 			_, err = io.WriteString(cmd.OutOrStdout(), red.Redact(b.String()))
 			return err
 		},
@@ -201,84 +168,9 @@ func pageEnv(cmd *cobra.Command, g *globals, format, setup string, setupArgs []s
 	if err != nil {
 		return fail(err)
 	}
-	tab, done, err := checkEnv(cmd.Context(), cfg, log, setup, setupArgs)
+	tab, done, err := app.OpenPage(cmd.Context(), cfg, log, setup, setupArgs)
 	if err != nil {
 		return fail(err)
 	}
 	return cfg, tab, func() { done(); stopDemo() }, nil
-}
-
-// checkEnv is the browser tab selectors check works in: a fresh
-// environment, or the one the setup tool opened. done closes it.
-func checkEnv(ctx context.Context, cfg *config.Config, log *slog.Logger, setup string, setupArgs []string) (*rod.Page, func(), error) {
-	if setup == "" {
-		bo, err := app.BrowserOptions(cfg, log)
-		if err != nil {
-			return nil, nil, err
-		}
-		// An operator's own check, not an agent's call: any page, and all it
-		// loads (policy.subresources holds requests by the allowed hosts,
-		// which this environment does not apply).
-		bo.AllowURL, bo.HoldSubresources, bo.ConnectSrc = nil, false, nil
-		bo.Spare = 0
-		bm, err := browser.NewManager(bo)
-		if err != nil {
-			return nil, nil, err
-		}
-		env, err := bm.OpenTemporary(ctx, "", "selectors-check")
-		if err != nil {
-			_ = bm.Shutdown(context.WithoutCancel(ctx))
-			return nil, nil, err
-		}
-		return env.Page(), func() { bm.Release(env); _ = bm.Shutdown(context.WithoutCancel(ctx)) }, nil
-	}
-	a, err := app.OpenFor(cfg, log, setup)
-	if err != nil {
-		return nil, nil, usageError{err}
-	}
-	closeApp := func() { _ = a.Close(context.WithoutCancel(ctx)) }
-	w, ok := a.Engine.Workflows().Tool(setup)
-	if !ok {
-		closeApp()
-		return nil, nil, usagef("--setup: unknown tool %q (see toolwright tools)", setup)
-	}
-	if w.Env != workflow.EnvNew {
-		closeApp()
-		return nil, nil, usagef("--setup: tool %q is env: %s; it must be an env: new tool that opens the environment to check in", setup, w.Env)
-	}
-	args, err := app.ParseArgs(w, setupArgs)
-	if err != nil {
-		closeApp()
-		return nil, nil, usageError{err}
-	}
-	// Start the browser before the setup tool runs, so its launch (slow on
-	// a loaded machine) never counts against open_env's step timeout.
-	if a.Browsers.Provider().Name() == browser.ProviderLocal {
-		if _, err := a.Browsers.Provider().Browser(ctx); err != nil {
-			closeApp()
-			return nil, nil, fmt.Errorf("--setup: the browser did not start: %w", err)
-		}
-	}
-	raw, _ := json.Marshal(args)
-	env, err := a.Engine.Call(ctx, run.Request{Tool: setup, Args: raw})
-	if err != nil {
-		closeApp()
-		return nil, nil, err
-	}
-	if !env.OK {
-		closeApp()
-		return nil, nil, fmt.Errorf("--setup %s failed: %s: %s (trace %s)", setup, env.Code, env.Message, env.TraceID)
-	}
-	id, _ := env.Data["env_id"].(string)
-	e, err := a.Browsers.Acquire(ctx, id)
-	if err != nil {
-		closeApp()
-		return nil, nil, fmt.Errorf("--setup %s: its output has no usable env_id (%q): %w", setup, id, err)
-	}
-	log.Info("checking in the setup environment", "tool", setup, "env_id", id, "trace_id", env.TraceID)
-	return e.Page(), func() {
-		a.Browsers.Release(e)
-		_ = a.Browsers.Close(context.WithoutCancel(ctx), id)
-		closeApp()
-	}, nil
 }

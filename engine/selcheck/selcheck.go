@@ -9,8 +9,10 @@ package selcheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,6 +55,38 @@ type Page struct {
 
 // OK reports whether the page loaded where asked and every target resolved by its primary.
 func (p *Page) OK() bool { return p.Error == "" && selector.AllPrimary(p.Targets) }
+
+// AllOK reports whether every page passed (Page.OK).
+func AllOK(pages []*Page) bool {
+	for _, p := range pages {
+		if !p.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Write prints the pages as `selectors check` does: format "json" is the
+// list as indented JSON; "text" is a "== PAGE" line per page, then its
+// error or its targets' health lines.
+func Write(w io.Writer, pages []*Page, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(pages)
+	}
+	for _, p := range pages {
+		fmt.Fprintf(w, "== %s\n", p.Page)
+		if p.Error != "" {
+			fmt.Fprintf(w, "error\t%s\n", p.Error)
+			continue
+		}
+		if err := selector.FormatHealth(w, p.Targets); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Run checks every page in page (the environment's tab), one after the
 // other. A page that fails is reported and the rest go on.

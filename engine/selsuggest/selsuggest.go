@@ -673,6 +673,31 @@ func PrefixOf(page string) string {
 	return "page." + stem
 }
 
+// Notes are what `selectors suggest` tells the operator about r, asked for
+// as asked (on stderr): that the page moved on to another address, and
+// that nothing was proposed.
+func (r *Result) Notes(asked string) []string {
+	var notes []string
+	if r.URL != "" && r.URL != asked {
+		notes = append(notes, fmt.Sprintf("note: %s redirected to %s; the entries below are for that page (a page for signed-in visitors? sign in first with --setup TOOL)", asked, r.URL))
+	}
+	if len(r.Entries) == 0 {
+		notes = append(notes, fmt.Sprintf("no fields, buttons or links with a locator that matches only them on %s", r.URL))
+	}
+	return notes
+}
+
+// Write writes r's entries for the page asked as selector-map YAML (format
+// "text", see WriteYAML) or as indented JSON (format "json").
+func (r *Result) Write(w io.Writer, asked, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r.Entries)
+	}
+	return WriteYAML(w, asked, r.Entries)
+}
+
 // WriteYAML writes entries as selector-map YAML, to paste into
 // selectors/selectors.yaml after review.
 func WriteYAML(w io.Writer, page string, entries []Entry) error {

@@ -291,3 +291,18 @@ func TestSuggestRows(t *testing.T) {
 		t.Errorf("rows css %q matches %d, want 6", tg.Locators[0].Value, n)
 	}
 }
+
+// TestResultNotes: a page that moved on, and a page with nothing to
+// propose, each get their note; a page read where asked with entries none.
+func TestResultNotes(t *testing.T) {
+	asked := "http://127.0.0.1:1/account.html"
+	r := &Result{URL: "http://127.0.0.1:1/login.html"}
+	got := r.Notes(asked)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "note: "+asked+" redirected to "+r.URL+";") || got[1] != "no fields, buttons or links with a locator that matches only them on "+r.URL {
+		t.Errorf("notes: %q", got)
+	}
+	r = &Result{URL: asked, Entries: []Entry{{Name: "page.account.save"}}}
+	if got := r.Notes(asked); len(got) != 0 {
+		t.Errorf("notes for a page read where asked: %q", got)
+	}
+}
