@@ -122,7 +122,7 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 	var unknown []yamlx.KV
 	for i := range kvs {
 		kv := kvs[i]
-		if CommonKeys[kv.Key] {
+		if common[kv.Key] != nil {
 			continue
 		}
 		if _, ok := Lookup(kv.Key); ok {
@@ -158,19 +158,19 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s is a field of %s: indent it under %s: (two more spaces than %s)", kindKV.Key, kv.Key, kindKV.Key, kindKV.Key, kindKV.Key)
 			continue
 		}
-		if sp, ok := kindOfField(kv.Key); ok && lint.Closest(kv.Key, commonNames()) == "" {
+		if sp, ok := kindOfField(kv.Key); ok && lint.Closest(kv.Key, CommonNames()) == "" {
 			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q (%s is a field of %s, not of %s)", kindKV.Key, kv.Key, kv.Key, sp, kindKV.Key)
 			continue
 		}
-		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, append(commonNames(), fieldNames(s.Spec)...)))
+		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, append(CommonNames(), fieldNames(s.Spec)...)))
 	}
 	if misplaced && yamlx.IsNull(kindKV.Value) {
 		return nil // the fields were reported where they are; no "needs a value" too
 	}
 	s.Pos = c.Pos(kindKV.KeyN)
 	for _, kv := range kvs {
-		if CommonKeys[kv.Key] {
-			c.decodeCommon(s, kv, sc)
+		if f := common[kv.Key]; f != nil {
+			f.decode(c, s, kv.Value, sc)
 		}
 	}
 	if s.Spec.EnvNew && c.EnvMode != "new" {
@@ -211,39 +211,13 @@ func fieldNames(sp *Spec) []string {
 	return names
 }
 
-func commonNames() []string {
-	names := make([]string, 0, len(CommonKeys))
-	for k := range CommonKeys {
-		names = append(names, k)
-	}
-	return names
-}
-
-func (c *Checker) decodeCommon(s *Step, kv yamlx.KV, sc tmpl.Scope) {
-	switch kv.Key {
-	case "name":
-		s.Name, _ = yamlx.String(c.File, kv.Value, "step name", c.Problems)
-	case "if":
-		c.defer1(s, "if", kv.Value, sc, Cond, -1)
-	case "when":
-		s.When = c.DecodeCondition(kv.Value, s.Path, sc, "step "+s.Spec.Kind+" when")
-	case "timeout":
-		if d, ok := yamlx.Duration(c.File, kv.Value, "step timeout", c.Problems); ok {
-			if c.Deadline > 0 && d > c.Deadline {
-				c.Addf(c.Pos(kv.Value), lint.BadValue, "step timeout %s is longer than the workflow's deadline %s", d, c.Deadline)
-			}
-			s.Timeout = d
+// decodeTimeout reads the common key timeout: at most a literal deadline.
+func (c *Checker) decodeTimeout(s *Step, n *yaml.Node, _ tmpl.Scope) {
+	if d, ok := yamlx.Duration(c.File, n, "step timeout", c.Problems); ok {
+		if c.Deadline > 0 && d > c.Deadline {
+			c.Addf(c.Pos(n), lint.BadValue, "step timeout %s is longer than the workflow's deadline %s", d, c.Deadline)
 		}
-	case "optional":
-		s.Optional, _ = yamlx.Bool(c.File, kv.Value, "optional", c.Problems)
-	case "dialog":
-		c.decodeDialog(s, kv.Value, sc)
-	case "retry":
-		v := RetryDecl.Decode(c.File, kv.Value, "retry", c.Problems)
-		if v == nil {
-			return
-		}
-		s.Retry = Retry{Attempts: v.Int("attempts", 1), Backoff: v.Dur("backoff", 500*time.Millisecond)}
+		s.Timeout = d
 	}
 }
 
@@ -270,37 +244,27 @@ func (c *Checker) DecodeCondition(n *yaml.Node, path string, sc tmpl.Scope, wher
 	return cond
 }
 
-// decodeDialog reads `dialog: accept | dismiss | {accept: BOOL, text: TEMPLATE}`.
+// decodeDialog reads `dialog: accept | dismiss | {accept: BOOL, text: TEMPLATE}`
+// (DialogAnswers, DialogDecl).
 func (c *Checker) decodeDialog(s *Step, n *yaml.Node, sc tmpl.Scope) {
 	n = yamlx.Resolve(n)
 	if n != nil && n.Kind == yaml.ScalarNode {
-		switch n.Value {
-		case "accept", "dismiss":
-			s.Dialog = &Dialog{Accept: n.Value == "accept"}
-		default:
-			c.Addf(c.Pos(n), lint.BadValue, "dialog must be accept, dismiss or {accept: BOOL, text: TEMPLATE}, found %q%s", n.Value, lint.Suggest(n.Value, []string{"accept", "dismiss"}))
+		if !slices.Contains(DialogAnswers, n.Value) {
+			c.Addf(c.Pos(n), lint.BadValue, "dialog must be %s or {accept: BOOL, text: TEMPLATE}, found %q%s", strings.Join(DialogAnswers, ", "), n.Value, lint.Suggest(n.Value, DialogAnswers))
+			return
 		}
+		s.Dialog = &Dialog{Accept: n.Value == DialogAnswers[0]}
 		return
 	}
-	kvs, ok := yamlx.Map(c.File, n, "dialog", c.Problems)
-	if !ok {
+	v := DialogDecl.Decode(c.File, n, "dialog", c.Problems)
+	if v == nil {
 		return
 	}
-	yamlx.Known(c.File, kvs, []string{"accept", "text"}, "dialog", c.Problems)
-	d := &Dialog{}
-	given := false
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "accept":
-			d.Accept, given = yamlx.Bool(c.File, kv.Value, "dialog.accept", c.Problems)
-		case "text":
-			c.defer1(s, "dialog", kv.Value, sc, Template, -1)
-		}
+	s.Dialog = &Dialog{}
+	DialogDecl.Fill(v, s.Dialog, "", c.Problems)
+	if tn := v.Node("text"); tn != nil {
+		c.defer1(s, "dialog", tn, sc, Template, -1)
 	}
-	if !given {
-		c.Addf(c.Pos(n), lint.Missing, "dialog: missing accept (true to accept, false to dismiss)")
-	}
-	s.Dialog = d
 }
 
 // decodeBody reads the value under the kind key: a short form scalar, or
@@ -332,6 +296,7 @@ func (c *Checker) decodeBodyAt(s *Step, n *yaml.Node, sc tmpl.Scope, where strin
 		}
 		f, _ := sp.Field(sp.Short)
 		c.decodeField(s, f, n, sc)
+		applyDefaults(s)
 		c.requireFields(s, n, map[string]bool{f.Name: true})
 		return
 	}
@@ -348,8 +313,12 @@ func (c *Checker) decodeBodyAt(s *Step, n *yaml.Node, sc tmpl.Scope, where strin
 	for _, kv := range kvs {
 		given[kv.Key] = true
 	}
-	// Nested steps last: their scope depends on fields such as for_each's `as`.
+	// Nested steps last: their scope depends on fields such as for_each's
+	// `as`, written or its default.
 	for _, nested := range []bool{false, true} {
+		if nested {
+			applyDefaults(s)
+		}
 		for _, kv := range kvs {
 			f, ok := sp.Field(kv.Key)
 			if !ok || (f.Type == Steps) != nested {
@@ -363,12 +332,27 @@ func (c *Checker) decodeBodyAt(s *Step, n *yaml.Node, sc tmpl.Scope, where strin
 	}
 }
 
+// applyDefaults gives every declared field with a Default that the step
+// does not write its default, so Run reads the declaration's value.
+func applyDefaults(s *Step) {
+	for _, f := range s.Spec.Fields {
+		if f.Default == nil || s.Has(f.Name) {
+			continue
+		}
+		if f.Type == Template {
+			s.Args[f.Name] = tmpl.Literal(f.Default)
+		} else {
+			s.Args[f.Name] = f.Default
+		}
+	}
+}
+
 // tooDeep reports the step's own keys (if, timeout, retry, ...) written one
 // level too deep, inside the kind's map, and returns the other keys.
 func (c *Checker) tooDeep(sp *Spec, kvs []yamlx.KV) []yamlx.KV {
 	out := kvs[:0:0]
 	for _, kv := range kvs {
-		if _, field := sp.Field(kv.Key); CommonKeys[kv.Key] && !field {
+		if _, field := sp.Field(kv.Key); common[kv.Key] != nil && !field {
 			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s belongs to the step, not inside %s: move `%s` out one level, beside `%s:`", sp.Kind, kv.Key, sp.Kind, kv.Key, sp.Kind)
 			continue
 		}
@@ -603,35 +587,22 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 }
 
 // targetEntry reads one entry of a TargetMap: TARGET, or {target: TARGET,
-// attr: ATTR} (what to read of that one; "" when not given). at is the
-// target's node, for positions.
+// attr: ATTR} (TargetEntryDecl; attr is what to read of that one, "" when
+// not given). at is the target's node, for positions.
 func (c *Checker) targetEntry(n *yaml.Node, where string) (target, attr string, at *yaml.Node, ok bool) {
 	rn := yamlx.Resolve(n)
 	if rn == nil || rn.Kind != yaml.MappingNode {
 		target, ok = yamlx.String(c.File, n, where, c.Problems)
 		return target, "", n, ok
 	}
-	kvs, _ := yamlx.Map(c.File, rn, where, c.Problems)
-	yamlx.Known(c.File, kvs, []string{"target", "attr"}, where, c.Problems)
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "target":
-			target, ok = yamlx.String(c.File, kv.Value, where+" target", c.Problems)
-			at = kv.Value
-		case "attr":
-			if a, aok := yamlx.String(c.File, kv.Value, where+" attr", c.Problems); aok {
-				if strings.TrimSpace(a) == "" {
-					c.Addf(c.Pos(kv.Value), lint.BadValue, "%s attr is empty: write text, value, href or an attribute name", where)
-				}
-				attr = a
-			}
-		}
+	v := TargetEntryDecl.Decode(c.File, rn, where, c.Problems)
+	if v.OK("attr") && strings.TrimSpace(v.Str("attr", "")) == "" {
+		c.Addf(v.Pos("attr"), lint.BadValue, "%s attr is empty: write text, value, href or an attribute name", where)
 	}
-	if at == nil {
-		c.Addf(c.Pos(rn), lint.Missing, "%s: missing target ({target: T, attr: ATTR})", where)
+	if !v.OK("target") {
 		return "", "", rn, false
 	}
-	return target, attr, at, ok
+	return v.Str("target", ""), v.Str("attr", ""), v.Node("target"), true
 }
 
 func (c *Checker) checkTarget(s *Step, name string, n *yaml.Node, field string) {

@@ -7,6 +7,7 @@ package step
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -14,6 +15,8 @@ import (
 	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/tmpl"
+	"github.com/toolwright/toolwright/engine/yamlx"
+	"gopkg.in/yaml.v3"
 )
 
 // Type is the type of a step field.
@@ -74,6 +77,8 @@ type Field struct {
 	// (a list, an object with fields, text), so expressions using it are
 	// checked at load. nil: unknown.
 	Yields func(c *Checker, s *Step) tmpl.Shape
+	// decode reads a common key (CommonFields) into the step.
+	decode func(c *Checker, s *Step, n *yaml.Node, sc tmpl.Scope)
 }
 
 // Spec declares a step kind.
@@ -145,7 +150,40 @@ func Register(s *Spec) {
 			panic(fmt.Sprintf("step: kind %q: short form names unknown field %q", s.Kind, s.Short))
 		}
 	}
+	for _, f := range s.Fields {
+		if f.Default != nil && !defaultFits(f) {
+			panic(fmt.Sprintf("step: kind %q: field %s's default %v (%T) is not a %s", s.Kind, f.Name, f.Default, f.Default, f.Type))
+		}
+	}
 	kinds[s.Kind] = s
+}
+
+// defaultFits reports whether a field's Default is a value of its type,
+// as the decoder stores it (applyDefaults puts it in Args as it is).
+func defaultFits(f Field) bool {
+	switch f.Type {
+	case String, Target, VarName, Tool:
+		_, ok := f.Default.(string)
+		return ok
+	case Enum:
+		v, ok := f.Default.(string)
+		return ok && slices.Contains(f.Enum, v)
+	case Bool:
+		_, ok := f.Default.(bool)
+		return ok
+	case Int:
+		_, ok := f.Default.(int)
+		return ok
+	case Duration:
+		_, ok := f.Default.(time.Duration)
+		return ok
+	case Template:
+		switch f.Default.(type) {
+		case string, bool, int, float64:
+			return true
+		}
+	}
+	return false
 }
 
 // ConditionKind is the registered kind whose long form is a page condition
@@ -191,18 +229,70 @@ func KindNames() []string {
 	return names
 }
 
-// CommonKeys are the keys every step may carry beside its kind.
-var CommonKeys = map[string]bool{"name": true, "if": true, "when": true, "timeout": true, "retry": true, "optional": true, "dialog": true}
-
-// CommonFields documents the common keys (docs and schema).
+// CommonFields declares, once, the keys every step may carry beside its
+// kind: decoding (each one's decode), lint, docs and the schema read it.
 var CommonFields = []Field{
-	{Name: "name", Type: String, Doc: "a label for this step in traces"},
-	{Name: "if", Type: Cond, Doc: "run the step only when this condition holds"},
-	{Name: "when", Type: ValueMap, Doc: "one of wait's conditions ({visible: T}, {text: \"...\"}, ...), checked once as the step starts, without waiting: the step is skipped (the trace says so) when it does not hold"},
-	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)"},
-	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures"},
-	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped"},
-	{Name: "dialog", Type: ValueMap, Doc: "accept | dismiss | {accept: BOOL, text: TEMPLATE}: how a dialog (alert, confirm, prompt, beforeunload) opening during this step is answered; without it alert is accepted and the others dismissed"},
+	{Name: "name", Type: String, Doc: "a label for this step in traces", decode: func(c *Checker, s *Step, n *yaml.Node, _ tmpl.Scope) {
+		s.Name, _ = yamlx.String(c.File, n, "step name", c.Problems)
+	}},
+	{Name: "if", Type: Cond, Doc: "run the step only when this condition holds", decode: func(c *Checker, s *Step, n *yaml.Node, sc tmpl.Scope) {
+		c.defer1(s, "if", n, sc, Cond, -1)
+	}},
+	{Name: "when", Type: ValueMap, Doc: "one of wait's conditions ({visible: T}, {text: \"...\"}, ...), checked once as the step starts, without waiting: the step is skipped (the trace says so) when it does not hold", decode: func(c *Checker, s *Step, n *yaml.Node, sc tmpl.Scope) {
+		s.When = c.DecodeCondition(n, s.Path, sc, "step "+s.Spec.Kind+" when")
+	}},
+	{Name: "timeout", Type: Duration, Doc: "how long the step may take (at most the call's deadline)", decode: (*Checker).decodeTimeout},
+	{Name: "retry", Type: ValueMap, Doc: "{attempts: ≤5, backoff: 500ms}: retry retryable failures", decode: func(c *Checker, s *Step, n *yaml.Node, _ tmpl.Scope) {
+		if v := RetryDecl.Decode(c.File, n, "retry", c.Problems); v != nil {
+			RetryDecl.Fill(v, &s.Retry, "", c.Problems)
+		}
+	}},
+	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped", decode: func(c *Checker, s *Step, n *yaml.Node, _ tmpl.Scope) {
+		s.Optional, _ = yamlx.Bool(c.File, n, "optional", c.Problems)
+	}},
+	{Name: "dialog", Type: ValueMap, Doc: "accept | dismiss | {accept: BOOL, text: TEMPLATE}: how a dialog (alert, confirm, prompt, beforeunload) opening during this step is answered; without it alert is accepted and the others dismissed", decode: (*Checker).decodeDialog},
+}
+
+// common finds a common key and commonNames lists them in order, both
+// from CommonFields (filled in init: the decoders reach back to the step
+// decoder, which looks keys up here).
+var (
+	common      map[string]*Field
+	commonNames []string
+)
+
+func init() {
+	common = make(map[string]*Field, len(CommonFields))
+	for i := range CommonFields {
+		common[CommonFields[i].Name] = &CommonFields[i]
+		commonNames = append(commonNames, CommonFields[i].Name)
+	}
+}
+
+// CommonNames returns the common keys in declared order.
+func CommonNames() []string { return append([]string(nil), commonNames...) }
+
+// TargetEntryDecl declares the long form of a TargetMap entry (an extract
+// field): {target: T, attr: ATTR}.
+var TargetEntryDecl = &decl.Object{
+	Name: "field",
+	Fields: []decl.Field{
+		{Name: "target", Type: decl.String, Required: true, Doc: "the target to read ({target: T, attr: ATTR})"},
+		{Name: "attr", Type: decl.String, Doc: "what to read of this target: text, value, href (an absolute URL) or an attribute name (default: the step's attr)",
+			Schema: func() *decl.Obj { return decl.NewObj("type", "string", "minLength", 1) }},
+	},
+}
+
+// DialogAnswers are dialog's short forms: accept or dismiss.
+var DialogAnswers = []string{"accept", "dismiss"}
+
+// DialogDecl declares dialog's long form.
+var DialogDecl = &decl.Object{
+	Name: "dialog",
+	Fields: []decl.Field{
+		{Name: "accept", Type: decl.Bool, Required: true, Doc: "true to accept (OK), false to dismiss (Cancel)"},
+		{Name: "text", Type: decl.String, Raw: true, Doc: "what to type into a prompt before accepting"},
+	},
 }
 
 // Decl is the field as a declaration of the shared declaration package, so
@@ -275,31 +365,15 @@ func (f Field) Decl() decl.Field {
 	return d
 }
 
-// DialogSchema describes the common key dialog.
+// DialogSchema describes the common key dialog: a short form or DialogDecl.
 func DialogSchema() *decl.Obj {
-	f, _ := commonField("dialog")
-	return decl.NewObj("description", f.Doc, "anyOf", []any{
-		decl.NewObj("enum", []string{"accept", "dismiss"}),
-		decl.NewObj("type", "object", "additionalProperties", false, "required", []string{"accept"}, "properties", decl.NewObj(
-			"accept", decl.NewObj("type", "boolean", "description", "true to accept (OK), false to dismiss (Cancel)"),
-			"text", decl.NewObj("type", "string", "description", "what to type into a prompt before accepting"),
-		)),
-	})
-}
-
-func commonField(name string) (Field, bool) {
-	for _, f := range CommonFields {
-		if f.Name == name {
-			return f, true
-		}
-	}
-	return Field{}, false
+	return decl.NewObj("description", common["dialog"].Doc, "anyOf", []any{decl.NewObj("enum", DialogAnswers), DialogDecl.Schema()})
 }
 
 // ConditionSchema describes a condition (a step's or a handler's when):
 // the condition kind's long form without what belongs to a wait.
 func ConditionSchema(field func(Field) *decl.Obj) *decl.Obj {
-	f, _ := commonField("when")
+	f := common["when"]
 	props := decl.NewObj()
 	if sp := ConditionKind(); sp != nil {
 		for _, cf := range sp.Fields {

@@ -99,14 +99,14 @@ func (s *Step) Bind(env tmpl.Env) (*Step, error) {
 
 // Dialog is a step's `dialog` key.
 type Dialog struct {
-	Accept bool
+	Accept bool           `decl:"accept"`
 	Text   *tmpl.Template // a prompt's answer (nil: the prompt's default)
 }
 
 // Retry is a step's retry policy.
 type Retry struct {
-	Attempts int
-	Backoff  time.Duration
+	Attempts int           `decl:"attempts"`
+	Backoff  time.Duration `decl:"backoff"`
 }
 
 // LoopBound is a loop bound: a literal N, or a parameter's value.

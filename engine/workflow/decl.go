@@ -36,7 +36,7 @@ var FileDecl = &decl.Object{
 		{Name: "viewport", Type: decl.Nested, Obj: config.ViewportDecl, Doc: "the size of this workflow's pages, {width, height} (default: browser.viewport)"},
 		{Name: "handlers", Type: decl.List, Raw: true, Schema: func() *decl.Obj { return decl.NewObj("type", "array", "items", HandlerDecl.Schema()) },
 			Doc: "like Playwright's addLocatorHandler: whenever a step is about to act (click, fill, press, select, check, upload, ...) and a handler's when holds, its steps run first, at most max times a call; a step that failed on a target because of what a handler answers (a banner that came late) runs again once after it"},
-		{Name: "output", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any},
+		{Name: "output", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any, Schema: outputSchema},
 			Doc: "the data returned to the agent: NAME: value, usually a template such as ${{ vars.rows }}; for a list also NAME: {rows: TEMPLATE, format: objects|table} (table: columns once, then rows of values)"},
 	},
 }

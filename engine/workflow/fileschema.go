@@ -49,13 +49,10 @@ func fieldSchema(f step.Field, targets []string) *decl.Obj {
 	case step.Target:
 		d.Schema = func() *decl.Obj { return targetSchema(targets) }
 	case step.TargetMap:
-		d.Elem.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{targetSchema(targets), decl.NewObj(
-				"type", "object", "additionalProperties", false, "required", []string{"target"}, "properties", decl.NewObj(
-					"target", targetSchema(targets),
-					"attr", decl.NewObj("type", "string", "minLength", 1, "description", "what to read of this target: text, value, href (an absolute URL) or an attribute name (default: the step's attr)"),
-				))})
-		}
+		long := *step.TargetEntryDecl
+		long.Fields = append([]decl.Field(nil), long.Fields...)
+		long.Fields[0].Schema = func() *decl.Obj { return targetSchema(targets) }
+		d.Elem.Schema = func() *decl.Obj { return decl.NewObj("anyOf", []any{targetSchema(targets), long.Schema()}) }
 	}
 	return d.Schema1()
 }
@@ -126,7 +123,7 @@ func stepDefinitions(targets []string) *decl.Obj {
 			"additionalProperties", false,
 			// yaml-language-server shows errorMessage instead of "Property
 			// clik is not allowed" (and gojsonschema ignores it).
-			"errorMessage", "unknown step kind or key: a step is a map with one kind key ("+kindList+") and optional common keys ("+strings.Join(commonNames(), ", ")+")",
+			"errorMessage", "unknown step kind or key: a step is a map with one kind key ("+kindList+") and optional common keys ("+strings.Join(step.CommonNames(), ", ")+")",
 			"if", decl.NewObj("not", decl.NewObj("anyOf", oneKind)),
 			"then", decl.NewObj("required", []string{"(a step kind)"}, "errorMessage", "a step needs exactly one kind key: "+kindList),
 		),
@@ -143,12 +140,4 @@ func kindDoc(sp *step.Spec) string {
 		doc += "\n\nExample:\n" + sp.Example
 	}
 	return doc
-}
-
-func commonNames() []string {
-	out := make([]string, len(step.CommonFields))
-	for i, f := range step.CommonFields {
-		out[i] = f.Name
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package workflow
 import (
 	"strings"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/tmpl"
@@ -19,9 +20,37 @@ const (
 	FormatTable = "table"
 )
 
-// listFormKeys are the keys of an output entry written in the list form
+// OutputListDecl declares an output entry's list form
 // `NAME: {rows: ${{ vars.rows }}, format: table}`.
-var listFormKeys = []string{"rows", "format"}
+var OutputListDecl = &decl.Object{
+	Name: "output list", Title: "output list",
+	Doc: "A list returned as objects or as a table.",
+	Fields: []decl.Field{
+		{Name: "rows", Type: decl.Any, Raw: true, Required: true, Schema: func() *decl.Obj { return decl.NewObj("type", []string{"string", "array"}) },
+			Doc: "the list to return, like rows: ${{ vars.rows }}"},
+		{Name: "format", Type: decl.Enum, Enum: []string{FormatObjects, FormatTable}, Default: FormatObjects,
+			Doc: "objects: {items: [{...}], count, truncated}; table: {columns, rows: [[...]], count, truncated}, every key once"},
+	},
+}
+
+// outputSchema is an output entry's: a template or literal, or the list
+// form (a map with rows or format; any other map is a literal).
+func outputSchema() *decl.Obj {
+	listKeys := make([]any, 0, len(OutputListDecl.Fields))
+	for _, name := range OutputListDecl.Names() {
+		listKeys = append(listKeys, decl.NewObj("required", []string{name}))
+	}
+	return decl.NewObj("anyOf", []any{
+		decl.NewObj("type", []string{"string", "number", "boolean", "array", "null"}),
+		OutputListDecl.Schema(),
+		decl.NewObj("type", "object", "not", decl.NewObj("anyOf", listKeys)),
+	})
+}
+
+// listForm is an output entry's list form, filled from OutputListDecl.
+type listForm struct {
+	Format string `decl:"format"`
+}
 
 // Output is one entry of a workflow's output: a name, its template, and
 // for a list how it is returned.
@@ -40,49 +69,36 @@ type Output struct {
 }
 
 // decodeOutput decodes one output entry: a template (or literal), or the
-// list form, a map with `rows` (the list) and `format`.
+// list form (OutputListDecl), a map with `rows` (the list) and `format`.
 func (d *decoder) decodeOutput(o yamlx.KV, scope tmpl.Scope) Output {
 	out := Output{Format: FormatObjects}
 	out.Name = o.Key
 	vn := yamlx.Resolve(o.Value)
-	if vn != nil && vn.Kind == yaml.MappingNode && isListForm(vn) {
-		kvs, _ := yamlx.Map(d.file, vn, "output "+o.Key, d.ps)
-		yamlx.Known(d.file, kvs, listFormKeys, "output "+o.Key, d.ps)
-		var rows *yaml.Node
-		for _, kv := range kvs {
-			switch kv.Key {
-			case "rows":
-				rows = kv.Value
-			case "format":
-				if s, ok := yamlx.String(d.file, kv.Value, "output "+o.Key+" format", d.ps); ok {
-					if s != FormatObjects && s != FormatTable {
-						d.ps.Addf(d.pos(kv.Value), lint.BadValue, "output %q: format must be objects or table, found %q%s", o.Key, s, lint.Suggest(s, []string{FormatObjects, FormatTable}))
-					} else {
-						out.Format = s
-					}
-				}
-			}
-		}
-		if rows == nil {
-			d.ps.Addf(d.pos(vn), lint.Missing, "output %q: the list form needs rows: the list to return, like rows: ${{ vars.rows }}", o.Key)
-			out.Value = tmpl.Literal([]any{})
-			return out
-		}
-		out.Value = d.outputTemplate(rows, scope)
-		if rn := yamlx.Resolve(rows); rn != nil && rn.Kind != yaml.SequenceNode && !strings.Contains(rn.Value, "${{") {
-			d.ps.Addf(d.pos(rows), lint.BadValue, "output %q: rows must be a list, like rows: ${{ vars.rows }}, found %s", o.Key, yamlx.Describe(rows))
-		}
+	if vn == nil || vn.Kind != yaml.MappingNode || !isListForm(vn) {
+		out.Value = d.outputTemplate(o.Value, scope)
 		return out
 	}
-	out.Value = d.outputTemplate(o.Value, scope)
+	v := OutputListDecl.Decode(d.file, vn, "output "+o.Key, d.ps)
+	var lf listForm
+	OutputListDecl.Fill(v, &lf, "", d.ps)
+	out.Format = lf.Format
+	rows := v.Node("rows")
+	if rows == nil {
+		out.Value = tmpl.Literal([]any{})
+		return out
+	}
+	out.Value = d.outputTemplate(rows, scope)
+	if rn := yamlx.Resolve(rows); rn != nil && rn.Kind != yaml.SequenceNode && !strings.Contains(rn.Value, "${{") {
+		d.ps.Addf(d.pos(rows), lint.BadValue, "output %q: rows must be a list, like rows: ${{ vars.rows }}, found %s", o.Key, yamlx.Describe(rows))
+	}
 	return out
 }
 
-// isListForm reports whether a map output value is the list form: it has a
-// rows or a format key. Any other map is a literal value.
+// isListForm reports whether a map output value is the list form: it has
+// a key of OutputListDecl. Any other map is a literal value.
 func isListForm(n *yaml.Node) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; k == "rows" || k == "format" {
+		if _, ok := OutputListDecl.Field(n.Content[i].Value); ok {
 			return true
 		}
 	}

@@ -68,12 +68,12 @@ func TestOutputTableLint(t *testing.T) {
 	sel, _ := selector.Load(cfg.Selectors)
 	head := "name: bad\ndescription: Bad list forms.\nrisk: read\nsteps:\n  - extract: {from: acme.catalog.rows, list: true, into: rows}\noutput:\n"
 	for _, tc := range []struct{ out, want string }{
-		{`  rows: {rows: "${{ vars.rows }}", format: tabel}`, `7:44: output "rows": format must be objects or table, found "tabel" (did you mean "table"?)`},
-		{`  rows: {format: table}`, `7:9: output "rows": the list form needs rows: the list to return`},
+		{`  rows: {rows: "${{ vars.rows }}", format: tabel}`, `7:44: output rows.format must be objects or table, found "tabel" (did you mean "table"?)`},
+		{`  rows: {format: table}`, `7:9: output rows: missing rows (the list to return, like rows: ${{ vars.rows }})`},
 		{`  rows: {rows: "${{ vars.rows }}", format: table, colums: [a]}`, `7:51: output rows: unknown key "colums"`},
 		{`  rows: {rows: just text, format: table}`, `7:16: output "rows": rows must be a list, like rows: ${{ vars.rows }}, found`},
 		{`  rows: {rows: "${{ vars.nope }}", format: table}`, `7:21: unknown variable vars.nope`},
-		{`  rows: {rows: "${{ vars.rows }}", format: [table]}`, `7:44: output rows format`},
+		{`  rows: {rows: "${{ vars.rows }}", format: [table]}`, `7:44: output rows.format must be a single value`},
 	} {
 		file := filepath.Join(t.TempDir(), "bad.yaml")
 		writeTestFile(t, file, head+tc.out+"\n")

@@ -78,13 +78,9 @@ func init() {
 	})
 }
 
-// wantChecked is the checked field's value (default true).
+// wantChecked is the checked field's value (written, or its declared default).
 func wantChecked(ctx context.Context, x step.Exec, s *step.Step) (bool, error) {
-	t := s.Tmpl("checked")
-	if t == nil {
-		return true, nil
-	}
-	v, err := x.Eval(ctx, t)
+	v, err := x.Eval(ctx, s.Tmpl("checked"))
 	if err != nil {
 		return false, err
 	}

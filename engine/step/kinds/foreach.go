@@ -16,15 +16,11 @@ func init() {
 		Kind: "for_each",
 		Doc:  "Run steps once for each item of a list, at most max items.",
 		Scope: func(s *step.Step, sc tmpl.Scope) tmpl.Scope {
-			as := s.Str("as")
-			if as == "" {
-				as = tmpl.Item
-			}
-			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, as) })
+			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, s.Str("as")) })
 		},
 		Fields: []step.Field{
 			{Name: "items", Type: step.Expr, Required: true, Doc: "an expression giving a list, like vars.rows"},
-			{Name: "as", Type: step.String, Default: "item", Doc: "the name of the current item in expressions"},
+			{Name: "as", Type: step.String, Default: tmpl.Item, Doc: "the name of the current item in expressions"},
 			{Name: "max", Type: step.Bound, Required: true, Doc: "at most this many items; more is limit_exceeded"},
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps for one item (loop.index is 0-based)"},
 		},
@@ -32,7 +28,7 @@ func init() {
 		Check: func(c *step.Checker, s *step.Step) {
 			as := s.Str("as")
 			switch as {
-			case "", tmpl.Item:
+			case tmpl.Item:
 			case tmpl.Params, tmpl.Config, tmpl.Secrets, tmpl.EnvName, tmpl.Page, tmpl.Vars, tmpl.Loop:
 				c.Addf(s.Pos, lint.BadName, "for_each: as %q hides a built-in name; choose another", as)
 			default:
@@ -58,9 +54,6 @@ func init() {
 				return errs.New(errs.LimitExceeded, "for_each got %d items, more than max %d", len(items), max)
 			}
 			as := s.Str("as")
-			if as == "" {
-				as = tmpl.Item
-			}
 			for i, it := range items {
 				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i, ItemName: as, Item: it}); err != nil {
 					return err

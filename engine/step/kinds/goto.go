@@ -41,11 +41,7 @@ func init() {
 					return errs.New(errs.HostNotAllowed, "goto: a %s: URL made from a template is refused, like a host outside policy.allowed_hosts", scheme)
 				}
 			}
-			wait := s.Str("wait_until")
-			if wait == "" {
-				wait = "load"
-			}
-			if err := x.Navigate(ctx, u, wait); err != nil {
+			if err := x.Navigate(ctx, u, s.Str("wait_until")); err != nil {
 				return err
 			}
 			return checkStatus(ctx, x, s, u)
