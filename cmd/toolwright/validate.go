@@ -26,6 +26,9 @@ func validateCmd(g *globals) *cobra.Command {
 			for _, w := range app.SecretWarnings(cfg) { // warnings: on stderr, never a problem
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
+			for _, w := range set.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w.String())
+			}
 			switch format {
 			case "json":
 				if ps == nil {

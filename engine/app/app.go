@@ -195,6 +195,9 @@ func OpenServer(cfg *config.Config, log *slog.Logger, wrap func(store.Store) sto
 	for _, w := range SecretWarnings(cfg) {
 		log.Warn(w)
 	}
+	for _, w := range set.Warnings {
+		log.Warn(w.Message, "at", w.Pos.String())
+	}
 	return open(cfg, set, log, wrap)
 }
 

@@ -50,6 +50,10 @@ const (
 	Risk        = "risk"         // a read workflow that writes
 	Cycle       = "cycle"        // call cycles
 	Duplicate   = "duplicate"    // two definitions of one name
+	// Warning is not a problem: the workflow loads and runs, but may end
+	// in a way its author did not mean (a comparison that can meet no
+	// value). Problems.Split sets warnings apart.
+	Warning = "warning"
 )
 
 // Problem is one thing wrong, at one place.
@@ -89,6 +93,18 @@ func (ps Problems) Sort() Problems {
 		out = append(out, p)
 	}
 	return out
+}
+
+// Split sets the warnings apart from the problems.
+func (ps Problems) Split() (problems, warnings Problems) {
+	for _, p := range ps {
+		if p.Kind == Warning {
+			warnings = append(warnings, p)
+		} else {
+			problems = append(problems, p)
+		}
+	}
+	return problems, warnings
 }
 
 // Error joins the problems into one error, or returns nil for none.

@@ -342,7 +342,7 @@ func compile(code string, site Site, offset int, sc Scope, asBool bool, ps *lint
 		addExprErr(err, code, site, offset, ps)
 		return nil, in, false
 	}
-	c := &checker{sc: sc, site: site, offset: offset, ps: ps, locals: map[string]bool{}}
+	c := &checker{sc: sc, site: site, offset: offset, ps: ps, locals: map[string]bool{}, checked: nilChecked(tree.Node)}
 	ast.Walk(&tree.Node, c)
 	in.usesPage = c.usesPage
 	in.secrets = c.secrets
@@ -460,6 +460,7 @@ type checker struct {
 	bad      bool
 	usesPage bool
 	secrets  []string
+	checked  map[string]bool // values the expression compares with nil (x != nil)
 }
 
 func (c *checker) at(n ast.Node) lint.Pos { return c.site.pos(c.offset + n.Location().From) }
@@ -502,6 +503,8 @@ func (c *checker) Visit(node *ast.Node) {
 			hint = " (item exists only inside for_each)"
 		}
 		c.fail(n, lint.UnknownRef, "unknown name %q%s", name, hint)
+	case *ast.BinaryNode:
+		c.warnNoValue(n)
 	case *ast.MemberNode:
 		c.checkShape(n)
 		id, ok := n.Node.(*ast.IdentifierNode)
@@ -552,6 +555,93 @@ func (c *checker) Visit(node *ast.Node) {
 			c.fail(id, lint.UnknownRef, "unknown %s %s.%s%s", what, id.Value, prop.Value, suffix)
 		}
 	}
+}
+
+// warnNoValue warns about an ordering comparison (<, >, <=, >=) one of
+// whose sides can be no value at run time (find finding nothing, first of
+// an empty list, or a field of those): with no value it ends the call
+// assertion_failed. A default (x ?? 0) or a nil check of the same value
+// in the expression silences it.
+func (c *checker) warnNoValue(n *ast.BinaryNode) {
+	switch n.Operator {
+	case "<", ">", "<=", ">=":
+	default:
+		return
+	}
+	for _, side := range []ast.Node{n.Left, n.Right} {
+		why := noValueWhy(side)
+		if why == "" || c.checked[side.String()] {
+			continue
+		}
+		src := shortSource(side)
+		c.ps.Addf(c.site.pos(c.offset+leftmost(side)), lint.Warning, "%s can be no value (%s), and %s with no value ends the call assertion_failed: give a default (%s ?? 0) or check %s != nil first",
+			src, why, n.Operator, src, src)
+	}
+}
+
+// noValueWhy says why n can be no value at run time, "" when it cannot
+// as far as load time knows.
+func noValueWhy(n ast.Node) string {
+	switch x := n.(type) {
+	case *ast.BuiltinNode:
+		switch x.Name {
+		case "find", "findLast":
+			return x.Name + " finds nothing"
+		case "first", "last":
+			return "the list is empty"
+		}
+	case *ast.MemberNode:
+		if !x.Optional {
+			return noValueWhy(x.Node)
+		}
+	}
+	return ""
+}
+
+// shortSource names a value for a message: find(...).qty.
+func shortSource(n ast.Node) string {
+	switch x := n.(type) {
+	case *ast.BuiltinNode:
+		return x.Name + "(...)"
+	case *ast.MemberNode:
+		if p, ok := x.Property.(*ast.StringNode); ok {
+			return shortSource(x.Node) + "." + p.Value
+		}
+		return shortSource(x.Node) + "[...]"
+	}
+	return n.String()
+}
+
+// leftmost is the offset where n's source starts.
+func leftmost(n ast.Node) int {
+	at := n.Location().From
+	ast.Find(n, func(m ast.Node) bool {
+		if f := m.Location().From; f < at {
+			at = f
+		}
+		return false
+	})
+	return at
+}
+
+// nilChecked lists the values an expression compares with nil (x != nil,
+// nil != x, x == nil), by their source.
+func nilChecked(root ast.Node) map[string]bool {
+	out := map[string]bool{}
+	ast.Find(root, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok || (b.Operator != "!=" && b.Operator != "==") {
+			return false
+		}
+		if _, ok := b.Right.(*ast.NilNode); ok {
+			out[b.Left.String()] = true
+		}
+		if _, ok := b.Left.(*ast.NilNode); ok {
+			out[b.Right.String()] = true
+		}
+		return false
+	})
+	return out
 }
 
 // derivedFrom names the variable a list expression comes from when it is

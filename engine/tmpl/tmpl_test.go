@@ -257,3 +257,38 @@ func TestChunk(t *testing.T) {
 		t.Errorf("chunk by 0: %v", err)
 	}
 }
+
+// TestNoValueComparisonWarning (issue 19.10: "a comparison that can meet
+// no value is a load warning"): an ordering comparison with find's,
+// findLast's, first's or last's result, or a field of it, is a warning
+// (kind warning, at the side that can be no value), never an error; a
+// default (??) or a nil check on the same value first silences it, and
+// findIndex (-1 when nothing matches) never warns. Before, none of these
+// gave any warning and the call ended assertion_failed at run time.
+func TestNoValueComparisonWarning(t *testing.T) {
+	for src, want := range map[string]string{
+		"${{ find(vars.rows, # > 2) < 3 }}":                                  "find(...) can be no value (find finds nothing)",
+		"${{ 1 <= findLast(vars.rows, # > 2).qty }}":                         "findLast(...).qty can be no value (findLast finds nothing)",
+		"${{ first(vars.rows) > 0 }}":                                        "first(...) can be no value (the list is empty)",
+		"${{ (find(vars.rows, # > 2) ?? 0) < 3 }}":                           "",
+		"${{ find(vars.rows, # > 2) != nil && find(vars.rows, # > 2) < 3 }}": "",
+		"${{ findIndex(vars.rows, # > 2) < 0 }}":                             "",
+		"${{ find(vars.rows, # > 2) == nil }}":                               "",
+	} {
+		var ps lint.Problems
+		tmpl.CompileTemplate(src, tmpl.Site{File: "f.yaml"}, scope, &ps)
+		var got []string
+		for _, p := range ps {
+			if p.Kind != lint.Warning {
+				t.Errorf("%q: a problem that is not a warning: %v", src, p)
+			}
+			got = append(got, p.Message)
+		}
+		switch {
+		case want == "" && len(got) > 0:
+			t.Errorf("%q: warned %q, want no warning", src, got)
+		case want != "" && (len(got) != 1 || !strings.Contains(got[0], want) || !strings.Contains(got[0], "assertion_failed") || !strings.Contains(got[0], "??")):
+			t.Errorf("%q: %q, want one warning containing %q", src, got, want)
+		}
+	}
+}

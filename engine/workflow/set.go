@@ -20,8 +20,12 @@ import (
 type Set struct {
 	Config    *config.Config
 	Selectors *selector.Map
-	tools     map[string]*Workflow
-	names     []string
+	// Warnings are what loads and runs but may end in a way its author
+	// did not mean (a comparison that can meet no value): validate
+	// prints them and serve logs them, on stderr; never a problem.
+	Warnings lint.Problems
+	tools    map[string]*Workflow
+	names    []string
 }
 
 // Tool looks up a workflow by tool name.
@@ -136,7 +140,8 @@ func Build(cfg *config.Config, sel *selector.Map, files []string) (*Set, lint.Pr
 			ps.Addf(w.pos, lint.BadValue, "cannot build the input schema: %v", err)
 		}
 	}
-	return set, ps.Sort()
+	ps, set.Warnings = ps.Sort().Split()
+	return set, ps
 }
 
 // checkCalls checks every call step: the tool exists, its arguments are its
