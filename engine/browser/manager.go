@@ -101,6 +101,17 @@ func NewManager(opts Options) (*Manager, error) {
 // Provider is the manager's browser provider.
 func (m *Manager) Provider() Provider { return m.provider }
 
+// Start starts the provider's browser now when the provider runs it on
+// this machine (local), so a caller can bound its launch, slow on a loaded
+// machine, by something longer than the step that first needs it. Other
+// providers reach running browsers: nothing to do.
+func (m *Manager) Start(ctx context.Context) error {
+	if s, ok := m.provider.(starter); ok {
+		return s.Start(ctx)
+	}
+	return nil
+}
+
 // Open returns an environment of region and purpose, held for the caller:
 // call Release when the call ends. It reuses an idle (not held, not
 // temporary) environment of the same region and purpose, so its cookies

@@ -59,6 +59,12 @@ type attacher interface {
 	Attach(ctx context.Context, devtoolsURL string) (*Conn, error)
 }
 
+// starter is a provider that starts its browser on this machine, which can
+// take many seconds on a loaded one; Manager.Start asks it to.
+type starter interface {
+	Start(ctx context.Context) error
+}
+
 func newProvider(o Options, d dialer) Provider {
 	if o.Provider == ProviderWebDriver {
 		return newWebDriverProvider(o, d)
@@ -140,6 +146,12 @@ type localProvider struct {
 }
 
 func (p *localProvider) Name() string { return ProviderLocal }
+
+// Start launches Chromium now, when it is not running (see starter).
+func (p *localProvider) Start(ctx context.Context) error {
+	_, err := p.Browser(ctx)
+	return err
+}
 
 func (p *localProvider) Browser(ctx context.Context) (*Conn, error) {
 	p.mu.Lock()

@@ -220,6 +220,13 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	defer c.releaseEnv()
 	defer c.keepNav(nil)
 	switch c.w.Env {
+	case workflow.EnvNew:
+		// The browser starts now, under the call's deadline: its launch
+		// (11 s for a Chromium on a loaded machine) never counts against
+		// open_env's step timeout.
+		if err := c.e.browsers.Start(ctx); err != nil {
+			return nil, r.classify(ctx, ctx, nil, err)
+		}
 	case workflow.EnvGiven:
 		if err := c.acquireGiven(ctx, bound.EnvID); err != nil {
 			return nil, err

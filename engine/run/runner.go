@@ -364,7 +364,7 @@ func (r *runner) stepTimeout(s *step.Step) time.Duration {
 			return d
 		}
 	}
-	if container(s) {
+	if container(s) || s.Spec.CallBound {
 		return 0
 	}
 	return r.c.e.stepTimeout

@@ -105,8 +105,12 @@ type Spec struct {
 	// deadline_exceeded otherwise). The call's deadline is always
 	// deadline_exceeded.
 	TimeoutCode string
-	EnvNew      bool   // allowed only in env: new workflows
-	Example     string // a YAML example for docs
+	// CallBound: without a timeout: of its own, a step of this kind is
+	// bounded by the call's deadline, not the default step timeout (opening
+	// an environment: a browser start and a new context, as env: temporary's).
+	CallBound bool
+	EnvNew    bool   // allowed only in env: new workflows
+	Example   string // a YAML example for docs
 	// Check adds kind-specific lint after decoding (optional).
 	Check func(c *Checker, s *Step)
 	// AfterCompile adds kind-specific lint once the step's templates are

@@ -8,10 +8,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:   "open_env",
-		Doc:    "Open (or reuse an idle) environment of a region and purpose; only in env: new workflows.",
-		Risk:   "read",
-		EnvNew: true,
+		Kind:      "open_env",
+		Doc:       "Open (or reuse an idle) environment of a region and purpose; only in env: new workflows. Bounded by the call's deadline unless it has a timeout of its own.",
+		Risk:      "read",
+		EnvNew:    true,
+		CallBound: true,
 		Fields: []step.Field{
 			{Name: "region", Type: step.Template, Doc: "a region of the server config (default local)"},
 			{Name: "purpose", Type: step.Template, Doc: "what the environment is for: an account or a task family (default \"default\")"},
