@@ -20,7 +20,8 @@ func testCmd(g *globals) *cobra.Command {
 		Long: "Run the cases of YAML test files or folders (default: the tests folder next to the config).\n" +
 			"Each case calls a tool with arguments and compares envelope fields, on real Chromium,\n" +
 			"against a folder the file serves on loopback, with a fresh state dir. Prints a line per case\n" +
-			"and `N passed, M failed`; exit 0 when all pass, 1 otherwise. Engine logs go to stderr at\n" +
+			"and `N passed, M failed`; exit 0 when none failed, 1 otherwise. A case whose tool reads a\n" +
+			"secret that cannot be read is skipped (SKIP, naming it), not failed. Engine logs go to stderr at\n" +
 			"level error unless --log-level is given. The format is described in examples/demo/tests/README.md.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {

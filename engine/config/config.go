@@ -790,6 +790,18 @@ func (c *Config) SetSecretValue(name, value string) {
 	delete(c.missing, name)
 }
 
+// SetSecretMissing declares a secret that could not be read (why says why,
+// never a value), as Load does: a workflow may name it, and a call that
+// reads it answers config_error (a test run's derived config).
+func (c *Config) SetSecretMissing(name string, s Secret, why string) {
+	if c.missing == nil {
+		c.missing = map[string]string{}
+	}
+	c.Secrets[name] = s
+	delete(c.secretVals, name)
+	c.missing[name] = why
+}
+
 // RegionNames returns the configured region names, sorted.
 func (c *Config) RegionNames() []string { return sortedKeys(c.Regions) }
 

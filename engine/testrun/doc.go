@@ -83,7 +83,9 @@
 // config's workflows or the file's own. An unknown argument is a problem,
 // unless the case expects code invalid_params. A secret the config declares
 // and the file does not set is read as usual (environment or file); one that
-// cannot be read is a problem only when a workflow uses it. When
+// cannot be read stops only the cases whose tool (or a tool it calls) reads
+// it, and the cases that use them: each is reported SKIP, naming the secret
+// and its source, and counted as skipped, not failed; the others run. When
 // policy.allowed_hosts is not empty, the served site's host (127.0.0.1) is
 // added to it.
 package testrun

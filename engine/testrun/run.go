@@ -47,6 +47,7 @@ type Report struct {
 	Files    []*FileReport `json:"files"`
 	Passed   int           `json:"passed"`
 	Failed   int           `json:"failed"`
+	Skipped  int           `json:"skipped"`
 }
 
 // FileReport is the outcome of one file's cases.
@@ -62,12 +63,21 @@ type CaseReport struct {
 	DurationMS int64           `json:"duration_ms"`
 	Failures   []string        `json:"failures,omitempty"`
 	Envelope   json.RawMessage `json:"envelope,omitempty"`
+	Skipped    *Skip           `json:"skipped,omitempty"`
 
 	duration time.Duration
 	got      map[string]any
 }
 
-// OK reports whether every case ran and passed.
+// Skip says why a case did not run: its tool (or a case it uses) needs
+// secrets that cannot be read.
+type Skip struct {
+	Secrets []string `json:"secrets"`
+	Reason  string   `json:"reason"`
+}
+
+// OK reports whether every case that ran passed: a case skipped for a
+// secret that cannot be read is not a failure (the summary counts it).
 func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Failed == 0 }
 
 // Summary is the last line of the text output.
@@ -78,13 +88,20 @@ func (r *Report) Summary() string {
 		}
 		return fmt.Sprintf("%d problems in the test files; no case ran", len(r.Problems))
 	}
+	if r.Skipped > 0 {
+		return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+	}
 	return fmt.Sprintf("%d passed, %d failed", r.Passed, r.Failed)
 }
 
 // Line is a case's line of the text output:
-// `PASS name (812ms)` or `FAIL name: data.rows.count: want 15, got 10`,
+// `PASS name (812ms)`, `FAIL name: data.rows.count: want 15, got 10` or
+// `SKIP name: tool "t" needs secret "s", which cannot be read (...)`,
 // followed, when a failed call explains itself, by `    got CODE: MESSAGE`.
 func (c *CaseReport) Line() string {
+	if c.Skipped != nil {
+		return fmt.Sprintf("SKIP %s: %s", c.Name, c.Skipped.Reason)
+	}
 	if c.Passed {
 		return fmt.Sprintf("PASS %s (%s)", c.Name, c.duration.Round(time.Millisecond))
 	}
@@ -208,9 +225,12 @@ func Run(ctx context.Context, paths []string, o Options) (*Report, error) {
 		if fr != nil {
 			rep.Files = append(rep.Files, fr)
 			for _, c := range fr.Cases {
-				if c.Passed {
+				switch {
+				case c.Skipped != nil:
+					rep.Skipped++
+				case c.Passed:
 					rep.Passed++
-				} else {
+				default:
 					rep.Failed++
 				}
 			}
@@ -263,29 +283,12 @@ func prepare(file string, base *config.Config, stateDir string) (*prepared, lint
 		go func() { _ = srv.Serve(ln) }()
 		p.siteURL = "http://" + ln.Addr().String()
 	}
-	cfg, unread, err := derive(base, f, stateDir, &scope{siteURL: p.siteURL})
+	cfg, err := derive(base, f, stateDir, &scope{siteURL: p.siteURL})
 	if err != nil {
 		return p, nil, err
 	}
 	p.cfg = cfg
 	set, wps := workflow.LoadPaths(cfg, f.Workflows)
-	for _, name := range sortedKeys(unread) {
-		// One problem for one missing test value: the hint replaces the
-		// workflows' "unknown secret" it causes.
-		kept := wps[:0]
-		hinted := false
-		for _, pr := range wps {
-			if strings.Contains(pr.Message, "secrets."+name) {
-				if !hinted {
-					ps.Addf(f.secretsPos, lint.Missing, "secret %q of the config cannot be read (%s) and a workflow uses it; give it a test value under secrets:", name, unread[name])
-					hinted = true
-				}
-				continue
-			}
-			kept = append(kept, pr)
-		}
-		wps = kept
-	}
 	ps = append(ps, wps...)
 	// A workflow file with problems may not define its tool: cases naming
 	// it are not told the tool is unknown as well.
@@ -303,9 +306,9 @@ func prepare(file string, base *config.Config, stateDir string) (*prepared, lint
 // derive makes the config one file runs on: the base config's settings,
 // the file's vars, secrets, workflows and selectors, and its own state dir.
 // A secret of the base config that the file does not set and that cannot
-// be read is left out (unread: name → why), so only a workflow that uses it
-// fails to load.
-func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *config.Config, unread map[string]string, err error) {
+// be read stays declared and missing: the workflows that use it load, and
+// the cases that call them are skipped (see skip).
+func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *config.Config, err error) {
 	dir := "."
 	if base.File != "" {
 		dir = filepath.Dir(base.File)
@@ -322,7 +325,7 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 		// No config file: the built-in workflows when ./workflows does not
 		// exist, as for the other commands, extracted under the state dir.
 		if _, err := app.WithDefaults(cfg); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if f.Selectors != "" {
@@ -346,14 +349,13 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	for _, nv := range f.vars {
 		v, err := resolve(nv.value, sc)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: vars %s: %w", f.Path, nv.name, err)
+			return nil, fmt.Errorf("%s: vars %s: %w", f.Path, nv.name, err)
 		}
 		cfg.Vars[nv.name] = v
 	}
 	if f.Serve != "" && len(cfg.Policy.AllowedHosts) > 0 {
 		cfg.Policy.AllowedHosts = append(cfg.Policy.AllowedHosts, "127.0.0.1")
 	}
-	unread = map[string]string{}
 	known := base.SecretValues()
 	for _, name := range base.SecretNames() {
 		if v, ok := f.secrets[name]; ok {
@@ -364,8 +366,12 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 			cfg.SetSecretValue(name, v)
 			continue
 		}
-		_, err := base.Secrets[name].Read()
-		unread[name] = fmt.Sprint(err)
+		v, err := base.Secrets[name].Read()
+		if err != nil {
+			cfg.SetSecretMissing(name, base.Secrets[name], err.Error())
+			continue
+		}
+		cfg.SetSecretValue(name, v)
 	}
 	for name, v := range f.secrets {
 		cfg.SetSecretValue(name, v)
@@ -375,7 +381,7 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 			cfg.Secrets[name] = sec // keeps redact: false (an identity stays readable)
 		}
 	}
-	return cfg, unread, nil
+	return cfg, nil
 }
 
 // selected says which cases run: those the filter picks and those they use.
@@ -424,6 +430,7 @@ func (p *prepared) run(ctx context.Context, o Options, selected []bool) (*FileRe
 	}()
 	red := a.Engine.Redactor()
 	sc := &scope{siteURL: p.siteURL, cases: map[string]any{}, passed: map[string]bool{}}
+	skipped := map[string]*Skip{}
 	for i, c := range p.file.Cases {
 		if !selected[i] {
 			continue
@@ -431,7 +438,15 @@ func (p *prepared) run(ctx context.Context, o Options, selected []bool) (*FileRe
 		if err := ctx.Err(); err != nil {
 			return fr, err
 		}
-		cr := p.runCase(ctx, a, c, sc)
+		var cr *CaseReport
+		if sk := p.skip(c, skipped); sk != nil {
+			cr = &CaseReport{Name: c.Name, Skipped: sk}
+			if c.ID != "" {
+				skipped[c.ID] = sk
+			}
+		} else {
+			cr = p.runCase(ctx, a, c, sc)
+		}
 		for j, f := range cr.Failures {
 			cr.Failures[j] = red.Redact(f)
 		}
@@ -444,6 +459,37 @@ func (p *prepared) run(ctx context.Context, o Options, selected []bool) (*FileRe
 		}
 	}
 	return fr, nil
+}
+
+// skip says why case c cannot run, or nil: a case it uses was skipped, or
+// its tool (or a tool that calls) reads a secret the config declares, the
+// file does not set, and that cannot be read. Only those cases wait for the
+// secret; the others run, as serve serves the tools that need none.
+func (p *prepared) skip(c *Case, skipped map[string]*Skip) *Skip {
+	for _, j := range c.needs {
+		dep := p.file.Cases[j]
+		if sk := skipped[dep.ID]; sk != nil {
+			return &Skip{Secrets: sk.Secrets, Reason: fmt.Sprintf("it uses case %q, which was skipped: %s", dep.Name, sk.Reason)}
+		}
+	}
+	w, ok := p.set.Tool(c.Tool)
+	if !ok {
+		return nil
+	}
+	var names, whys []string
+	for _, name := range p.set.SecretsOf(w) {
+		if why := p.cfg.MissingSecret(name); why != "" {
+			names = append(names, name)
+			whys = append(whys, fmt.Sprintf("%q (%s)", name, why))
+		}
+	}
+	switch len(names) {
+	case 0:
+		return nil
+	case 1:
+		return &Skip{Secrets: names, Reason: fmt.Sprintf("tool %q needs secret %q, which cannot be read (%s); set it, or give it a test value under secrets:", c.Tool, names[0], p.cfg.MissingSecret(names[0]))}
+	}
+	return &Skip{Secrets: names, Reason: fmt.Sprintf("tool %q needs secrets that cannot be read: %s; set them, or give them test values under secrets:", c.Tool, strings.Join(whys, ", "))}
 }
 
 // runCase makes the call of one case and checks its envelope.
@@ -501,13 +547,4 @@ func (p *prepared) runCase(ctx context.Context, a *app.App, c *Case, sc *scope) 
 	}
 	cr.Passed = len(cr.Failures) == 0
 	return cr
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
