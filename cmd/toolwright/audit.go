@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/store"
 )
 
@@ -48,6 +49,7 @@ func auditCmd(g *globals) *cobra.Command {
 	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
 	var verifyFormat, headFlag string
 	var allowEmpty bool
+	var oldKeyEnvs []string
 	verify := &cobra.Command{
 		Use:   "verify [--head SEQ:HASH] [--allow-empty]",
 		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
@@ -64,7 +66,13 @@ empty chain always fails.
 --head SEQ:HASH (as printed earlier by "toolwright audit head" and kept
 somewhere the database's writers cannot reach) also requires that record to
 be there unchanged: a whole-chain rewrite or a cut tail is caught even
-without audit.key.`,
+without audit.key.
+
+Across key rotations (toolwright audit rotate-key) audit.key alone checks
+the whole chain: each rotation record is sealed by the new key and carries
+the digest of every record before it. --old-key-env VAR (repeatable) gives
+a retired key as well, to check its records' HMACs and the old key's seal
+of its rotation too.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(verifyFormat); err != nil {
 				return err
@@ -100,7 +108,15 @@ without audit.key.`,
 			if err != nil {
 				return err
 			}
-			st, err := app.OpenStoreReadOnly(cfg)
+			var oldKeys [][]byte
+			for _, env := range oldKeyEnvs {
+				k, err := readKey(config.Secret{Env: env}, "--old-key-env")
+				if err != nil {
+					return err
+				}
+				oldKeys = append(oldKeys, k)
+			}
+			st, err := app.OpenStoreReadOnly(cfg, oldKeys...)
 			if errors.Is(err, store.ErrNoDatabase) {
 				return noDatabase(cfg.StateDir, "verify", err)
 			}
@@ -146,6 +162,7 @@ without audit.key.`,
 	formatFlag(verify, &verifyFormat)
 	verify.Flags().StringVar(&headFlag, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
 	verify.Flags().BoolVar(&allowEmpty, "allow-empty", false, "accept a chain with no records (a new, unused store without audit.key)")
+	verify.Flags().StringArrayVar(&oldKeyEnvs, "old-key-env", nil, "an environment variable holding a retired audit key (before a rotation): its records' HMACs are checked too (repeatable)")
 	var headFormat string
 	head := &cobra.Command{
 		Use:   "head",
@@ -183,8 +200,100 @@ without audit.key.`,
 		},
 	}
 	formatFlag(head, &headFormat)
-	audit.AddCommand(export, verify, head)
+	audit.AddCommand(export, verify, head, rotateKeyCmd(g))
 	return audit
+}
+
+// rotateKeyCmd is `toolwright audit rotate-key`.
+func rotateKeyCmd(g *globals) *cobra.Command {
+	var newEnv, newFile, format string
+	cmd := &cobra.Command{
+		Use:   "rotate-key (--new-key-env VAR | --new-key-file PATH)",
+		Short: "Move the audit chain to a new audit.key, with a record sealed by the old key and the new",
+		Long: `Move the audit chain from audit.key (the current key, from the config) to
+a new key. The whole chain is checked with the current key first; a chain
+that does not verify is not rotated. Then one rotation record is appended
+(tool "audit rotate-key"): sealed by the new key, with the old key's seal
+of it in grant_id and the digest of every record before it in trace_id.
+Every keyed record names its key (hash hmac-sha256:KEYID:...).
+
+Afterwards audit.key must be the new key: a server still holding the old
+one records no more calls (store_unavailable) until it is restarted with
+the new key, so rotate first, then restart every server with the new key.
+"toolwright audit verify" with the new key checks the whole chain, the
+records before the rotation through its digest; with --old-key-env it
+checks their HMACs under the old key too, and an export of them still
+verifies with the old key. A rotation forged without both keys fails
+verify.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			var src config.Secret
+			switch {
+			case (newEnv == "") == (newFile == ""):
+				return usagef("give the new key with exactly one of --new-key-env VAR or --new-key-file PATH")
+			case newEnv != "":
+				src = config.Secret{Env: newEnv}
+			default:
+				src = config.Secret{File: newFile}
+			}
+			newKey, err := readKey(src, "the new key")
+			if err != nil {
+				return err
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			old, err := cfg.AuditKey()
+			if err != nil {
+				return err
+			}
+			if len(old) == 0 {
+				return usagef("audit.key is not set: there is no key to rotate from (set audit.key, or %s, to the current key)", config.DefaultAuditKeyEnv)
+			}
+			// a store that is not there is not made
+			probe, err := app.OpenStoreReadOnly(cfg)
+			if errors.Is(err, store.ErrNoDatabase) || errors.Is(err, store.ErrNoSchema) {
+				return noDatabase(cfg.StateDir, "rotate", err)
+			}
+			if err != nil {
+				return err
+			}
+			probe.Close()
+			return g.withStore(func(st store.Store) error {
+				rec, err := st.RotateAuditKey(cmd.Context(), newKey)
+				if err != nil {
+					return err
+				}
+				out := cmd.OutOrStdout()
+				if format == "json" {
+					return printJSON(out, map[string]any{"seq": rec.Seq, "from": store.KeyID(old), "to": store.KeyID(newKey), "head": rec.Hash})
+				}
+				fmt.Fprintf(out, "rotated at seq %d: key %s -> key %s\n", rec.Seq, store.KeyID(old), store.KeyID(newKey))
+				fmt.Fprintln(out, "now set audit.key to the new key on every server and restart them: until then they record no calls")
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&newEnv, "new-key-env", "", "the environment variable holding the new key")
+	cmd.Flags().StringVar(&newFile, "new-key-file", "", "a file holding the new key (a trailing newline is dropped)")
+	formatFlag(cmd, &format)
+	return cmd
+}
+
+// readKey reads an audit key from src; what names it in errors.
+func readKey(src config.Secret, what string) ([]byte, error) {
+	v, err := src.Read()
+	if err != nil {
+		return nil, usagef("%s: %w", what, err)
+	}
+	if v == "" {
+		return nil, usagef("%s is empty", what)
+	}
+	return []byte(v), nil
 }
 
 // noDatabase is an audit command's answer when the store it reads is not

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
@@ -134,4 +135,79 @@ func TestAuditVerifyEmptyOrWiped(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAuditRotateKey: `audit rotate-key` moves a keyed chain to a new key
+// with a record sealed by both; verify with the new key passes across the
+// rotation (and with the old key as --old-key-env), verify with only the
+// old key fails on the rotation, calls recorded afterwards with the new key
+// keep the chain intact, and a rotation forged into the database (to a key
+// of the forger's own) fails verify. Before: there was no rotate-key.
+func TestAuditRotateKey(t *testing.T) {
+	const oldKey, newKey = "k3y-for-the-audit-chain", "the-next-audit-k3y"
+	t.Setenv(config.DefaultAuditKeyEnv, oldKey)
+	t.Setenv("TW_NEW_AUDIT_KEY", newKey)
+	cfgPath, db := auditSet(t, 3)
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		out, errOut, code := cli(t, append([]string{"--config", cfgPath, "audit"}, args...)...)
+		return out + errOut, code
+	}
+	if out, code := run("rotate-key"); code != 2 || !strings.Contains(out, "exactly one of --new-key-env") {
+		t.Fatalf("no new key: exit %d: %s", code, out)
+	}
+	if out, code := run("rotate-key", "--new-key-env", config.DefaultAuditKeyEnv); code == 0 || !strings.Contains(out, "is the current audit.key") {
+		t.Fatalf("the same key: exit %d: %s", code, out)
+	}
+	out, code := run("rotate-key", "--new-key-env", "TW_NEW_AUDIT_KEY")
+	if code != 0 || !strings.Contains(out, "rotated at seq 4: key "+store.KeyID([]byte(oldKey))+" -> key "+store.KeyID([]byte(newKey))) {
+		t.Fatalf("rotate: exit %d: %s", code, out)
+	}
+	if out, code := run("verify"); code != exitFailed || !strings.Contains(out, "covers it") {
+		t.Fatalf("verify with the old key after the rotation: exit %d: %s", code, out)
+	}
+	t.Setenv(config.DefaultAuditKeyEnv, newKey)
+	t.Setenv("TW_OLD_AUDIT_KEY", oldKey)
+	cfg, err := config.Load(cfgPath)
+	cliMust(t, err)
+	st, err := app.OpenStore(cfg)
+	cliMust(t, err)
+	cliMust(t, st.AppendAudit(context.Background(), &store.AuditRecord{Tool: "read_title", Risk: "read", Code: "ok", TaskID: "T-after"}))
+	cliMust(t, st.Close())
+	for _, args := range [][]string{{"verify"}, {"verify", "--old-key-env", "TW_OLD_AUDIT_KEY"}} {
+		if out, code := run(args...); code != 0 || !strings.HasPrefix(out, "ok: 5 records, head hmac-sha256:"+store.KeyID([]byte(newKey))+":") {
+			t.Fatalf("%v across the rotation: exit %d: %s", args, code, out)
+		}
+	}
+
+	// a rotation forged by someone who can write the database but has no
+	// key: to a key of their own, then a record under it
+	forger := []byte("a key the forger made up")
+	_, head := readHead(t, db)
+	forged := store.NewRotation(6, time.Now(), head, "0", forger, forger)
+	forged.GrantID = store.KeyedPrefix + store.KeyID([]byte(newKey)) + ":" + strings.Repeat("0", 64)
+	forged.Hash = forged.ComputeHMAC(forger)
+	raw, err := sql.Open("sqlite", db)
+	cliMust(t, err)
+	defer raw.Close()
+	_, err = raw.Exec(`INSERT INTO audit (seq, time_ms, task_id, tool, risk, env_id, purpose, grant_id, code, trace_id, prev_hash, hash)
+		VALUES (?, ?, '', ?, '', '', '', ?, 'ok', ?, ?, ?)`, forged.Seq, store.MS(forged.Time), forged.Tool, forged.GrantID, forged.TraceID, forged.PrevHash, forged.Hash)
+	cliMust(t, err)
+	_, err = raw.Exec(`UPDATE audit_head SET seq = 6, hash = ? WHERE id = 1`, forged.Hash)
+	cliMust(t, err)
+	if out, code := run("verify"); code != exitFailed || !strings.Contains(out, "at seq 6") || !strings.Contains(out, "forged rotation") {
+		t.Fatalf("a forged rotation: exit %d: %s", code, out)
+	}
+}
+
+// readHead reads the audit head row of a SQLite database.
+func readHead(t *testing.T, db string) (int64, string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", db)
+	cliMust(t, err)
+	defer raw.Close()
+	var seq int64
+	var hash string
+	cliMust(t, raw.QueryRow(`SELECT seq, hash FROM audit_head WHERE id = 1`).Scan(&seq, &hash))
+	return seq, hash
 }

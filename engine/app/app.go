@@ -95,13 +95,14 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 // created, nothing is migrated: a SQLite file that is not there is an error
 // wrapping store.ErrNoDatabase, and a database without toolwright's schema
 // (an empty file, a wiped PostgreSQL database) one wrapping
-// store.ErrNoSchema.
-func OpenStoreReadOnly(cfg *config.Config) (store.Store, error) {
+// store.ErrNoSchema. oldKeys are retired audit keys its checks verify
+// their records with too (`audit verify --old-key-env`).
+func OpenStoreReadOnly(cfg *config.Config, oldKeys ...[]byte) (store.Store, error) {
 	key, err := cfg.AuditKey()
 	if err != nil {
 		return nil, err
 	}
-	return sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key, ReadOnly: true})
+	return sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key, OldAuditKeys: oldKeys, ReadOnly: true})
 }
 
 // BrowserOptions maps the config to the browser manager's options.

@@ -63,11 +63,43 @@ func FromMS(ms int64) time.Time {
 // KeyedPrefix starts the Hash of a record keyed by audit.key.
 const KeyedPrefix = "hmac-sha256:"
 
-// auditHMACVersion names the canonical encoding under an HMAC.
+// auditHMACVersion names the canonical encoding under an HMAC of records
+// written before keys had ids (KeyedPrefix + 64 hex digits); still read.
 const auditHMACVersion = "toolwright-audit-hmac-v1"
+
+// auditHMACVersion2 names the canonical encoding under an HMAC that names
+// its key: the key id is the first field after the version.
+const auditHMACVersion2 = "toolwright-audit-hmac-v2"
+
+// KeyID names an audit key without giving it away: 12 hex digits of the
+// SHA-256 of a tag and the key. Every keyed record carries its key's id
+// (KeyedPrefix + KEYID + ":" + 64 hex digits), so a chain can move from
+// one key to the next (RotationTool) and be checked across the move.
+func KeyID(key []byte) string {
+	h := sha256.New()
+	h.Write([]byte("toolwright-audit-key-id-v1,"))
+	h.Write(key)
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
 
 // Keyed reports whether the record's hash is an HMAC under audit.key.
 func (r *AuditRecord) Keyed() bool { return strings.HasPrefix(r.Hash, KeyedPrefix) }
+
+// KeyID is the id of the key a keyed record names, or "" for a plain
+// record and for a keyed one written before keys had ids.
+func (r *AuditRecord) KeyID() string { return sealKeyID(r.Hash) }
+
+// sealKeyID is the key id of a seal (KeyedPrefix + KEYID + ":" + hex).
+func sealKeyID(seal string) string {
+	rest, ok := strings.CutPrefix(seal, KeyedPrefix)
+	if !ok {
+		return ""
+	}
+	if id, _, ok := strings.Cut(rest, ":"); ok && len(id) == 12 {
+		return id
+	}
+	return ""
+}
 
 // Seal sets r.Hash: ComputeHMAC(key) with a key, ComputeHash without.
 func (r *AuditRecord) Seal(key []byte) {
@@ -78,12 +110,54 @@ func (r *AuditRecord) Seal(key []byte) {
 	}
 }
 
-// ComputeHMAC is KeyedPrefix and the hex HMAC-SHA256 under key of the
-// record's canonical encoding (ComputeHash's, with its own version tag).
+// ComputeHMAC is KeyedPrefix, the key's id (KeyID), ":" and the hex
+// HMAC-SHA256 under key of the record's canonical encoding (ComputeHash's,
+// with its own version tag and the key id first).
 func (r *AuditRecord) ComputeHMAC(key []byte) string {
+	id := KeyID(key)
+	m := hmac.New(sha256.New, key)
+	r.encodeWith(m, auditHMACVersion2, id)
+	return KeyedPrefix + id + ":" + hex.EncodeToString(m.Sum(nil))
+}
+
+// computeHMACv1 is the seal of a record written before keys had ids.
+func (r *AuditRecord) computeHMACv1(key []byte) string {
 	m := hmac.New(sha256.New, key)
 	r.encode(m, auditHMACVersion)
 	return KeyedPrefix + hex.EncodeToString(m.Sum(nil))
+}
+
+// RotationTool is the tool of the record `toolwright audit rotate-key`
+// appends to move the chain from one audit.key to another (no tool can
+// have this name: tool names have no spaces). Its Hash is sealed by the new
+// key; its GrantID holds the same record's seal by the old key (computed
+// with GrantID empty), so it proves that whoever rotated held both; its
+// TraceID is DigestPrefix and the digest of every record before it
+// (ChainChecker.Digest), which the new key's seal covers, so the records
+// written under the old key can be checked with the new key alone.
+const RotationTool = "audit rotate-key"
+
+// DigestPrefix starts the digest a rotation record carries.
+const DigestPrefix = "sha256:"
+
+// Rotation reports whether r is a key rotation record.
+func (r *AuditRecord) Rotation() bool { return r.Tool == RotationTool }
+
+// NewRotation is the rotation record appended at seq after prevHash, the
+// chain's records before it having the digest digest (ChainChecker.Digest),
+// sealed by oldKey and newKey.
+func NewRotation(seq int64, t time.Time, prevHash, digest string, oldKey, newKey []byte) AuditRecord {
+	r := AuditRecord{Seq: seq, Time: t, Tool: RotationTool, Code: "ok", TraceID: DigestPrefix + digest, PrevHash: prevHash}
+	r.GrantID = r.ComputeHMAC(oldKey)
+	r.Hash = r.ComputeHMAC(newKey)
+	return r
+}
+
+// digestNext folds a record's plain hash into the running digest of a chain.
+func digestNext(digest string, r *AuditRecord) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "toolwright-audit-digest-v1,%s,%s", digest, r.ComputeHash())
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ComputeHash is the hex SHA-256 of the record's canonical encoding: the
@@ -97,7 +171,10 @@ func (r *AuditRecord) ComputeHash() string {
 }
 
 // encode writes the canonical encoding, starting with version, to h.
-func (r *AuditRecord) encode(h io.Writer, version string) {
+func (r *AuditRecord) encode(h io.Writer, version string) { r.encodeWith(h, version) }
+
+// encodeWith is encode with extra fields after the version.
+func (r *AuditRecord) encodeWith(h io.Writer, version string, extra ...string) {
 	var buf []byte
 	field := func(v string) {
 		buf = strconv.AppendInt(buf[:0], int64(len(v)), 10)
@@ -107,6 +184,9 @@ func (r *AuditRecord) encode(h io.Writer, version string) {
 		h.Write(buf)
 	}
 	field(version)
+	for _, v := range extra {
+		field(v)
+	}
 	field(strconv.FormatInt(r.Seq, 10))
 	field(strconv.FormatInt(MS(r.Time), 10))
 	for _, v := range []string{r.TaskID, r.Tool, r.Risk, r.EnvID, r.Purpose, r.GrantID, r.Code, r.TraceID, r.PrevHash} {
@@ -156,23 +236,65 @@ func (a AuditAnchor) String() string { return fmt.Sprintf("%d:%s", a.Seq, a.Hash
 //
 // With Key set, plain records are accepted only before the first keyed one
 // (the chain turned keyed when the key was set), keyed ones must carry the
-// key's HMAC, and a chain with records but none keyed fails (Finish): it was
-// written, or rewritten, without the key. Without Key a keyed record cannot
-// be checked and fails. With Anchor set, the record at Anchor.Seq must have
-// Anchor.Hash and must exist (Finish).
+// HMAC of the key they name, and a chain with records but none keyed fails
+// (Finish): it was written, or rewritten, without the key. Without any key
+// a keyed record cannot be checked and fails. With Anchor set, the record
+// at Anchor.Seq must have Anchor.Hash and must exist (Finish).
+//
+// Keys rotate (RotationTool): after a rotation record every record must
+// name the key it moved to. A record under a key the checker lacks (a
+// retired key not in OldKeys) is accepted only when a later rotation
+// record sealed by a key the checker has covers it with the digest of the
+// records before it; otherwise Finish reports the first such record. So
+// the current key alone checks the whole chain, and a retired key given in
+// OldKeys checks its records' HMACs and the old seal of its rotation too.
 type ChainChecker struct {
-	Key    []byte
-	Anchor *AuditAnchor
+	Key []byte
+	// OldKeys are retired audit keys (before rotations) to check their
+	// records' HMACs with, besides the digest the rotation keeps.
+	OldKeys [][]byte
+	Anchor  *AuditAnchor
 
-	started  bool
-	prevSeq  int64
-	prevHash string
-	keyed    bool // a keyed record was seen
-	anchored bool // the anchor's record was seen and matched
+	started   bool
+	prevSeq   int64
+	prevHash  string
+	keyed     bool // a keyed record was seen
+	anchored  bool // the anchor's record was seen and matched
+	partial   bool // the records do not start at seq 1: no digest
+	digest    string
+	active    string       // the key id the chain is under since its last rotation or first id'd record
+	unchecked *AuditRecord // first record under a key the checker lacks, not yet covered
 }
 
 // Last is the seq and hash of the last record checked (0, "" before any).
 func (c *ChainChecker) Last() (int64, string) { return c.prevSeq, c.prevHash }
+
+// Digest is the running digest of every record checked so far, what a
+// rotation record appended next carries.
+func (c *ChainChecker) Digest() string { return c.digest }
+
+// keyFor is the key with id id that the checker holds, or nil.
+func (c *ChainChecker) keyFor(id string) []byte {
+	for _, k := range append([][]byte{c.Key}, c.OldKeys...) {
+		if len(k) > 0 && KeyID(k) == id {
+			return k
+		}
+	}
+	return nil
+}
+
+// hasKey reports whether the checker holds any key.
+func (c *ChainChecker) hasKey() bool {
+	if len(c.Key) > 0 {
+		return true
+	}
+	for _, k := range c.OldKeys {
+		if len(k) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // Check checks the next record. With fromStart the first record must be seq
 // 1; otherwise a slice that does not start at seq 1 is trusted for its first
@@ -197,13 +319,39 @@ func (c *ChainChecker) Check(r *AuditRecord, fromStart bool) *AuditProblem {
 		if r.PrevHash != c.prevHash {
 			return bad("prev_hash does not match the hash of seq %d", c.prevSeq)
 		}
+	default:
+		c.partial = true
 	}
+	id := r.KeyID()
 	switch {
-	case r.Keyed() && len(c.Key) == 0:
+	case r.Keyed() && !c.hasKey():
 		return bad("the record is keyed by audit.key (an HMAC); give the key to verify it")
+	case r.Keyed() && r.Rotation():
+		if p := c.checkRotation(r, id, bad); p != nil {
+			return p
+		}
+		c.keyed = true
 	case r.Keyed():
-		if !hmac.Equal([]byte(r.ComputeHMAC(c.Key)), []byte(r.Hash)) {
-			return bad("the HMAC does not match the record's fields under audit.key (a record changed, or another key)")
+		switch {
+		case id == "" && c.active != "":
+			return bad("a record sealed without a key id follows records that name their key: the chain was rewritten")
+		case id != "" && c.active == "":
+			c.active = id
+		case id != "" && id != c.active:
+			return bad("the record is keyed by key %s but the chain is under key %s, and no rotation record moved it (a key set without `toolwright audit rotate-key`, or a forged record)", id, c.active)
+		}
+		if id != "" {
+			if k := c.keyFor(id); k != nil {
+				if !hmac.Equal([]byte(r.ComputeHMAC(k)), []byte(r.Hash)) {
+					return bad("the HMAC does not match the record's fields under audit.key (a record changed, or another key)")
+				}
+			} else if c.unchecked == nil {
+				rr := *r
+				c.unchecked = &rr
+			}
+		} else if !c.legacyMatch(r) && c.unchecked == nil {
+			rr := *r
+			c.unchecked = &rr
 		}
 		c.keyed = true
 	case c.keyed:
@@ -217,14 +365,72 @@ func (c *ChainChecker) Check(r *AuditRecord, fromStart bool) *AuditProblem {
 		}
 		c.anchored = true
 	}
+	c.digest = digestNext(c.digest, r)
 	c.started, c.prevSeq, c.prevHash = true, r.Seq, r.Hash
 	return nil
 }
 
-// Finish is the check after the last record: the anchor was met, and with
-// a key some record is keyed.
+// legacyMatch reports whether a keyed record without a key id carries the
+// HMAC of one of the checker's keys.
+func (c *ChainChecker) legacyMatch(r *AuditRecord) bool {
+	for _, k := range append([][]byte{c.Key}, c.OldKeys...) {
+		if len(k) > 0 && hmac.Equal([]byte(r.computeHMACv1(k)), []byte(r.Hash)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRotation checks a rotation record: it moves the chain from the key
+// it is under to another, its seals match the keys the checker holds, and
+// under a key the checker holds its digest covers the records before it.
+func (c *ChainChecker) checkRotation(r *AuditRecord, id string, bad func(string, ...any) *AuditProblem) *AuditProblem {
+	oldID := sealKeyID(r.GrantID)
+	switch {
+	case id == "" || oldID == "":
+		return bad("a key rotation record without both seals (old key in grant_id, new key in hash)")
+	case id == oldID:
+		return bad("a key rotation record that rotates key %s to itself", id)
+	case c.active != "" && oldID != c.active:
+		return bad("a key rotation from key %s, but the chain is under key %s: a forged rotation", oldID, c.active)
+	}
+	if k := c.keyFor(oldID); k != nil {
+		o := *r
+		o.GrantID, o.Hash = "", ""
+		if !hmac.Equal([]byte(o.ComputeHMAC(k)), []byte(r.GrantID)) {
+			return bad("the old key's seal of the key rotation does not match (a forged rotation, or a record changed)")
+		}
+	}
+	if k := c.keyFor(id); k != nil {
+		if !hmac.Equal([]byte(r.ComputeHMAC(k)), []byte(r.Hash)) {
+			return bad("the new key's seal of the key rotation does not match (a forged rotation, or a record changed)")
+		}
+		if !c.partial {
+			if r.TraceID != DigestPrefix+c.digest {
+				return bad("the records before this key rotation are not the ones it sealed: one was changed, added or removed")
+			}
+			c.unchecked = nil // covered by a seal the checker could check
+		}
+	} else if c.unchecked == nil {
+		rr := *r
+		c.unchecked = &rr
+	}
+	c.active = id
+	return nil
+}
+
+// Finish is the check after the last record: the anchor was met, with a
+// key some record is keyed, and every record under a key the checker
+// lacks is covered by a later rotation.
 func (c *ChainChecker) Finish() *AuditProblem {
 	next := &AuditRecord{Seq: c.prevSeq + 1, PrevHash: c.prevHash}
+	if c.unchecked != nil {
+		reason := "the HMAC does not match the record's fields under audit.key (a record changed, or another key)"
+		if id := c.unchecked.KeyID(); id != "" {
+			reason = fmt.Sprintf("the HMAC does not match audit.key: the record is keyed by key %s, not by audit.key (key %s), and no later key rotation sealed by audit.key covers it (another key wrote it, or a forged rotation; give a retired key to check its records)", id, KeyID(c.Key))
+		}
+		return &AuditProblem{Record: c.unchecked, Reason: reason}
+	}
 	if c.Anchor != nil && !c.anchored {
 		return &AuditProblem{Record: next, Reason: fmt.Sprintf("the log ends at seq %d, before the anchored head %s: records were removed from the end", c.prevSeq, c.Anchor)}
 	}
@@ -236,11 +442,11 @@ func (c *ChainChecker) Finish() *AuditProblem {
 
 // VerifyChain checks exported records (for example a file written by
 // WriteAudit and read back with ReadAudit): consecutive seqs, links and
-// hashes, HMACs under key (nil: none expected). A slice that does not start
-// at seq 1 is trusted for its first PrevHash. It returns nil when the
-// records are intact.
-func VerifyChain(recs []AuditRecord, key []byte) *AuditProblem {
-	c := ChainChecker{Key: key}
+// hashes, HMACs under key and the retired keys old (none: no HMAC
+// expected). A slice that does not start at seq 1 is trusted for its first
+// PrevHash. It returns nil when the records are intact.
+func VerifyChain(recs []AuditRecord, key []byte, old ...[]byte) *AuditProblem {
+	c := ChainChecker{Key: key, OldKeys: old}
 	for i := range recs {
 		if p := c.Check(&recs[i], false); p != nil {
 			return p

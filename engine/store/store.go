@@ -146,6 +146,12 @@ type Audit interface {
 	// AuditHead is the seq and hash of the last record (0 and "" when the
 	// log is empty).
 	AuditHead(ctx context.Context) (seq int64, hash string, err error)
+	// RotateAuditKey moves the chain from the store's audit key to newKey:
+	// it checks the chain with the current key and appends a rotation
+	// record (RotationTool) sealed by both keys. Records after it must be
+	// keyed by newKey; the ones before still verify with the old key, and
+	// with newKey alone through the rotation's digest.
+	RotateAuditKey(ctx context.Context, newKey []byte) (*AuditRecord, error)
 }
 
 // Grants are operator permissions for one write tool and one task_id.

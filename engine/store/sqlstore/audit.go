@@ -44,6 +44,10 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 			// a plain record after keyed ones would break the chain for good
 			return errs.New(errs.StoreUnavailable, "the audit chain is keyed by audit.key, which this server lacks, so the call is not recorded; an operator must set audit.key")
 		}
+		if id := (&store.AuditRecord{Hash: hash}).KeyID(); id != "" && len(s.opts.AuditKey) > 0 && id != store.KeyID(s.opts.AuditKey) {
+			// a record under another key would break the chain for good
+			return errs.New(errs.StoreUnavailable, "the audit chain is under another audit.key (key %s; this server has key %s): it was rotated (toolwright audit rotate-key) or another server has another key, so the call is not recorded; an operator must give this server the chain's key", id, store.KeyID(s.opts.AuditKey))
+		}
 		out = *rec
 		out.Seq, out.PrevHash = seq+1, hash
 		out.Seal(s.opts.AuditKey)
@@ -65,6 +69,88 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 	}
 	*rec = out
 	return nil
+}
+
+// rotateWait bounds a key rotation's transaction, which reads the whole
+// chain while it holds the audit head (calls recorded meanwhile wait, or
+// answer store_busy).
+const rotateWait = 2 * time.Minute
+
+// RotateAuditKey implements store.Audit. Under the head row's lock it
+// checks the whole chain with the store's key (and the digests of earlier
+// rotations), then appends the rotation record: sealed by the store's key
+// and by newKey, carrying the digest of every record before it.
+func (s *DB) RotateAuditKey(ctx context.Context, newKey []byte) (*store.AuditRecord, error) {
+	old := s.opts.AuditKey
+	switch {
+	case len(old) == 0:
+		return nil, errors.New("no audit.key to rotate from: the chain is a plain hash chain; set audit.key (records are keyed from the next call)")
+	case len(newKey) == 0:
+		return nil, errors.New("the new audit key is empty")
+	case store.KeyID(newKey) == store.KeyID(old):
+		return nil, errors.New("the new audit key is the current audit.key")
+	}
+	if err := s.sameFile(); err != nil {
+		return nil, err
+	}
+	var out store.AuditRecord
+	err := s.writeTxWait(ctx, max(s.opts.BusyTimeout, rotateWait), func(ctx context.Context, tx *sql.Tx) error {
+		var seq int64
+		var hash string
+		if err := s.q.auditHead.row(ctx, tx).Scan(&seq, &hash); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return errors.New("the audit head row is missing (the database was edited)")
+			}
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+auditCols+` FROM audit ORDER BY seq`)
+		if err != nil {
+			return err
+		}
+		c := store.ChainChecker{Key: old}
+		var p *store.AuditProblem
+		for rows.Next() && p == nil {
+			a, err := scanAudit(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			p = c.Check(&a, true)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if p == nil {
+			p = c.Finish()
+		}
+		if last, lastHash := c.Last(); p == nil && (last != seq || lastHash != hash) {
+			p = &store.AuditProblem{Record: &store.AuditRecord{Seq: last + 1, PrevHash: lastHash}, Reason: fmt.Sprintf("the log ends at seq %d but its head is seq %d", last, seq)}
+		}
+		switch {
+		case p != nil:
+			return fmt.Errorf("the audit chain does not verify under audit.key, so it is not rotated: %s", p)
+		case seq == 0:
+			return errors.New("the audit chain has no records yet: there is nothing to rotate; set audit.key to the new key instead")
+		}
+		out = store.NewRotation(seq+1, store.FromMS(s.now().UnixMilli()), hash, c.Digest(), old, newKey)
+		if _, err := s.q.auditInsert.exec(ctx, tx, out.Seq, store.MS(out.Time), out.TaskID, out.Tool,
+			out.Risk, out.EnvID, out.Purpose, out.GrantID, out.Code, out.TraceID, out.PrevHash, out.Hash); err != nil {
+			return err
+		}
+		res, err := s.q.auditHeadSet.exec(ctx, tx, out.Seq, out.Hash, seq)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return errors.New("the audit head moved during the rotation")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: rotate the audit key: %w", err)
+	}
+	return &out, nil
 }
 
 // AuditHead implements store.Audit.
@@ -175,7 +261,7 @@ func (s *DB) checkAudit(ctx context.Context, anchor *store.AuditAnchor) (*store.
 	if err != nil {
 		return nil, fmt.Errorf("store: verify audit: %w", err)
 	}
-	c := store.ChainChecker{Key: s.opts.AuditKey, Anchor: anchor}
+	c := store.ChainChecker{Key: s.opts.AuditKey, OldKeys: s.opts.OldAuditKeys, Anchor: anchor}
 	for rows.Next() {
 		a, err := scanAudit(rows)
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 func opts(o storetest.Options) Options {
-	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey, BusyTimeout: o.BusyTimeout}
+	return Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey, OldAuditKeys: o.OldAuditKeys, BusyTimeout: o.BusyTimeout}
 }
 
 // sqliteBackend makes a fresh file per test.

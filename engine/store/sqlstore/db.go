@@ -51,6 +51,9 @@ type Options struct {
 	// it (store.ChainChecker). Without it the chain is a plain hash chain,
 	// and a chain that is already keyed takes no more records.
 	AuditKey []byte
+	// OldAuditKeys are retired audit keys (before rotations) that checks
+	// use to verify their records' HMACs too (`audit verify --old-key-env`).
+	OldAuditKeys [][]byte
 	// Now is the store's clock (default time.Now); tests set it.
 	Now func() time.Time
 	// ReadOnly opens the store to read it and never write (`audit

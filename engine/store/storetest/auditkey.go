@@ -195,3 +195,130 @@ func testAuditAnchor(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// A key rotation (`toolwright audit rotate-key`): the chain moves from one
+// audit.key to the next with a record sealed by both, and verifies across
+// it with the new key alone (the rotation's digest covers the old records)
+// or with both; the old records still verify with the old key; a server
+// still holding the old key records nothing more; an old record changed
+// afterwards, by someone holding the old key, is caught with the new key;
+// and a rotation forged without the keys, to a key of the forger's own,
+// fails.
+func testAuditKeyRotation(t *testing.T, b Backend) {
+	db := b(t)
+	ctx := context.Background()
+	newKey := []byte("the operator's next key 9876543210")
+	plain := db.Open(t, Options{})
+	appendN(t, plain, 0, 2) // a chain that started plain
+	oldS := db.Open(t, Options{AuditKey: auditKey})
+	appendN(t, oldS, 2, 3)
+	if _, err := db.Open(t, Options{}).RotateAuditKey(ctx, newKey); err == nil {
+		t.Fatal("a store without audit.key rotated")
+	}
+	if _, err := oldS.RotateAuditKey(ctx, auditKey); err == nil {
+		t.Fatal("rotated to the same key")
+	}
+	rot, err := oldS.RotateAuditKey(ctx, newKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rot.Seq != 6 || !rot.Rotation() || rot.KeyID() != store.KeyID(newKey) || !strings.HasPrefix(rot.GrantID, store.KeyedPrefix+store.KeyID(auditKey)+":") {
+		t.Fatalf("rotation record: %+v", rot)
+	}
+	// a server with the old key records nothing more
+	if err := oldS.AppendAudit(ctx, auditRec(9)); errs.CodeOf(err) != errs.StoreUnavailable || !strings.Contains(err.Error(), "rotate") {
+		t.Fatalf("append with the retired key: %v", err)
+	}
+	newS := db.Open(t, Options{AuditKey: newKey})
+	appendN(t, newS, 5, 3)
+	if p, err := newS.CheckAudit(ctx); p != nil || err != nil {
+		t.Fatalf("across the rotation, with the new key alone: %v, %v", p, err)
+	}
+	both := db.Open(t, Options{AuditKey: newKey, OldAuditKeys: [][]byte{auditKey}})
+	if p, err := both.CheckAudit(ctx); p != nil || err != nil {
+		t.Fatalf("across the rotation, with both keys: %v, %v", p, err)
+	}
+	p, err := oldS.CheckAudit(ctx)
+	wantProblem(t, "the new records with the old key", p, err, "no later key rotation sealed by audit.key covers it")
+	if p.Record.Seq != 6 {
+		t.Fatalf("first record the old key cannot check: %d, want 6", p.Record.Seq)
+	}
+	recs, _ := newS.ExportAudit(ctx, everything, everything)
+	if len(recs) != 9 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs[6:] {
+		if r.KeyID() != store.KeyID(newKey) {
+			t.Fatalf("record %d after the rotation is keyed by %q", r.Seq, r.KeyID())
+		}
+	}
+	// the old records, exported, verify with the old key; the whole export
+	// with the new key, alone or with the old one
+	if p := store.VerifyChain(recs[:5], auditKey); p != nil {
+		t.Fatalf("the records before the rotation with the old key: %s", p)
+	}
+	if p := store.VerifyChain(recs, newKey); p != nil {
+		t.Fatalf("the export with the new key: %s", p)
+	}
+	if p := store.VerifyChain(recs, newKey, auditKey); p != nil {
+		t.Fatalf("the export with both keys: %s", p)
+	}
+	if db.Exec == nil {
+		return
+	}
+
+	// someone holding the old key changes an old record and seals the
+	// chain up to the rotation again: the rotation's digest does not match
+	db.Exec(t, `UPDATE audit SET code = 'not_granted' WHERE seq = 4`)
+	r4 := recs[3]
+	r4.Code = "not_granted"
+	r4.Seal(auditKey)
+	db.Exec(t, `UPDATE audit SET hash = $1 WHERE seq = 4`, r4.Hash)
+	r5 := recs[4]
+	r5.PrevHash = r4.Hash
+	r5.Seal(auditKey)
+	db.Exec(t, `UPDATE audit SET prev_hash = $1, hash = $2 WHERE seq = 5`, r5.PrevHash, r5.Hash)
+	db.Exec(t, `UPDATE audit SET prev_hash = $1 WHERE seq = 6`, r5.Hash)
+	p, err = newS.CheckAudit(ctx)
+	if err != nil || p == nil || p.Record.Seq != 6 {
+		t.Fatalf("an old record changed under the old key, checked with the new: %v, %v", p, err)
+	}
+	for _, r := range []store.AuditRecord{recs[3], recs[4]} {
+		db.Exec(t, `UPDATE audit SET code = $1, prev_hash = $2, hash = $3 WHERE seq = $4`, r.Code, r.PrevHash, r.Hash, r.Seq)
+	}
+	db.Exec(t, `UPDATE audit SET prev_hash = $1 WHERE seq = 6`, recs[4].Hash)
+	if p, err := newS.CheckAudit(ctx); p != nil || err != nil {
+		t.Fatalf("restored: %v, %v", p, err)
+	}
+
+	// a rotation forged without the keys: from the new key to the forger's
+	// own, then a record under it
+	forged := store.NewRotation(10, time.Now(), recs[8].Hash, "0", []byte("a guess at the old key"), otherKey)
+	forged.GrantID = store.KeyedPrefix + store.KeyID(newKey) + ":" + strings.Repeat("0", 64)
+	forged.Hash = ""
+	forged.Hash = forged.ComputeHMAC(otherKey)
+	next := store.AuditRecord{Seq: 11, Time: time.Now(), Tool: "place_order", Code: "ok", PrevHash: forged.Hash}
+	next.Seal(otherKey)
+	for _, r := range []store.AuditRecord{forged, next} {
+		db.Exec(t, `INSERT INTO audit (seq, time_ms, task_id, tool, risk, env_id, purpose, grant_id, code, trace_id, prev_hash, hash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`, r.Seq, store.MS(r.Time), r.TaskID, r.Tool, r.Risk, r.EnvID, r.Purpose, r.GrantID, r.Code, r.TraceID, r.PrevHash, r.Hash)
+	}
+	db.Exec(t, `UPDATE audit_head SET seq = 11, hash = $1 WHERE id = 1`, next.Hash)
+	for _, s := range []store.Store{newS, both} {
+		p, err = s.CheckAudit(ctx)
+		wantProblem(t, "a forged rotation", p, err, "old key's seal of the key rotation does not match (a forged rotation")
+		if p.Record.Seq != 10 {
+			t.Fatalf("first bad record %d, want the forged rotation (10)", p.Record.Seq)
+		}
+	}
+	// forged from a key the chain is not under (the retired one, which may
+	// have leaked): refused whatever its seals
+	forged = store.NewRotation(10, time.Now(), recs[8].Hash, "0", auditKey, otherKey)
+	db.Exec(t, `UPDATE audit SET grant_id = $1, trace_id = $2, hash = $3 WHERE seq = 10`, forged.GrantID, forged.TraceID, forged.Hash)
+	next.PrevHash = forged.Hash
+	next.Seal(otherKey)
+	db.Exec(t, `UPDATE audit SET prev_hash = $1, hash = $2 WHERE seq = 11`, next.PrevHash, next.Hash)
+	db.Exec(t, `UPDATE audit_head SET hash = $1 WHERE id = 1`, next.Hash)
+	p, err = newS.CheckAudit(ctx)
+	wantProblem(t, "a rotation forged with the retired key", p, err, "but the chain is under key "+store.KeyID(newKey)+": a forged rotation")
+}

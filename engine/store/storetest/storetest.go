@@ -22,6 +22,8 @@ type Options struct {
 	Now func() time.Time
 	// AuditKey is audit.key (nil: a plain hash chain).
 	AuditKey []byte
+	// OldAuditKeys are retired audit keys checks verify with too.
+	OldAuditKeys [][]byte
 	// BusyTimeout is how long recording a finished call waits for locks
 	// (0: the backend's default).
 	BusyTimeout time.Duration
@@ -75,6 +77,7 @@ func Run(t *testing.T, b Backend) {
 		{"AuditExportRoundTrip", testAuditExportRoundTrip},
 		{"AuditKeyedChain", testAuditKeyedChain},
 		{"AuditKeyMigration", testAuditKeyMigration},
+		{"AuditKeyRotation", testAuditKeyRotation},
 		{"AuditAnchor", testAuditAnchor},
 		{"ReadyOnAHealthyStore", testReadyHealthy},
 		{"LockedStoreAnswersBusy", testLockedStoreAnswersBusy},
