@@ -2,28 +2,7 @@
 # One command: set up MediaWiki on loopback (setup.sh), run the deployment's
 # tests (toolwright test examples/mediawiki/tests) against it, stop it again.
 #   bash examples/mediawiki/run.sh [toolwright test flags, e.g. --run 'search']
-# TOOLWRIGHT=BIN uses a built binary; otherwise it is built from this tree.
-# A wiki that was already running is left running.
-set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+# TOOLWRIGHT=BIN uses a built binary. A wiki already running is left running.
 export MW_USER=${MW_USER:-Toolwright}
 export MW_PASSWORD=${MW_PASSWORD:-wiki-fixture-pass-2026}
-
-if [ -z "${TOOLWRIGHT:-}" ]; then
-  TOOLWRIGHT=$(mktemp -d)/toolwright
-  (cd "$ROOT" && go build -o "$TOOLWRIGHT" ./cmd/toolwright)
-fi
-
-was_running=0
-bash "$HERE/setup.sh" status >/dev/null 2>&1 && was_running=1
-t0=$(date +%s)
-url=$(bash "$HERE/setup.sh" start)
-echo "== mediawiki at $url (set up in $(( $(date +%s) - t0 )) s)" >&2
-[ "$was_running" = 1 ] || trap 'bash "$HERE/setup.sh" stop' EXIT
-
-t1=$(date +%s)
-status=0
-"$TOOLWRIGHT" --config "$HERE/toolwright.yaml" --log-level warn test "$@" || status=$?
-echo "== mediawiki tests: $(( $(date +%s) - t1 )) s" >&2
-exit $status
+exec bash "$(dirname "$0")/../realapp-run.sh" mediawiki "$@"
