@@ -407,10 +407,7 @@ func setType(m map[string]Type, name string, t Type) map[string]Type {
 }
 
 func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
-	where := fmt.Sprintf("step %s %s", s.Spec.Kind, f.Name)
-	if f.Name == "" {
-		where = "step " + s.Spec.Kind
-	}
+	where := strings.TrimSuffix("step "+s.Spec.Kind+" "+f.Name, " ") // a body (set's map) has no field name
 	switch f.Type {
 	case String:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
@@ -433,31 +430,13 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			c.checkTarget(s, v, n, f.Name)
 		}
 	case Duration:
-		if d, ok := yamlx.Duration(c.File, n, where, c.Problems); ok {
-			if f.Max > 0 && d > f.Max {
-				c.Addf(c.Pos(n), lint.Unbounded, "%s must be at most %s, found %s", where, f.Max, d)
-				return
-			}
+		if d, ok := yamlx.Duration(c.File, n, where, c.Problems); ok && (f.Max == 0 || d <= f.Max) {
 			s.Args[f.Name] = d
+		} else if ok {
+			c.Addf(c.Pos(n), lint.Unbounded, "%s must be at most %s, found %s", where, f.Max, d)
 		}
 	case Int:
-		if c.typedParam(s, f, n, sc, where, TInteger) {
-			return
-		}
-		if rn := yamlx.Resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && wholeTmpl.MatchString(rn.Value) {
-			// Any other one template (a variable, an expression): its value
-			// is checked when the step runs (Bind).
-			s.typed = setType(s.typed, f.Name, Int)
-			c.defer1(s, f.Name, n, sc, Template, -1)
-			return
-		}
-		if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
-			if v < 0 {
-				c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative, found %d", where, v)
-				return
-			}
-			s.Args[f.Name] = v
-		}
+		c.decodeInt(s, f, n, sc, where)
 	case Bound:
 		c.decodeBound(s, f, n, where)
 	case Bool:
@@ -478,94 +457,17 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 			s.Args[f.Name] = cond
 		}
 	case Forms:
-		seq := yamlx.Resolve(n)
-		if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
-			c.Addf(c.Pos(n), lint.BadValue, "%s must be a list of conditions, found %s", where, yamlx.Describe(n))
-			return
-		}
-		var forms []*Step
-		for _, item := range seq.Content {
-			sub := &Step{Spec: s.Spec, Pos: c.Pos(item), Path: s.Path, Args: map[string]any{}}
-			c.decodeBody(sub, item, sc)
-			if sub.Has(f.Name) {
-				c.Addf(c.Pos(item), lint.BadValue, "%s: a condition in %s cannot hold another %s", where, f.Name, f.Name)
-			}
-			forms = append(forms, sub)
-		}
-		s.Args[f.Name] = forms
+		c.decodeForms(s, f, n, sc, where)
 	case TargetMap:
-		kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
-		if !ok {
-			return
-		}
-		var out []NamedTarget
-		for _, kv := range kvs {
-			if !varNameRE.MatchString(kv.Key) {
-				c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: field name %q must be snake_case", where, kv.Key)
-			}
-			if v, attr, at, ok := c.targetEntry(kv.Value, where+" "+kv.Key); ok {
-				out = append(out, NamedTarget{Name: kv.Key, Target: v, Attr: attr})
-				if _, ok := c.Map.Lookup(v); !ok {
-					if c.Map.Unknown(v) {
-						c.Addf(c.Pos(at), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
-					}
-				} else {
-					c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(at), Step: s})
-				}
-			}
-		}
-		s.Args[f.Name] = out
+		c.decodeTargetMap(s, f, n, where)
 	case ValueMap:
-		kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
-		if !ok {
-			return
-		}
-		out := make([]NamedValue, len(kvs))
-		for i, kv := range kvs {
-			out[i].Name = kv.Key
-			if !varNameRE.MatchString(kv.Key) {
-				c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: name %q must be snake_case", where, kv.Key)
-			}
-			if f.Name == "" { // set: the keys are variables
-				c.Vars[kv.Key] = c.Pos(kv.KeyN)
-			}
-			c.deferEntry(s, f.Name, kv.Value, sc, i)
-		}
-		s.Args[f.Name] = out
+		c.decodeValueMap(s, f, n, sc, where)
 	case Ints:
 		c.decodeInts(s, f, n, where)
 	case TemplateList:
-		rn := yamlx.Resolve(n)
-		if rn != nil && rn.Kind == yaml.SequenceNode {
-			if len(rn.Content) == 0 {
-				c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
-				return
-			}
-			out := make([]NamedValue, len(rn.Content))
-			s.Args[f.Name] = out
-			for i, item := range rn.Content {
-				if ir := yamlx.Resolve(item); ir == nil || ir.Kind != yaml.ScalarNode {
-					c.Addf(c.Pos(item), lint.BadValue, "%s: each entry must be a single value, found %s", where, yamlx.Describe(item))
-					continue
-				}
-				c.deferEntry(s, f.Name, item, sc, i)
-			}
-			return
-		}
-		if _, ok := yamlx.Scalar(c.File, n, where, c.Problems); ok {
-			s.Args[f.Name] = make([]NamedValue, 1)
-			c.deferEntry(s, f.Name, n, sc, 0)
-		}
+		c.decodeTemplateList(s, f, n, sc, where)
 	case VarName:
-		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			if !varNameRE.MatchString(v) {
-				c.Addf(c.Pos(n), lint.BadName, "%s: variable name %q must be snake_case", where, v)
-				return
-			}
-			s.Args[f.Name] = v
-			c.Vars[v] = c.Pos(n)
-			c.writes = append(c.writes, varWrite{name: v, step: s, field: f})
-		}
+		c.decodeVarName(s, f, n, where)
 	case Tool:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
 			s.Args[f.Name] = v
@@ -573,16 +475,135 @@ func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 		}
 	case Enum:
 		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			found := false
-			for _, e := range f.Enum {
-				found = found || e == v
-			}
-			if !found {
+			if !slices.Contains(f.Enum, v) {
 				c.Addf(c.Pos(n), lint.BadValue, "%s must be one of %s, found %q%s", where, strings.Join(f.Enum, ", "), v, lint.Suggest(v, f.Enum))
 				return
 			}
 			s.Args[f.Name] = v
 		}
+	}
+}
+
+// decodeVarName reads a VarName field: the variable the step writes.
+func (c *Checker) decodeVarName(s *Step, f Field, n *yaml.Node, where string) {
+	if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
+		if !varNameRE.MatchString(v) {
+			c.Addf(c.Pos(n), lint.BadName, "%s: variable name %q must be snake_case", where, v)
+			return
+		}
+		s.Args[f.Name] = v
+		c.Vars[v] = c.Pos(n)
+		c.writes = append(c.writes, varWrite{name: v, step: s, field: f})
+	}
+}
+
+// decodeForms reads a Forms field: a list of the kind's own long forms.
+func (c *Checker) decodeForms(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
+	seq := yamlx.Resolve(n)
+	if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
+		c.Addf(c.Pos(n), lint.BadValue, "%s must be a list of conditions, found %s", where, yamlx.Describe(n))
+		return
+	}
+	var forms []*Step
+	for _, item := range seq.Content {
+		sub := &Step{Spec: s.Spec, Pos: c.Pos(item), Path: s.Path, Args: map[string]any{}}
+		c.decodeBody(sub, item, sc)
+		if sub.Has(f.Name) {
+			c.Addf(c.Pos(item), lint.BadValue, "%s: a condition in %s cannot hold another %s", where, f.Name, f.Name)
+		}
+		forms = append(forms, sub)
+	}
+	s.Args[f.Name] = forms
+}
+
+// decodeTargetMap reads a TargetMap field: NAME: TARGET or NAME: {target, attr}.
+func (c *Checker) decodeTargetMap(s *Step, f Field, n *yaml.Node, where string) {
+	kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
+	if !ok {
+		return
+	}
+	var out []NamedTarget
+	for _, kv := range kvs {
+		if !varNameRE.MatchString(kv.Key) {
+			c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: field name %q must be snake_case", where, kv.Key)
+		}
+		if v, attr, at, ok := c.targetEntry(kv.Value, where+" "+kv.Key); ok {
+			out = append(out, NamedTarget{Name: kv.Key, Target: v, Attr: attr})
+			if _, ok := c.Map.Lookup(v); !ok {
+				if c.Map.Unknown(v) {
+					c.Addf(c.Pos(at), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
+				}
+			} else {
+				c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(at), Step: s})
+			}
+		}
+	}
+	s.Args[f.Name] = out
+}
+
+// decodeValueMap reads a ValueMap field (or a ValueMap body: set's variables).
+func (c *Checker) decodeValueMap(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
+	kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
+	if !ok {
+		return
+	}
+	out := make([]NamedValue, len(kvs))
+	for i, kv := range kvs {
+		out[i].Name = kv.Key
+		if !varNameRE.MatchString(kv.Key) {
+			c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: name %q must be snake_case", where, kv.Key)
+		}
+		if f.Name == "" { // set: the keys are variables
+			c.Vars[kv.Key] = c.Pos(kv.KeyN)
+		}
+		c.deferEntry(s, f.Name, kv.Value, sc, i)
+	}
+	s.Args[f.Name] = out
+}
+
+// decodeTemplateList reads a TemplateList field: a list of templates, or one.
+func (c *Checker) decodeTemplateList(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
+	rn := yamlx.Resolve(n)
+	if rn != nil && rn.Kind == yaml.SequenceNode {
+		if len(rn.Content) == 0 {
+			c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
+			return
+		}
+		out := make([]NamedValue, len(rn.Content))
+		s.Args[f.Name] = out
+		for i, item := range rn.Content {
+			if ir := yamlx.Resolve(item); ir == nil || ir.Kind != yaml.ScalarNode {
+				c.Addf(c.Pos(item), lint.BadValue, "%s: each entry must be a single value, found %s", where, yamlx.Describe(item))
+				continue
+			}
+			c.deferEntry(s, f.Name, item, sc, i)
+		}
+		return
+	}
+	if _, ok := yamlx.Scalar(c.File, n, where, c.Problems); ok {
+		s.Args[f.Name] = make([]NamedValue, 1)
+		c.deferEntry(s, f.Name, n, sc, 0)
+	}
+}
+
+// decodeInt reads an Int field: a whole number of 0 or more, or one template.
+func (c *Checker) decodeInt(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
+	if c.typedParam(s, f, n, sc, where, TInteger) {
+		return
+	}
+	if rn := yamlx.Resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && wholeTmpl.MatchString(rn.Value) {
+		// Any other one template (a variable, an expression): its value
+		// is checked when the step runs (Bind).
+		s.typed = setType(s.typed, f.Name, Int)
+		c.defer1(s, f.Name, n, sc, Template, -1)
+		return
+	}
+	if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
+		if v < 0 {
+			c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative, found %d", where, v)
+			return
+		}
+		s.Args[f.Name] = v
 	}
 }
 

@@ -379,15 +379,33 @@ func DialogSchema() *decl.Obj {
 func ConditionSchema(field func(Field) *decl.Obj) *decl.Obj {
 	f := common["when"]
 	props := decl.NewObj()
-	if sp := ConditionKind(); sp != nil {
-		for _, cf := range sp.Fields {
-			if !conditionOnly(cf.Name) {
-				continue
-			}
-			props.Set(cf.Name, field(cf))
-		}
+	for _, cf := range ConditionFields() {
+		props.Set(cf.Name, field(cf))
 	}
 	return decl.NewObj("description", f.Doc, "type", "object", "additionalProperties", false, "minProperties", 1, "properties", props)
+}
+
+// ConditionFields are the keys of a condition checked once (a step's or
+// a handler's when): the condition kind's fields but a wait's own.
+func ConditionFields() []Field {
+	var out []Field
+	if sp := ConditionKind(); sp != nil {
+		for _, f := range sp.Fields {
+			if conditionOnly(f.Name) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// ConditionObject declares a condition checked once, from ConditionFields.
+func ConditionObject() *decl.Object {
+	o := &decl.Object{Name: "condition", Doc: common["when"].Doc}
+	for _, f := range ConditionFields() {
+		o.Fields = append(o.Fields, f.Decl())
+	}
+	return o
 }
 
 // conditionOnly: a field of the condition kind that a condition checked

@@ -111,9 +111,9 @@ cases:
     expect: {ok: true}
 `,
 			want: []string{
-				`2:5: case 1 needs a name`,
+				`2:5: case 1: missing name (what the case shows)`,
 				`3:13: case 1: expect is empty; name at least one envelope field, as in {ok: true}`,
-				`4:5: case "b" needs a tool`,
+				`4:5: case "b": missing tool (the tool to call)`,
 			},
 		},
 		{
@@ -149,11 +149,11 @@ cases: []
     expect: {ok: true}
 `,
 			want: []string{
-				`3:9: case "a": id "First" must match ^[a-z][a-z0-9_]{0,63}$ (lowercase letters, digits and _)`,
+				`3:9: case "a".id "First" must be lowercase letters, digits and _, starting with a letter`,
 				`5:12: case "a": grant: true needs a task_id (a grant is for one tool and one task_id)`,
 				`6:12: case "a": write task_id as a key of the case (task_id: T-1), not in args`,
 				`8:5: case name "a" is used twice (also on line 2)`,
-				`10:12: case "a" grant must be true or false, found "yes"`,
+				`10:12: case "a".grant must be true or false, found "yes"`,
 			},
 		},
 		{
@@ -232,7 +232,7 @@ cases: [{name: a, tool: t, expect: {ok: true}}]
 `,
 			want: []string{
 				`1:14: secret a: give a test value`,
-				`1:21: secret b must be a single value, found a list`,
+				`1:21: secrets.b must be a single value, found a list`,
 			},
 		},
 	}

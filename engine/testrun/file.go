@@ -57,14 +57,16 @@ var FileDecl = &decl.Object{
 	Name: "test file", Title: "toolwright test file",
 	Doc: "Test cases for workflows: each calls a tool with arguments and names the envelope fields it must return. Paths are relative to this file's folder.",
 	Fields: []decl.Field{
-		{Name: "serve", Type: decl.String, Raw: true, Doc: "a folder served on loopback for the cases; its address is ${{ site.url }}"},
+		{Name: "serve", Type: decl.String, Doc: "a folder served on loopback for the cases; its address is ${{ site.url }}"},
+		// Raw: one path or a list of paths, each checked to exist.
 		{Name: "workflows", Type: decl.String, Raw: true, Doc: "workflow files or folders (one path or a list); default: the config's",
 			Schema: func() *decl.Obj {
 				return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
 			}},
-		{Name: "selectors", Type: decl.String, Raw: true, Doc: "the selector map; default: the config's"},
-		{Name: "vars", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any}, Doc: "values over the config's vars:, visible as config.NAME (templates may use site.url)"},
-		{Name: "secrets", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.String}, Doc: "test values of the config's secrets"},
+		{Name: "selectors", Type: decl.String, Doc: "the selector map; default: the config's"},
+		{Name: "vars", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "values over the config's vars:, visible as config.NAME (templates may use site.url)"},
+		{Name: "secrets", Type: decl.Map, Elem: &decl.Field{Type: decl.String}, Doc: "test values of the config's secrets"},
+		// Raw: each case is decoded with CaseDecl under its own name.
 		{Name: "cases", Type: decl.List, Raw: true, Required: true, Elem: &decl.Field{Type: decl.Nested, Obj: CaseDecl}, Doc: "the calls, run in order: a list of {name, tool, args, expect}"},
 	},
 }
@@ -74,14 +76,15 @@ var CaseDecl = &decl.Object{
 	Name: "case", Title: "test case",
 	Doc: "One call of a tool and what its envelope must hold.",
 	Fields: []decl.Field{
-		{Name: "name", Type: decl.String, Raw: true, Required: true, Doc: "what the case shows"},
-		{Name: "id", Type: decl.String, Raw: true, Pattern: idRE.String(), Doc: "a name later cases use to read this case's envelope: ${{ cases.ID.data.x }}"},
-		{Name: "tool", Type: decl.String, Raw: true, Required: true, Doc: "the tool to call"},
-		{Name: "args", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any}, Doc: "the arguments (templates may use site.url and cases.ID)"},
-		{Name: "task_id", Type: decl.String, Raw: true, Doc: "the call's task_id"},
-		{Name: "grant", Type: decl.Bool, Raw: true, Default: false, Doc: "grant the tool for this task_id before the call"},
+		{Name: "name", Type: decl.String, Required: true, Doc: "what the case shows"},
+		{Name: "id", Type: decl.String, Pattern: idRE.String(), PatDoc: "lowercase letters, digits and _, starting with a letter", Doc: "a name later cases use to read this case's envelope: ${{ cases.ID.data.x }}"},
+		{Name: "tool", Type: decl.String, Required: true, Doc: "the tool to call"},
+		{Name: "args", Type: decl.Map, Elem: &decl.Field{Type: decl.Any}, Doc: "the arguments (templates may use site.url and cases.ID)"},
+		{Name: "task_id", Type: decl.String, Doc: "the call's task_id"},
+		{Name: "grant", Type: decl.Bool, Default: false, Doc: "grant the tool for this task_id before the call"},
+		// Raw: a map of dotted paths, each a value or matchers (want).
 		{Name: "expect", Type: decl.Map, Raw: true, Required: true, Elem: &decl.Field{Type: decl.Any, Schema: matcherSchema},
-			Doc: "envelope fields, as dotted paths (ok, code, data.rows.count), and the value each must have or a matcher: equals, contains, matches, len, exists"},
+			Doc: "envelope fields, as dotted paths (ok, code, data.rows.count), and the value each must have or a matcher: equals, contains, matches, len, exists; at least one, as in {ok: true}"},
 	},
 }
 
@@ -111,24 +114,21 @@ func Decode(file string, data []byte) (*File, lint.Problems) {
 	if v == nil {
 		return f, ps.Sort()
 	}
-	var cases *yaml.Node
-	for _, kv := range v.Entries {
-		switch kv.Key {
-		case "serve":
-			f.Serve = d.path(kv.Value, "serve", true)
-		case "workflows":
-			f.Workflows = d.workflows(kv.Value)
-		case "selectors":
-			f.Selectors = d.path(kv.Value, "selectors", false)
-		case "vars":
-			f.vars = d.vars(kv.Value)
-		case "secrets":
-			f.secretsPos = d.at(kv.KeyN)
-			d.secrets(kv.Value, f.secrets)
-		case "cases":
-			cases = kv.Value
-		}
+	if v.OK("serve") {
+		f.Serve = d.path(v.Str("serve", ""), v.Pos("serve"), "serve", true)
 	}
+	if n := v.Node("workflows"); n != nil {
+		f.Workflows = d.workflows(n)
+	}
+	if v.OK("selectors") {
+		f.Selectors = d.path(v.Str("selectors", ""), v.Pos("selectors"), "selectors", false)
+	}
+	f.vars = d.vars(v.Pairs("vars"))
+	if v.Has("secrets") {
+		f.secretsPos = v.KeyPos("secrets")
+		d.secrets(v.Map("secrets"), f.secrets)
+	}
+	cases := v.Node("cases")
 	if cases == nil {
 		return f, ps.Sort() // reported by the declaration
 	}
@@ -137,15 +137,11 @@ func Decode(file string, data []byte) (*File, lint.Problems) {
 	return f, ps.Sort()
 }
 
-// path reads a path relative to the file's folder and checks that it exists
-// (as a folder when dir).
-func (d *decoder) path(n *yaml.Node, where string, dir bool) string {
-	s, ok := yamlx.String(d.file, n, where, d.ps)
-	if !ok {
-		return ""
-	}
+// path makes a path relative to the file's folder absolute and checks
+// that it exists (as a folder when dir); at is where it is written.
+func (d *decoder) path(s string, at lint.Pos, where string, dir bool) string {
 	if s == "" {
-		d.ps.Addf(d.at(n), lint.BadValue, "%s: give a path", where)
+		d.ps.Addf(at, lint.BadValue, "%s: give a path", where)
 		return ""
 	}
 	p := s
@@ -155,40 +151,33 @@ func (d *decoder) path(n *yaml.Node, where string, dir bool) string {
 	info, err := os.Stat(p)
 	switch {
 	case err != nil:
-		d.ps.Addf(d.at(n), lint.Missing, "%s: %s does not exist (paths are relative to the test file's folder)", where, p)
+		d.ps.Addf(at, lint.Missing, "%s: %s does not exist (paths are relative to the test file's folder)", where, p)
 		return ""
 	case dir && !info.IsDir():
-		d.ps.Addf(d.at(n), lint.BadValue, "%s: %s is not a folder", where, p)
+		d.ps.Addf(at, lint.BadValue, "%s: %s is not a folder", where, p)
 		return ""
 	}
 	return p
 }
 
+// workflows reads one path or a list of paths.
 func (d *decoder) workflows(n *yaml.Node) []string {
-	n = yamlx.Resolve(n)
-	if n != nil && n.Kind == yaml.SequenceNode {
-		var out []string
-		for _, c := range n.Content {
-			if p := d.path(c, "workflows item", false); p != "" {
+	items, where := []*yaml.Node{n}, "workflows"
+	if rn := yamlx.Resolve(n); rn != nil && rn.Kind == yaml.SequenceNode {
+		items, where = rn.Content, "workflows item"
+	}
+	var out []string
+	for _, c := range items {
+		if s, ok := yamlx.String(d.file, c, where, d.ps); ok {
+			if p := d.path(s, d.at(c), where, false); p != "" {
 				out = append(out, p)
 			}
 		}
-		return out
 	}
-	if p := d.path(n, "workflows", false); p != "" {
-		return []string{p}
-	}
-	return nil
+	return out
 }
 
-func (d *decoder) vars(n *yaml.Node) []namedValue {
-	if yamlx.IsNull(n) {
-		return nil
-	}
-	kvs, ok := yamlx.Map(d.file, n, "vars", d.ps)
-	if !ok {
-		return nil
-	}
+func (d *decoder) vars(kvs []yamlx.KV) []namedValue {
 	out := make([]namedValue, 0, len(kvs))
 	for _, kv := range kvs {
 		v := d.value(kv.Value)
@@ -202,24 +191,15 @@ func (d *decoder) vars(n *yaml.Node) []namedValue {
 	return out
 }
 
-func (d *decoder) secrets(n *yaml.Node, into map[string]string) {
-	if yamlx.IsNull(n) {
-		return
-	}
-	kvs, ok := yamlx.Map(d.file, n, "secrets", d.ps)
-	if !ok {
-		return
-	}
-	for _, kv := range kvs {
-		s, ok := yamlx.Scalar(d.file, kv.Value, "secret "+kv.Key, d.ps)
-		if !ok {
-			continue
-		}
+// secrets keeps the test values (each a single value, by the declaration).
+func (d *decoder) secrets(entries []decl.Entry, into map[string]string) {
+	for _, e := range entries {
+		s := yamlx.Resolve(e.Value).Value
 		if s == "" {
-			d.ps.Addf(d.at(kv.Value), lint.BadValue, "secret %s: give a test value", kv.Key)
+			d.ps.Addf(d.at(e.Value), lint.BadValue, "secret %s: give a test value", e.Key)
 			continue
 		}
-		into[kv.Key] = s
+		into[e.Key] = s
 	}
 }
 
@@ -297,85 +277,41 @@ func (d *decoder) cases(n *yaml.Node) []*Case {
 
 func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 	where := fmt.Sprintf("case %d", i+1)
-	kvs, ok := yamlx.Map(d.file, n, where, d.ps)
-	if !ok {
+	c := &Case{pos: d.at(yamlx.Resolve(n)), toolPos: d.at(yamlx.Resolve(n))}
+	// Its name first, so every message can use it.
+	if name := strings.TrimSpace(CaseDecl.Decode(d.file, n, where, &lint.Problems{}).Str("name", "")); name != "" {
+		where = fmt.Sprintf("case %q", name)
+	}
+	v := CaseDecl.Decode(d.file, n, where, d.ps)
+	if v == nil {
 		return nil
 	}
-	c := &Case{pos: d.at(yamlx.Resolve(n)), toolPos: d.at(yamlx.Resolve(n))}
-	for _, kv := range kvs { // name first, so messages can use it
-		if kv.Key == "name" {
-			if s, ok := yamlx.String(d.file, kv.Value, where+" name", d.ps); ok {
-				c.Name = strings.TrimSpace(s)
-				if c.Name == "" {
-					d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: name must not be empty", where)
-				} else {
-					where = fmt.Sprintf("case %q", c.Name)
-				}
-			}
-		}
+	c.Name = strings.TrimSpace(v.Str("name", ""))
+	if v.OK("name") && c.Name == "" {
+		d.ps.Addf(v.Pos("name"), lint.BadValue, "%s: name must not be empty", where)
 	}
-	yamlx.Known(d.file, kvs, CaseDecl.Names(), where, d.ps)
-	meant := map[string]bool{} // keys an unknown key was reported as a misspelling of
-	for _, kv := range kvs {
-		if _, ok := CaseDecl.Field(kv.Key); !ok {
-			meant[lint.Closest(kv.Key, CaseDecl.Names())] = true
-		}
+	c.ID = v.Str("id", "")
+	c.Tool, c.TaskID, c.Grant = v.Str("tool", ""), v.Str("task_id", ""), v.Bool("grant", false)
+	if v.Has("tool") {
+		c.toolPos = v.Pos("tool")
 	}
-	var expect *yaml.Node
-	var grantN *yaml.Node
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "id":
-			if s, ok := yamlx.String(d.file, kv.Value, where+" id", d.ps); ok {
-				if !idRE.MatchString(s) {
-					d.ps.Addf(d.at(kv.Value), lint.BadName, "%s: id %q must match %s (lowercase letters, digits and _)", where, s, idRE)
-				} else {
-					c.ID = s
-				}
-			}
-		case "tool":
-			c.toolPos = d.at(kv.Value)
-			c.Tool, _ = yamlx.String(d.file, kv.Value, where+" tool", d.ps)
-		case "args":
-			if yamlx.IsNull(kv.Value) {
-				continue
-			}
-			kvs, ok := yamlx.Map(d.file, kv.Value, where+" args", d.ps)
-			if !ok {
-				continue
-			}
-			c.args = map[string]any{}
-			for _, a := range kvs {
-				if a.Key == "task_id" {
-					d.ps.Addf(d.at(a.KeyN), lint.BadValue, "%s: write task_id as a key of the case (task_id: %s), not in args", where, a.Value.Value)
-					continue
-				}
-				c.args[a.Key] = d.value(a.Value)
-				c.argKeys = append(c.argKeys, a)
-			}
-		case "task_id":
-			c.TaskID, _ = yamlx.String(d.file, kv.Value, where+" task_id", d.ps)
-		case "grant":
-			grantN = kv.Value
-			c.grantPos = d.at(kv.Value)
-			c.Grant, _ = yamlx.Bool(d.file, kv.Value, where+" grant", d.ps)
-		case "expect":
-			expect = kv.Value
-		}
-	}
-	if c.Name == "" && !hasKey(kvs, "name") && !meant["name"] {
-		d.ps.Addf(c.pos, lint.Missing, "%s needs a name", where)
-	}
-	if c.Tool == "" && !hasKey(kvs, "tool") && !meant["tool"] {
-		d.ps.Addf(c.pos, lint.Missing, "%s needs a tool", where)
-	}
+	c.grantPos = v.Pos("grant")
 	if c.Grant && c.TaskID == "" {
-		d.ps.Addf(d.at(grantN), lint.Missing, "%s: grant: true needs a task_id (a grant is for one tool and one task_id)", where)
+		d.ps.Addf(c.grantPos, lint.Missing, "%s: grant: true needs a task_id (a grant is for one tool and one task_id)", where)
 	}
-	if expect == nil && !meant["expect"] {
-		d.ps.Addf(c.pos, lint.Missing, "%s needs expect: the envelope fields it must have, as in {ok: true}", where)
-	} else if expect != nil {
-		c.expect = d.expect(expect, where)
+	if v.Has("args") {
+		c.args = map[string]any{}
+	}
+	for _, a := range v.Pairs("args") {
+		if a.Key == TaskIDArg {
+			d.ps.Addf(d.at(a.KeyN), lint.BadValue, "%s: write task_id as a key of the case (task_id: %s), not in args", where, a.Value.Value)
+			continue
+		}
+		c.args[a.Key] = d.value(a.Value)
+		c.argKeys = append(c.argKeys, a)
+	}
+	if n := v.Node("expect"); n != nil {
+		c.expect = d.expect(n, where)
 	}
 	for _, v := range c.args {
 		c.refs = append(c.refs, refsIn(v)...)
@@ -387,14 +323,8 @@ func (d *decoder) caseOf(n *yaml.Node, i int) *Case {
 	return c
 }
 
-func hasKey(kvs []yamlx.KV, key string) bool {
-	for _, kv := range kvs {
-		if kv.Key == key {
-			return true
-		}
-	}
-	return false
-}
+// TaskIDArg is the argument toolwright adds (a case's task_id key gives it).
+const TaskIDArg = "task_id"
 
 func (d *decoder) expect(n *yaml.Node, where string) []*check {
 	kvs, ok := yamlx.Map(d.file, n, where+" expect", d.ps)
