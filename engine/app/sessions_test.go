@@ -131,6 +131,16 @@ func (s *shopSite) SIDs() []string {
 	return out
 }
 
+// shopSignInSteps sign in on the shop's sign-in page, second factor
+// included.
+const shopSignInSteps = `  - fill: {target: shop.login.email, value: "${{ secrets.shop_user }}"}
+  - fill: {target: shop.login.password, value: "${{ secrets.shop_password }}"}
+  - click: shop.login.submit
+  - fill: {target: shop.otp.code, value: "${{ secrets.shop_code }}"}
+  - click: shop.otp.verify
+  - wait: {visible: shop.account.name}
+`
+
 // shopProject writes a project whose read_account tool signs in (with
 // the second factor) only when the saved session does not take it to the
 // account page.
@@ -178,13 +188,7 @@ risk: read
 purposes: [shop]
 session: save
 steps:
-  - fill: {target: shop.login.email, value: "${{ secrets.shop_user }}"}
-  - fill: {target: shop.login.password, value: "${{ secrets.shop_password }}"}
-  - click: shop.login.submit
-  - fill: {target: shop.otp.code, value: "${{ secrets.shop_code }}"}
-  - click: shop.otp.verify
-  - wait: {visible: shop.account.name}
-`)
+`+shopSignInSteps)
 	must("workflows/read_account.yaml", `name: read_account
 description: Read the account holder's name, signing in only when the saved session no longer works.
 risk: read
@@ -491,13 +495,7 @@ steps:
   - open_env: {purpose: shop}
     timeout: 60s # a browser starting on a loaded machine
   - goto: ${{ config.shop_base }}/account
-  - fill: {target: shop.login.email, value: "${{ secrets.shop_user }}"}
-  - fill: {target: shop.login.password, value: "${{ secrets.shop_password }}"}
-  - click: shop.login.submit
-  - fill: {target: shop.otp.code, value: "${{ secrets.shop_code }}"}
-  - click: shop.otp.verify
-  - wait: {visible: shop.account.name}
-output:
+` + shopSignInSteps + `output:
   env_id: ${{ env.id }}
 `,
 		"workflows/close_kept.yaml": `name: close_kept
