@@ -6,10 +6,10 @@ package htmlview
 
 import (
 	"embed"
-	"fmt"
 	"html/template"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -26,13 +26,9 @@ var css = func() string {
 }()
 
 var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(css) },
-	"pct": func(v, total float64) string {
-		if total <= 0 {
-			return "0"
-		}
-		return fmt.Sprintf("%.3f", v/total*100)
-	},
+	"css":       func() template.CSS { return template.CSS(css) },
+	"px":        func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "px" },
+	"shot":      layoutShot,
 	"when":      func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
 	"codeClass": codeClass,
 	"traceURL":  func(id string) string { return "trace/" + id },

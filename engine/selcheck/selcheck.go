@@ -141,7 +141,7 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 		res.Error = red.Redact(fmt.Sprintf("the page moved on to %s (a redirect or a script): its targets were not checked; sign in first with --setup, or check that page itself", after))
 		res.report.Error = res.Error
 		if o.ReportDir != "" {
-			shoot(ctx, tab, i, &res.report, o)
+			picture(ctx, tab, i, &res.report, nil, o)
 		}
 		return res
 	}
@@ -150,16 +150,13 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 	}
 	res.Targets = hs
 	if o.ReportDir != "" {
-		for _, h := range hs {
-			res.report.Targets = append(res.report.Targets, target(ctx, tab, o.Map, h))
-		}
-		shoot(ctx, tab, i, &res.report, o)
+		picture(ctx, tab, i, &res.report, hs, o)
 	}
 	return res
 }
 
-// target is a health line with the boxes of what its locator matched.
-func target(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Health) htmlview.ReportTarget {
+// row is a target's health line in the report.
+func row(m *selector.Map, h selector.Health) htmlview.ReportTarget {
 	rt := htmlview.ReportTarget{Name: h.Name, Status: h.Status, Message: h.Message}
 	t, ok := m.Lookup(h.Name)
 	if !ok || h.Status == selector.StatusNotFound || h.Count == 0 {
@@ -171,21 +168,31 @@ func target(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Heal
 			rt.Locator = fmt.Sprintf("fallback %d: %s", h.Locator, rt.Locator)
 		}
 	}
+	return rt
+}
+
+// boxes are the rectangles of what the target's locator matched, as the
+// page is laid out now.
+func boxes(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Health) []htmlview.Box {
+	if h.Status == selector.StatusNotFound || h.Count == 0 {
+		return nil
+	}
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	match, err := m.Resolve(rctx, tab, h.Name, selector.Options{Once: true})
 	if err != nil {
-		return rt
+		return nil
 	}
+	var out []htmlview.Box
 	for k, el := range match.Elements {
 		if k == maxBoxes {
 			break
 		}
 		if b, ok := box(rctx, el); ok {
-			rt.Boxes = append(rt.Boxes, b)
+			out = append(out, b)
 		}
 	}
-	return rt
+	return out
 }
 
 // box is the element's rectangle in page coordinates; hidden elements have none.
@@ -214,8 +221,19 @@ const maskJS = `(secrets) => {
   }
 }`
 
-// shoot masks secrets and saves a full-page screenshot beside index.html.
-func shoot(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, o Options) {
+// maxShot bounds the picture of a page each way (CSS pixels), as the
+// screenshot step does: Chromium cannot capture more.
+const maxShot = 16384
+
+// picture masks secrets, lays the page out at its full size, measures the
+// boxes of the targets hs in that layout and saves the screenshot beside
+// index.html. The boxes are measured on the very layout the picture shows:
+// masking shortens text, and a taller viewport can move what depends on
+// it, so boxes measured before would sit off their elements.
+func picture(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, hs []selector.Health, o Options) {
+	for _, h := range hs {
+		rp.Targets = append(rp.Targets, row(o.Map, h))
+	}
 	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	page := tab.Context(sctx)
@@ -223,10 +241,38 @@ func shoot(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, o
 		rp.Error = strings.TrimSpace(rp.Error + " (the screenshot was not taken: secrets could not be masked)")
 		return
 	}
-	b, err := page.Screenshot(true, &proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng})
+	// The window as it was, to give it back afterwards.
+	var was []int
+	if res, err := page.Eval(`() => [innerWidth, innerHeight]`); err == nil {
+		_ = res.Value.Unmarshal(&was)
+	}
+	metrics, err := proto.PageGetLayoutMetrics{}.Call(page)
+	if err != nil || metrics.CSSContentSize == nil || len(was) != 2 {
+		return
+	}
+	full := proto.EmulationSetDeviceMetricsOverride{
+		Width:  min(int(metrics.CSSContentSize.Width+0.5), maxShot),
+		Height: min(int(metrics.CSSContentSize.Height+0.5), maxShot),
+	}
+	if full.Width <= 0 || full.Height <= 0 {
+		return
+	}
+	if err := full.Call(page); err != nil {
+		return
+	}
+	defer func() {
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer rcancel()
+		_ = proto.EmulationSetDeviceMetricsOverride{Width: was[0], Height: was[1]}.Call(tab.Context(rctx))
+	}()
+	for k, h := range hs {
+		rp.Targets[k].Boxes = boxes(ctx, tab, o.Map, h)
+	}
+	shot, err := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}.Call(page)
 	if err != nil {
 		return
 	}
+	b := shot.Data
 	cfg, err := png.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
 		return
