@@ -71,10 +71,10 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 	if p.Type == "" {
 		return nil // missing or not a type: reported, and the type's rules cannot be checked
 	}
-	applies := keysFor(p.Type)
+	pv := &paramVals{Values: v, where: where, keyN: keyN, applies: keysFor(p.Type)}
 	for _, kv := range v.Entries {
 		f, _ := obj.Field(kv.Key)
-		if len(f.For) > 0 && !contains(applies, kv.Key) {
+		if len(f.For) > 0 && !contains(pv.applies, kv.Key) {
 			d.ps.Addf(d.pos(kv.KeyN), lint.UnknownKey, "%s: %s does not apply to type %s (it is for %s)", where, kv.Key, p.Type, strings.Join(f.For, ", "))
 		}
 	}
@@ -85,101 +85,18 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 	if v.Declares("required") {
 		p.Required = v.Bool("required", false)
 	}
-	has := func(key string) bool { return contains(applies, key) && v.OK(key) }
-	num := func(key string) *float64 {
-		if !has(key) {
-			return nil
-		}
-		x, _ := v.Float(key)
-		if p.Type == TInteger && x != math.Trunc(x) {
-			d.ps.Addf(v.Pos(key), lint.BadValue, "%s: %s must be a whole number for an integer", where, key)
-		}
-		return &x
-	}
 	switch p.Type {
 	case TInteger, TNumber:
-		p.Min, p.Max = num("min"), num("max")
-		written := func(k string) bool { return v.Has(k) || v.Meant(k) }
-		if !written("min") || !written("max") {
-			d.ps.Addf(d.pos(keyN), lint.Unbounded, "%s: %s needs both min and max, so no unbounded number reaches a workflow", where, map[string]string{TInteger: "an integer", TNumber: "a number"}[p.Type])
-		} else if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
-			d.ps.Addf(d.pos(keyN), lint.BadValue, "%s: min %v is greater than max %v", where, *p.Min, *p.Max)
-		}
+		d.paramNumbers(p, pv)
 	case TString:
-		p.MaxLength = v.Int("max_length", DefaultMaxLength)
-		if has("min_length") {
-			ml := v.Int("min_length", 0)
-			p.MinLength = &ml
-			if ml > p.MaxLength {
-				d.ps.Addf(v.Pos("min_length"), lint.BadValue, "%s: min_length %d is greater than max_length %d", where, ml, p.MaxLength)
-			}
-		}
-		if has("pattern") {
-			s := v.Str("pattern", "")
-			re, err := regexp.Compile(s)
-			if err != nil {
-				d.ps.Addf(v.Pos("pattern"), lint.BadValue, "%s: pattern is not a valid RE2 expression: %v", where, err)
-			} else {
-				p.Pattern, p.re = s, re
-			}
-		}
-		p.Format = v.Str("format", "")
-		if has("enum_from") {
-			p.EnumFrom = v.Str("enum_from", "")
-			for _, r := range d.cfg.RegionNames() {
-				p.Enum = append(p.Enum, r)
-			}
-		}
+		d.paramString(p, pv)
 	case TArray:
-		if kv, ok := v.KV("items"); ok {
-			p.Items = d.decodeParam(name, kv.KeyN, kv.Value, true)
-		} else if !v.Meant("items") {
-			d.ps.Addf(d.pos(keyN), lint.Missing, "%s: an array needs items (a scalar parameter spec)", where)
-		}
-		if has("max_items") {
-			p.MaxItems = v.Int("max_items", 0)
-			if p.MaxItems > d.cfg.Limits.MaxListItems {
-				d.ps.Addf(v.Pos("max_items"), lint.Unbounded, "%s: max_items %d is above limits.max_list_items (%d)", where, p.MaxItems, d.cfg.Limits.MaxListItems)
-			}
-		} else if !v.Has("max_items") && !v.Meant("max_items") {
-			d.ps.Addf(d.pos(keyN), lint.Unbounded, "%s: an array needs max_items", where)
-		}
+		d.paramArray(p, pv)
 	case TTarget:
-		if !v.Has("prefix") {
-			if !v.Meant("prefix") {
-				d.ps.Addf(d.pos(keyN), lint.Missing, "%s: a target parameter needs a prefix (its allowed values are the selector-map targets starting with it)", where)
-			}
-			break
-		}
-		if has("prefix") {
-			p.Prefix = v.Str("prefix", "")
-			for _, t := range d.sel.WithPrefix(p.Prefix) {
-				p.Enum = append(p.Enum, t)
-			}
-			if len(p.Enum) == 0 {
-				d.ps.Addf(v.Pos("prefix"), lint.UnknownRef, "%s: no selector-map target starts with %q%s", where, p.Prefix, lint.Suggest(p.Prefix, d.sel.Names()))
-			}
-		}
+		d.paramTarget(p, pv)
 	}
-	if kv, ok := v.KV("enum"); ok && contains(applies, "enum") {
-		if p.EnumFrom != "" {
-			d.ps.Addf(d.pos(kv.KeyN), lint.BadValue, "%s: give enum or enum_from, not both", where)
-		} else if vn := yamlx.Resolve(kv.Value); vn == nil || vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
-			d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: enum must be a non-empty list", where)
-		} else {
-			// Each value must pass the other rules; p.Enum is set after, so
-			// a value is never checked against the list being built.
-			var values []any
-			for _, c := range vn.Content {
-				x := yamlx.Value(c)
-				if msg := p.check(x); msg != "" {
-					d.ps.Addf(d.pos(c), lint.BadValue, "%s: enum value %v: %s", where, x, msg)
-					continue
-				}
-				values = append(values, normalize(p.Type, x))
-			}
-			p.Enum = values
-		}
+	if kv, ok := v.KV("enum"); ok && contains(pv.applies, "enum") {
+		d.paramEnum(p, pv, kv)
 	}
 	if kv, ok := defaultKV(v); ok {
 		x := yamlx.Value(kv.Value)
@@ -194,6 +111,128 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 		}
 	}
 	return p
+}
+
+// paramVals is a decoded parameter with what its rules' messages need.
+type paramVals struct {
+	*decl.Values
+	where   string
+	keyN    *yaml.Node // the parameter's name, where problems of the whole are reported
+	applies []string   // the keys of its type
+}
+
+// has reports whether key applies to the type and was written well.
+func (pv *paramVals) has(key string) bool { return contains(pv.applies, key) && pv.OK(key) }
+
+// paramNumbers reads an integer's or a number's min and max (both required).
+func (d *decoder) paramNumbers(p *Param, pv *paramVals) {
+	num := func(key string) *float64 {
+		if !pv.has(key) {
+			return nil
+		}
+		x, _ := pv.Float(key)
+		if p.Type == TInteger && x != math.Trunc(x) {
+			d.ps.Addf(pv.Pos(key), lint.BadValue, "%s: %s must be a whole number for an integer", pv.where, key)
+		}
+		return &x
+	}
+	p.Min, p.Max = num("min"), num("max")
+	written := func(k string) bool { return pv.Has(k) || pv.Meant(k) }
+	if !written("min") || !written("max") {
+		d.ps.Addf(d.pos(pv.keyN), lint.Unbounded, "%s: %s needs both min and max, so no unbounded number reaches a workflow", pv.where, map[string]string{TInteger: "an integer", TNumber: "a number"}[p.Type])
+	} else if p.Min != nil && p.Max != nil && *p.Min > *p.Max {
+		d.ps.Addf(d.pos(pv.keyN), lint.BadValue, "%s: min %v is greater than max %v", pv.where, *p.Min, *p.Max)
+	}
+}
+
+// paramString reads a string's lengths, pattern, format and enum_from.
+func (d *decoder) paramString(p *Param, pv *paramVals) {
+	p.MaxLength = pv.Int("max_length", DefaultMaxLength)
+	if pv.has("min_length") {
+		ml := pv.Int("min_length", 0)
+		p.MinLength = &ml
+		if ml > p.MaxLength {
+			d.ps.Addf(pv.Pos("min_length"), lint.BadValue, "%s: min_length %d is greater than max_length %d", pv.where, ml, p.MaxLength)
+		}
+	}
+	if pv.has("pattern") {
+		s := pv.Str("pattern", "")
+		re, err := regexp.Compile(s)
+		if err != nil {
+			d.ps.Addf(pv.Pos("pattern"), lint.BadValue, "%s: pattern is not a valid RE2 expression: %v", pv.where, err)
+		} else {
+			p.Pattern, p.re = s, re
+		}
+	}
+	p.Format = pv.Str("format", "")
+	if pv.has("enum_from") {
+		p.EnumFrom = pv.Str("enum_from", "")
+		for _, r := range d.cfg.RegionNames() {
+			p.Enum = append(p.Enum, r)
+		}
+	}
+}
+
+// paramArray reads an array's items spec and max_items (both required).
+func (d *decoder) paramArray(p *Param, pv *paramVals) {
+	if kv, ok := pv.KV("items"); ok {
+		p.Items = d.decodeParam(p.Name, kv.KeyN, kv.Value, true)
+	} else if !pv.Meant("items") {
+		d.ps.Addf(d.pos(pv.keyN), lint.Missing, "%s: an array needs items (a scalar parameter spec)", pv.where)
+	}
+	if pv.has("max_items") {
+		p.MaxItems = pv.Int("max_items", 0)
+		if p.MaxItems > d.cfg.Limits.MaxListItems {
+			d.ps.Addf(pv.Pos("max_items"), lint.Unbounded, "%s: max_items %d is above limits.max_list_items (%d)", pv.where, p.MaxItems, d.cfg.Limits.MaxListItems)
+		}
+	} else if !pv.Has("max_items") && !pv.Meant("max_items") {
+		d.ps.Addf(d.pos(pv.keyN), lint.Unbounded, "%s: an array needs max_items", pv.where)
+	}
+}
+
+// paramTarget reads a target parameter's prefix: its values are the
+// selector-map targets starting with it.
+func (d *decoder) paramTarget(p *Param, pv *paramVals) {
+	if !pv.Has("prefix") {
+		if !pv.Meant("prefix") {
+			d.ps.Addf(d.pos(pv.keyN), lint.Missing, "%s: a target parameter needs a prefix (its allowed values are the selector-map targets starting with it)", pv.where)
+		}
+		return
+	}
+	if pv.has("prefix") {
+		p.Prefix = pv.Str("prefix", "")
+		for _, t := range d.sel.WithPrefix(p.Prefix) {
+			p.Enum = append(p.Enum, t)
+		}
+		if len(p.Enum) == 0 {
+			d.ps.Addf(pv.Pos("prefix"), lint.UnknownRef, "%s: no selector-map target starts with %q%s", pv.where, p.Prefix, lint.Suggest(p.Prefix, d.sel.Names()))
+		}
+	}
+}
+
+// paramEnum reads enum: each value must pass the parameter's other rules.
+func (d *decoder) paramEnum(p *Param, pv *paramVals, kv yamlx.KV) {
+	if p.EnumFrom != "" {
+		d.ps.Addf(d.pos(kv.KeyN), lint.BadValue, "%s: give enum or enum_from, not both", pv.where)
+		return
+	}
+	vn := yamlx.Resolve(kv.Value)
+	if vn == nil || vn.Kind != yaml.SequenceNode || len(vn.Content) == 0 {
+		d.ps.Addf(d.pos(kv.Value), lint.BadValue, "%s: enum must be a non-empty list", pv.where)
+		return
+	}
+	// p.Enum is set after, so a value is never checked against the list
+	// being built.
+	var values []any
+	for _, c := range vn.Content {
+		x := yamlx.Value(c)
+		if msg := p.check(x); msg != "" {
+			d.ps.Addf(d.pos(c), lint.BadValue, "%s: enum value %v: %s", pv.where, x, msg)
+			continue
+		}
+		values = append(values, normalize(p.Type, x))
+	}
+	p.Enum = values
 }
 
 // normalize turns YAML numbers into the type the schema expects.
