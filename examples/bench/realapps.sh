@@ -13,6 +13,10 @@
 # runs) and writes its table into examples/bench/RESULTS.md between the
 # "real applications" markers (--no-write: print it only). Raw JSON:
 # $TMPDIR/toolwright-realapps.json.
+#
+# The apps' ports and state folder are the setup scripts' (MW_PORT, DB_PORT,
+# PMA_PORT, TOOLWRIGHT_APPS_DIR; defaults 18301-18303, /var/tmp/toolwright-apps):
+# set them to run on a machine where another copy of the apps is in use.
 set -euo pipefail
 RUNS=5
 GAP=1000
@@ -26,7 +30,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY="$2"; shift 2 ;;
     --no-write) WRITE=0; shift ;;
     --section) SECTION="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "realapps.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -67,7 +71,9 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at start: $(uptime)"
 OUTJSON=${TMPDIR:-/tmp}/toolwright-realapps.json
 node "$BENCH/mcp-compare/realapps.mjs" --toolwright "$BIN/toolwright" --runs "$RUNS" --gap "$GAP" \
-  --chromium "$CHROMIUM" --only "$ONLY" --out "$OUTJSON" >"$BIN/section.md"
+  --chromium "$CHROMIUM" --only "$ONLY" --out "$OUTJSON" \
+  --wiki "http://127.0.0.1:${MW_PORT:-18301}" --pma "http://127.0.0.1:${PMA_PORT:-18303}" \
+  --pma-state "${TOOLWRIGHT_APPS_DIR:-/var/tmp/toolwright-apps}/phpmyadmin" >"$BIN/section.md"
 log "load at end: $(uptime)"
 fi
 
