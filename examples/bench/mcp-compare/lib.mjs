@@ -34,7 +34,8 @@ export function recorder(client) {
     run,
     async call(name, args) {
       const t0 = performance.now();
-      const res = await client.callTool({ name, arguments: args });
+      // No client-side limit under a minute: a loaded machine took longer for one call.
+      const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 600000 });
       const ms = performance.now() - t0;
       run.calls++;
       run.bytes += contentBytes(res);

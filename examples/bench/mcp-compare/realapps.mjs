@@ -71,6 +71,9 @@ async function startToolwright(app, dir, vars, secrets, env) {
     `vars: ${JSON.stringify(vars)}`,
     `secrets: ${JSON.stringify(secrets)}`,
     `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
+    // The environments sign_in made are kept for the whole run: one action (18 runs) took more
+    // than the default 10 minutes at load 75, and the reaper closed them under the next ones.
+    `browser: {idle_timeout: 3h}`,
     "",
   ].join("\n"));
   const transport = new StdioClientTransport({
