@@ -236,11 +236,11 @@ func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(sto
 		st.Close()
 		return nil, err
 	}
-	if cfg.Browser.Provider != browser.ProviderLocal {
-		// Remote browsers are shared: environments, their leases and the
-		// pool limits live in the store for every replica.
-		bo.Registry = Registry(st)
-	}
+	// Remote browsers are shared: environments, their leases and the pool
+	// limits live in the store for every replica. The manager uses the
+	// registry only when its provider's browsers outlive this process
+	// (browser.Attacher).
+	bo.Registry = Registry(st)
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		st.Close()

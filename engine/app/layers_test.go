@@ -13,7 +13,7 @@ var layers = map[string]int{
 	"engine/yamlx": 1, "engine/result": 1,
 	"engine/decl": 2, "engine/tmpl": 2,
 	"engine/config": 3, "engine/selector": 3, "engine/store": 3, "engine/browser": 3,
-	"engine/policy": 4, "engine/store/sqlstore": 4, "engine/store/storetest": 4,
+	"engine/policy": 4, "engine/store/sqlstore": 4, "engine/store/storetest": 4, "engine/browser/providertest": 4,
 	"engine/htmlview": 4, "engine/selsuggest": 4, "engine/step": 4,
 	"engine/step/kinds": 5, "engine/selcheck": 5, "engine/workflow": 5, "engine/record": 5,
 	"engine/run":         6,

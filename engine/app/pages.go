@@ -98,10 +98,8 @@ func runSetup(ctx context.Context, a *App, setup string, setupArgs []string) (id
 	}
 	// Start the browser before the setup tool runs, so its launch (slow on
 	// a loaded machine) never counts against open_env's step timeout.
-	if a.Browsers.Provider().Name() == browser.ProviderLocal {
-		if _, err := a.Browsers.Provider().Browser(ctx); err != nil {
-			return "", "", fmt.Errorf("--setup: the browser did not start: %w", err)
-		}
+	if err := a.Browsers.Start(ctx); err != nil {
+		return "", "", fmt.Errorf("--setup: the browser did not start: %w", err)
 	}
 	raw, _ := json.Marshal(args)
 	env, err := a.Engine.Call(ctx, run.Request{Tool: setup, Args: raw})

@@ -127,22 +127,13 @@ func TestShutdownLeavesNoChromium(t *testing.T) {
 }
 
 // TestCDPProvider attaches to a Chromium the test launches itself, as a
-// remote grid or a profile manager would hand one over.
+// remote grid or a profile manager would hand one over, for what the
+// provider contract (providertest, run by engine/app's
+// TestProviderContract: pages, cookies apart, allowed hosts, crashes) does
+// not look at: Shutdown leaves the remote browser running without the
+// contexts it made, and a dead endpoint is named in Open's error.
 func TestCDPProvider(t *testing.T) {
 	bin := needChromium(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
-		http.SetCookie(w, &http.Cookie{Name: "who", Value: "remote", Path: "/"})
-		html("set")(w, r)
-	})
-	mux.HandleFunc("/show", func(w http.ResponseWriter, r *http.Request) {
-		v := "none"
-		if c, err := r.Cookie("who"); err == nil {
-			v = c.Value
-		}
-		html("cookie="+v)(w, r)
-	})
-	s := newSite(t, mux)
 
 	dir := t.TempDir()
 	l := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(dir).NoSandbox(os.Geteuid() == 0).Set("disable-gpu")
@@ -167,12 +158,6 @@ func TestCDPProvider(t *testing.T) {
 	b := mustOpen(t, m, "", "b")
 	if a.Endpoint() != u {
 		t.Errorf("Endpoint = %q, want %q", a.Endpoint(), u)
-	}
-	mustNavigate(t, a, s.URL+"/set")
-	mustNavigate(t, a, s.URL+"/show")
-	mustNavigate(t, b, s.URL+"/show")
-	if ga, gb := bodyText(t, a), bodyText(t, b); ga != "cookie=remote" || gb != "cookie=none" {
-		t.Errorf("a sees %q, b sees %q", ga, gb)
 	}
 
 	// Watch the remote browser from a second connection.

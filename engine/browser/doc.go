@@ -4,28 +4,40 @@
 //
 // # Providers
 //
-// The local provider launches the system Chromium (browser.bin, or
-// launcher.LookPath) on the first Open, headless, with a fresh profile that
-// is removed when the browser closes, and again after a crash. It never
-// downloads a browser. The cdp provider attaches to remote browsers (a grid,
-// a Kubernetes pool, Chrome started with --remote-debugging-port, a profile
-// manager) by ws:// DevTools URLs or http://host:port (resolved through
-// /json/version), one connection per endpoint, handing endpoints to new
-// environments in turn; a dial is bounded and runs outside the provider's
-// lock, so a hung endpoint never blocks opens on the others. It never closes
-// a remote browser, only the contexts it made. The webdriver provider asks
-// W3C WebDriver endpoints (Selenium Grid 4, chromedriver) for one Chromium
-// session per environment and connects over the CDP address the session
-// returns (se:cdp, or goog:chromeOptions.debuggerAddress); the session is
-// kept alive while the environment is open and deleted when it closes, by
-// whichever replica closes it (webdriver.go). Nothing above the Provider
-// interface can tell them apart.
+// Providers register by name from their own file (RegisterProvider, like
+// database/sql drivers) and browser.provider picks one; what a provider
+// can do beyond Provider it declares through small optional interfaces the
+// Manager type-asserts (providers.go): Attacher (its browsers outlive this
+// process, so environments are shared through the Registry), SessionKeeper
+// (one browser session per environment, kept alive while it is open and
+// ended when it closes) and Starter (a browser of its own to start ahead of
+// the first Open). Nothing above the Provider interface tells providers
+// apart by name (TestNoProviderNamesAboveTheSeam); one contract suite runs
+// on all of them (TestProviderContract).
+//
+// The local provider (local.go) launches the system Chromium (browser.bin,
+// or launcher.LookPath) on the first Open, headless, with a fresh profile
+// that is removed when the browser closes, and again after a crash. It
+// never downloads a browser. It is a Starter. The cdp provider (cdp.go)
+// attaches to remote browsers (a grid, a Kubernetes pool, Chrome started
+// with --remote-debugging-port, a profile manager) by ws:// DevTools URLs
+// or http://host:port (resolved through /json/version), one connection per
+// endpoint, handing endpoints to new environments in turn; a dial is
+// bounded and runs outside the provider's lock, so a hung endpoint never
+// blocks opens on the others. It never closes a remote browser, only the
+// contexts it made. It is an Attacher. The webdriver provider
+// (webdriver.go) asks W3C WebDriver endpoints (Selenium Grid 4,
+// chromedriver) for one Chromium session per environment and connects over
+// the CDP address the session returns (se:cdp, or
+// goog:chromeOptions.debuggerAddress); the session is kept alive while the
+// environment is open and deleted when it closes, by whichever replica
+// closes it. It is an Attacher and a SessionKeeper.
 //
 // # Several replicas (Options.Registry)
 //
-// With a Registry (the store's environment registry; app sets it for every
-// provider but local) the environments of remote browsers are shared by all
-// replicas. Each is a row: endpoint, browser context id, page target id,
+// With a Registry (the store's environment registry; app always sets it,
+// and the Manager uses it when its provider is an Attacher) the
+// environments of remote browsers are shared by all replicas. Each is a row: endpoint, browser context id, page target id,
 // region, purpose, lease owner and expiry, last used, closed. Kept
 // environments are made without disposeOnDetach, so they outlive the
 // connection (and the replica) that made them; temporary ones and spares die

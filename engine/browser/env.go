@@ -138,6 +138,10 @@ func (e *Env) Page() *rod.Page { return e.page }
 // Endpoint is the DevTools URL of the browser the environment lives in.
 func (e *Env) Endpoint() string { return e.conn.Endpoint() }
 
+// Session is the browser session the environment owns, from a provider
+// that makes one per environment (SessionKeeper); "" for the others.
+func (e *Env) Session() string { return e.session }
+
 // BrowserContextID is the CDP browser context of the environment.
 func (e *Env) BrowserContextID() string { return string(e.ctxID) }
 

@@ -65,15 +65,23 @@ func NewManager(opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
-	d := dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica, hold: o.HoldSubresources, csp: o.cspHeader()}
-	if o.Registry != nil {
-		d.known = func(ctx context.Context, id string) (*Record, error) { return o.Registry.ByContext(ctx, id) }
+	d := &dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica, hold: o.HoldSubresources, csp: o.cspHeader()}
+	provider, err := newProvider(o, d)
+	if err != nil {
+		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
+	}
+	reg := o.Registry
+	if _, shared := provider.(Attacher); !shared {
+		reg = nil // its browsers die with this process: nothing to share
+	}
+	if reg != nil {
+		d.known = func(ctx context.Context, id string) (*Record, error) { return reg.ByContext(ctx, id) }
 	}
 	m := &Manager{
 		opts:       o,
 		log:        o.Logger,
-		provider:   newProvider(o, d),
-		reg:        o.Registry,
+		provider:   provider,
+		reg:        reg,
 		replica:    o.Replica,
 		proxies:    map[string]proxy{},
 		envs:       map[string]*Env{},
@@ -101,14 +109,20 @@ func NewManager(opts Options) (*Manager, error) {
 // Provider is the manager's browser provider.
 func (m *Manager) Provider() Provider { return m.provider }
 
-// Start starts the provider's browser now when the provider runs it on
-// this machine (local), so a caller can bound its launch, slow on a loaded
+// Start starts the provider's own browser now when it has one to start
+// (Starter: local), so a caller can bound its launch, slow on a loaded
 // machine, by something longer than the step that first needs it. Other
 // providers reach running browsers: nothing to do.
 func (m *Manager) Start(ctx context.Context) error {
-	if s, ok := m.provider.(starter); ok {
-		return s.Start(ctx)
+	s, ok := m.provider.(Starter)
+	if !ok {
+		return nil
 	}
+	conn, err := s.Start(ctx)
+	if err != nil {
+		return err
+	}
+	m.watch(conn)
 	return nil
 }
 
@@ -398,15 +412,15 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 	}
 	m.watch(conn)
 	b := conn.browser.Context(ctx)
-	// Only kept environments of a shared browser outlive the connection;
-	// temporary ones (and spares) die with it, like everything local.
-	_, shared := m.provider.(attacher)
-	shared = shared && m.reg != nil
+	// Only kept environments of a shared browser (a registry, which an
+	// Attacher has) outlive the connection; temporary ones (and spares)
+	// die with it, like everything local.
+	shared := m.reg != nil
 	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: temporary || !shared, ProxyServer: px.server}.Call(b)
 	if err != nil {
 		err = m.browserErr(conn, err, "cannot make a browser context")
 		if s := conn.Session(); s != "" {
-			endSession(s, m.log) // the session was made for this environment alone
+			m.endSession(s) // the session was made for this environment alone
 			conn.Close()
 		}
 		return nil, err
@@ -566,7 +580,7 @@ func (m *Manager) lostConn(conn *Conn) {
 		conn.guard.unregister(e.ctxID)
 	}
 	if conn.Session() != "" && len(lost) == 0 {
-		return // a WebDriver browser ended with its closed environment
+		return // a session's browser ended with its closed environment
 	}
 	if m.reg != nil && !closed {
 		m.wg.Add(1)
@@ -575,7 +589,7 @@ func (m *Manager) lostConn(conn *Conn) {
 			m.lostInRegistry(conn, lost)
 		}()
 	} else if !closed {
-		endSessions(lost, m.log)
+		m.endSessions(lost)
 	}
 	if len(lost) > 0 && !closed {
 		m.log.Warn("browser lost", "endpoint", conn.Endpoint(), "environments", len(lost), "cause", cause)
@@ -588,7 +602,7 @@ func (m *Manager) lostConn(conn *Conn) {
 func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	if ap, ok := m.provider.(attacher); ok {
+	if ap, ok := m.provider.(Attacher); ok {
 		c, err := ap.Attach(ctx, conn.Endpoint())
 		if err == nil && c != conn {
 			m.watch(c)
@@ -598,7 +612,7 @@ func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
 			return // this process let go; the browser may well live on
 		}
 	}
-	endSessions(lost, m.log)
+	m.endSessions(lost)
 	if err := m.reg.CloseAt(ctx, conn.Endpoint(), "its browser stopped; open a new environment"); err != nil {
 		m.log.Warn("cannot mark a lost browser's environments closed", "endpoint", conn.Endpoint(), "err", err)
 	}
@@ -724,8 +738,8 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 	if rec == nil || rec.Closed {
 		return nil, false, closedErr(id, rec)
 	}
-	ap, ok := m.provider.(attacher)
-	if !ok || rec.Provider == ProviderLocal || rec.Endpoint == "" || rec.TargetID == "" {
+	ap, ok := m.provider.(Attacher)
+	if !ok || rec.Provider != m.provider.Name() || rec.Endpoint == "" || rec.TargetID == "" {
 		return nil, false, errs.New(errs.EnvNotFound, "environment %q lives in another server's own browser; call it there, or use browser.provider cdp so replicas share browsers", id)
 	}
 	px, ok := m.proxies[rec.Region]
@@ -762,7 +776,9 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 		return nil, false, err
 	}
 	m.watch(conn)
-	conn.keepSession(rec.Session) // webdriver: this replica keeps the session alive while it has the environment
+	if k, ok := m.provider.(SessionKeeper); ok && rec.Session != "" {
+		k.KeepSession(conn, rec.Session) // this replica keeps the session alive while it has the environment
+	}
 	done, end := context.WithCancelCause(context.Background())
 	env = &Env{
 		ID: id, Region: rec.Region, Purpose: rec.Purpose, Temporary: rec.Temporary,
@@ -897,9 +913,9 @@ func (m *Manager) dispose(env *Env, cause error) {
 	env.conn.guard.unregister(env.ctxID)
 	m.regClose(env.ID, errs.As(cause).Message)
 	if env.session != "" {
-		// A WebDriver session is its environment's own browser: deleting
-		// it ends the browser, and this connection with it.
-		endSession(env.session, m.log)
+		// A session is its environment's own browser: ending it ends the
+		// browser, and this connection with it.
+		m.endSession(env.session)
 		env.conn.Close()
 		return
 	}
@@ -1041,8 +1057,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 
 	// Kept environments in shared remote browsers stay open for the other
 	// replicas: this one only lets go of them.
-	_, shared := m.provider.(attacher)
-	shared = shared && m.reg != nil
+	shared := m.reg != nil
 	var wg sync.WaitGroup
 	for _, e := range envs {
 		wg.Add(1)

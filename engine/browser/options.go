@@ -21,19 +21,13 @@ const (
 	DefaultRegion = "local"
 )
 
-// Provider names.
-const (
-	ProviderLocal     = "local"
-	ProviderCDP       = "cdp"
-	ProviderWebDriver = "webdriver"
-)
-
 // Options configure a Manager. The zero value launches the system Chromium
 // headless with the defaults above.
 type Options struct {
-	// Provider is "local" (launch the system Chromium; the default), "cdp"
-	// (attach to the remote browsers in Endpoints) or "webdriver" (a W3C
-	// WebDriver session per environment at the endpoints in Endpoints).
+	// Provider names a registered provider (ProviderNames): "local"
+	// (launch the system Chromium; the default), "cdp" (attach to the
+	// remote browsers in Endpoints) or "webdriver" (a W3C WebDriver session
+	// per environment at the endpoints in Endpoints).
 	Provider string
 	// Bin is the Chromium binary of the local provider; empty looks it up on PATH.
 	Bin string
@@ -80,7 +74,9 @@ type Options struct {
 	// Logger receives the package's logs; nil discards them.
 	Logger *slog.Logger
 	// Registry shares the environments with other replicas (see
-	// Registry); nil keeps them in this process only.
+	// Registry) when the provider's browsers outlive this process
+	// (Attacher); nil, or a provider without Attacher, keeps them in this
+	// process only.
 	Registry Registry
 	// Replica names this process in leases (default: a random id).
 	Replica string
@@ -144,7 +140,7 @@ func redactProxy(raw string) string {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Provider == "" {
-		o.Provider = ProviderLocal
+		o.Provider = defaultProvider()
 	}
 	if o.MaxEnvironments <= 0 {
 		o.MaxEnvironments = DefaultMaxEnvironments
@@ -173,30 +169,14 @@ func (o Options) withDefaults() (Options, error) {
 	if o.HoldSubresources && o.AllowURL == nil {
 		return o, fmt.Errorf("policy.subresources: allowed_hosts needs policy.allowed_hosts")
 	}
-	switch o.Provider {
-	case ProviderLocal:
-	case ProviderCDP:
-		if len(o.Endpoints) == 0 {
-			return o, fmt.Errorf("browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
+	spec, err := providerSpec(o.Provider)
+	if err != nil {
+		return o, err
+	}
+	if spec.Check != nil {
+		if err := spec.Check(o); err != nil {
+			return o, err
 		}
-		for _, e := range o.Endpoints {
-			u, err := url.Parse(e)
-			if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
-				return o, fmt.Errorf("browser.endpoints: %q is not a ws://, wss:// or http://host:port URL", e)
-			}
-		}
-	case ProviderWebDriver:
-		if len(o.Endpoints) == 0 {
-			return o, fmt.Errorf("browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints")
-		}
-		for _, e := range o.Endpoints {
-			u, err := url.Parse(e)
-			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-				return o, fmt.Errorf("browser.endpoints: %q is not an http:// or https:// WebDriver URL", e)
-			}
-		}
-	default:
-		return o, fmt.Errorf("browser.provider %q is not one of local, cdp, webdriver", o.Provider)
 	}
 	return o, nil
 }

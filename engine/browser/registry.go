@@ -223,7 +223,7 @@ func (m *Manager) leaseOnce(ctx context.Context, id, owner string) error {
 // carried over as they are within one replica. nil when there is none
 // or none can be reached.
 func (m *Manager) reuseShared(ctx context.Context, region, purpose string) *Env {
-	if _, ok := m.provider.(attacher); !ok {
+	if m.reg == nil {
 		return nil
 	}
 	rctx, cancel := regCtx(ctx)
@@ -260,7 +260,7 @@ func (m *Manager) reuseShared(ctx context.Context, region, purpose string) *Env 
 // it closed for everyone. A browser that does not answer is tried again
 // at the next round; one that is gone only needs the mark.
 func (m *Manager) reapShared() {
-	ap, ok := m.provider.(attacher)
+	ap, ok := m.provider.(Attacher)
 	if !ok || m.reg == nil {
 		return
 	}
@@ -305,9 +305,9 @@ func (m *Manager) reapShared() {
 // disposeRegistered ends the browser side of a registered environment this
 // process never had: its WebDriver session, or its browser context. A
 // browser that is gone (env_not_found) has nothing left to end.
-func (m *Manager) disposeRegistered(ctx context.Context, ap attacher, rec *Record) error {
+func (m *Manager) disposeRegistered(ctx context.Context, ap Attacher, rec *Record) error {
 	if rec.Session != "" {
-		endSession(rec.Session, m.log)
+		m.endSession(rec.Session)
 		return nil
 	}
 	conn, err := ap.Attach(ctx, rec.Endpoint)

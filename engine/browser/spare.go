@@ -44,7 +44,7 @@ func (m *Manager) takeSpareLocked(region, purpose string, temporary bool) *Env {
 	if region != m.spareRegion {
 		return nil
 	}
-	if _, shared := m.provider.(attacher); shared && m.reg != nil && !temporary {
+	if m.reg != nil && !temporary {
 		// A spare's context dies with this connection; a kept environment
 		// of a shared browser must outlive it.
 		return nil

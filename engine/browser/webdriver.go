@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,6 +19,28 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 )
+
+// ProviderWebDriver asks W3C WebDriver endpoints for a browser session per
+// environment.
+const ProviderWebDriver = "webdriver"
+
+func init() {
+	RegisterProvider(ProviderSpec{Name: ProviderWebDriver, Check: checkWebDriver, New: newWebDriverProvider})
+}
+
+// checkWebDriver wants at least one endpoint, each an http(s):// URL.
+func checkWebDriver(o Options) error {
+	if len(o.Endpoints) == 0 {
+		return fmt.Errorf("browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints")
+	}
+	for _, e := range o.Endpoints {
+		u, err := url.Parse(e)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return fmt.Errorf("browser.endpoints: %q is not an http:// or https:// WebDriver URL", e)
+		}
+	}
+	return nil
+}
 
 // webdriverProvider asks W3C WebDriver endpoints (Selenium Grid 4,
 // chromedriver, a cloud grid) for one Chromium session per environment and
@@ -38,7 +61,8 @@ type webdriverProvider struct {
 	endpoints []string
 	bin       string
 	headless  bool
-	d         dialer
+	dialer    Dialer
+	log       *slog.Logger
 
 	mu          sync.Mutex
 	next        int
@@ -55,8 +79,8 @@ var (
 	wdKeepAlive      = 60 * time.Second
 )
 
-func newWebDriverProvider(o Options, d dialer) *webdriverProvider {
-	return &webdriverProvider{endpoints: o.Endpoints, bin: o.Bin, headless: o.Headless, d: d,
+func newWebDriverProvider(o Options, d Dialer) Provider {
+	return &webdriverProvider{endpoints: o.Endpoints, bin: o.Bin, headless: o.Headless, dialer: d, log: o.Logger,
 		failedUntil: map[string]time.Time{}, conns: map[*Conn]bool{}}
 }
 
@@ -79,7 +103,7 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err e
 			p.mu.Lock()
 			p.failedUntil[ep] = time.Now().Add(cdpRetryAfter)
 			p.mu.Unlock()
-			p.d.log.Warn("WebDriver endpoint did not give a session", "endpoint", ep, "err", err)
+			p.log.Warn("WebDriver endpoint did not give a session", "endpoint", ep, "err", err)
 		}
 	}()
 	sctx, cancel := context.WithTimeout(ctx, wdSessionTimeout)
@@ -90,7 +114,7 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err e
 	}
 	ws, err := resolveEndpoint(sctx, cdpURL)
 	if err == nil {
-		c, err = p.d.dial(sctx, ws, 0, nil)
+		c, err = p.dialer.Dial(sctx, ws, 0, nil)
 	}
 	if err == nil {
 		err = p.track(c)
@@ -99,11 +123,11 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err e
 		if c != nil {
 			c.Close()
 		}
-		endSession(session, p.d.log)
+		endSession(session, p.log)
 		return nil, err
 	}
 	c.keepSession(session)
-	p.d.log.Info("WebDriver session opened", "endpoint", ep, "session", session, "devtools", ws)
+	p.log.Info("WebDriver session opened", "endpoint", ep, "session", session, "devtools", ws)
 	return c, nil
 }
 
@@ -137,7 +161,7 @@ func (p *webdriverProvider) Attach(ctx context.Context, ws string) (*Conn, error
 	p.mu.Unlock()
 	dctx, cancel := context.WithTimeout(ctx, cdpDialTimeout)
 	defer cancel()
-	c, err := p.d.dial(dctx, ws, 0, nil)
+	c, err := p.dialer.Dial(dctx, ws, 0, nil)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, errs.New(errs.EnvNotFound, "its WebDriver session ended; open a new environment")
@@ -300,16 +324,11 @@ func endSession(session string, log interface{ Warn(string, ...any) }) {
 	}
 }
 
-// endSessions deletes the WebDriver sessions of environments lost with
-// their connection (a browser that still had its session would live on
-// with nobody to close it).
-func endSessions(lost []*Env, log interface{ Warn(string, ...any) }) {
-	for _, e := range lost {
-		if e.session != "" {
-			endSession(e.session, log)
-		}
-	}
-}
+// KeepSession keeps session alive while c is open (SessionKeeper).
+func (p *webdriverProvider) KeepSession(c *Conn, session string) { c.keepSession(session) }
+
+// EndSession deletes session, which ends its browser (SessionKeeper).
+func (p *webdriverProvider) EndSession(session string) { endSession(session, p.log) }
 
 // keepSession keeps the WebDriver session whose browser c drives alive
 // while c is open: a read of the session's timeouts every wdKeepAlive,

@@ -1,0 +1,238 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-rod/rod/lib/launcher"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// ProviderLocal launches the system Chromium on this machine; it is the
+// default provider.
+const ProviderLocal = "local"
+
+func init() {
+	RegisterProvider(ProviderSpec{Name: ProviderLocal, Default: true, New: newLocalProvider})
+}
+
+// newLocalProvider removes the profiles dead servers left under the state
+// dir, then makes the provider; it launches nothing yet.
+func newLocalProvider(o Options, d Dialer) Provider {
+	tmp := ""
+	if o.StateDir != "" {
+		tmp = filepath.Join(o.StateDir, "tmp")
+	}
+	removeStaleProfiles(tmp, o.Logger)
+	return &localProvider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, dialer: d}
+}
+
+// Browser profiles are folders profilePrefix* under the state dir's tmp/,
+// each with the pid of the server that made it in ownerFile.
+const (
+	profilePrefix = "toolwright-chromium-"
+	ownerFile     = "toolwright.owner"
+)
+
+// removeStaleProfiles deletes the profiles left by servers that are gone (a
+// SIGKILL, a power cut): those whose owner is not a running process.
+func removeStaleProfiles(root string, log *slog.Logger) {
+	if root == "" {
+		return
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, profilePrefix+"*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil && perr == nil && pid > 0 && (pid == os.Getpid() || processAlive(pid)) {
+			continue // a running server's browser
+		}
+		if rerr := os.RemoveAll(d); rerr == nil && log != nil {
+			log.Info("removed a stale browser profile", "dir", d)
+		}
+	}
+}
+
+// processAlive says whether pid is a running process (not a zombie).
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: the signal test is all we have
+	}
+	// pid (comm) STATE ...: the state follows the last ')'.
+	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
+}
+
+// ErrNoBrowser is the cause when the local provider finds no Chromium.
+var ErrNoBrowser = errors.New("no Chromium or Chrome found on PATH: install Chromium (apt-get install -y chromium) or set browser.bin")
+
+// localProvider runs one Chromium process on this machine.
+type localProvider struct {
+	bin      string
+	headless bool
+	tmpRoot  string
+	log      *slog.Logger
+	dialer   Dialer
+
+	mu     sync.Mutex
+	conn   *Conn
+	dir    string // profile of the running browser
+	closed bool
+}
+
+func (p *localProvider) Name() string { return ProviderLocal }
+
+func (p *localProvider) Browser(ctx context.Context) (*Conn, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errClosed
+	}
+	if p.conn != nil && p.conn.Err() == nil {
+		return p.conn, nil
+	}
+	if p.conn != nil {
+		p.conn.Close() // a dead browser: make sure its process and profile are gone
+		p.conn = nil
+	}
+	c, err := p.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p.conn = c
+	return c, nil
+}
+
+// Start launches the browser now if it does not run (Starter).
+func (p *localProvider) Start(ctx context.Context) (*Conn, error) {
+	return p.Browser(ctx)
+}
+
+// binPath is the Chromium to run.
+func (p *localProvider) binPath() (string, error) {
+	if p.bin != "" {
+		found, err := exec.LookPath(p.bin)
+		if err != nil {
+			return "", fmt.Errorf("browser.bin %q is not an executable: %w", p.bin, err)
+		}
+		return found, nil
+	}
+	if found, ok := launcher.LookPath(); ok {
+		return found, nil
+	}
+	return "", ErrNoBrowser
+}
+
+func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
+	bin, err := p.binPath()
+	if err != nil {
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "no browser to open an environment in: install Chromium (apt-get install -y chromium) or set browser.bin")
+	}
+	if p.tmpRoot != "" {
+		if err := os.MkdirAll(p.tmpRoot, 0o700); err != nil {
+			return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
+		}
+	}
+	dir, err := os.MkdirTemp(p.tmpRoot, profilePrefix)
+	if err != nil {
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
+	}
+	// The owner's pid: the next start removes profiles whose owner is gone.
+	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
+	headless := p.headless
+	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		p.log.Warn("browser.headless is false but there is no display; running headless")
+		headless = true
+	}
+	// Bin is always set, so rod never downloads a browser. Leakless runs
+	// Chromium under rod's small guard process, which kills its whole
+	// process group when this process dies, even by SIGKILL.
+	l := launcher.New().Context(ctx).
+		Bin(bin).
+		Leakless(true).
+		Headless(headless).
+		UserDataDir(dir).
+		Set("disable-gpu").
+		Set("disable-background-networking").
+		Set("disable-component-update").
+		Set("no-first-run").
+		Set("disable-sync").
+		Set("disable-quic").
+		// Keep Chromium's site isolation (rod's launcher turns it off):
+		// pages then meet cross-site frames out of process, as they do in
+		// any Chrome a cdp endpoint offers.
+		Set("disable-features", "TranslateUI").
+		Delete("disable-site-isolation-trials")
+	if os.Geteuid() == 0 {
+		l = l.NoSandbox(true)
+	}
+	start := time.Now()
+	u, err := l.Launch()
+	if err != nil {
+		if pid := l.PID(); pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		_ = os.RemoveAll(dir)
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot start the browser %q", bin)
+	}
+	pid := l.PID()
+	exited := make(chan struct{})
+	go func() {
+		l.Cleanup() // waits for the process to exit, then removes the profile
+		close(exited)
+	}()
+	stop := func() {
+		// The profile is thrown away, so there is nothing to flush: end the
+		// whole process group (renderers, zygote, utility processes).
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			p.log.Warn("browser process did not exit", "pid", pid)
+		}
+		_ = os.RemoveAll(dir)
+	}
+	c, err := p.dialer.Dial(ctx, u, pid, stop)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	p.dir = dir
+	p.log.Info("browser started", "bin", bin, "pid", pid, "headless", headless, "took", time.Since(start).Round(time.Millisecond))
+	go func() {
+		select {
+		case <-exited:
+			c.lost(errs.New(errs.EnvUnavailable, "the browser process exited"))
+		case <-c.Done():
+		}
+	}()
+	return c, nil
+}
+
+func (p *localProvider) Close(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	if p.conn != nil {
+		p.conn.Close()
+		p.conn = nil
+	}
+	return nil
+}
