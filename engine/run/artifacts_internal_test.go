@@ -7,6 +7,7 @@ import (
 )
 
 func TestCutHTML(t *testing.T) {
+	t.Parallel()
 	if got := cutHTML("<p>small</p>", 1024); got != "<p>small</p>" {
 		t.Fatalf("under the bound: %q", got)
 	}

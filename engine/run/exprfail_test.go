@@ -45,6 +45,7 @@ output:
 // ("runtime error", "(1:8)", "interface {}") stays in the trace (issue 11
 // (10): before, the message carried it raw).
 func TestExpressionFailureMessage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"expr_fails": exprFails}, nil)
 	raw := []string{"runtime error", "(1:", "\n", " | ", "interface {}", "cannot fetch", "invalid operation", "out of range:", "%!"}
 	for _, tc := range []struct {

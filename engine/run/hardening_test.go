@@ -115,6 +115,7 @@ func encodedLeaks(b []byte) []string {
 // Nothing of either reaches the envelope, the trace, the audit log, the
 // artifacts or the logs. Before: the encoded forms and the task_id survived.
 func TestSecretEncodingsRedacted(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"echo_encoded": echoWorkflow}, func(c *config.Config) {
 		withEchoSelectors(t, c)
 		c.SetSecretValue("enc", encSecret)
@@ -209,7 +210,7 @@ steps:
   - wait: {visible: echo.text}
   - screenshot: {into: shot}
   - wait: {visible: echo.text}
-    timeout: 2s
+    timeout: 30s
   - click: echo.missing
     if: params.fail
     timeout: 300ms
@@ -224,6 +225,7 @@ output:
 // text holding a secret where a screenshot is taken. Before: both
 // screenshots showed the secret's field and text.
 func TestScreenshotsMaskSecrets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
 		withEchoSelectors(t, c)
 		c.SetSecretValue("enc", encSecret)
@@ -260,6 +262,7 @@ output:
 // TestTallScreenshotClipped: a full-page screenshot of a 60000 px page is
 // clipped to 16384 px and says so. Before: the call failed with internal.
 func TestTallScreenshotClipped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"tall_shot": tallShot}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
@@ -290,6 +293,7 @@ output:
 // has 90 s, which the tall page's budget (21 Mpx) fits under a load of 40
 // and the old square (268 Mpx) does not.
 func TestWideScreenshotClipped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"wide_shot": wideShot}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
@@ -305,6 +309,7 @@ func TestWideScreenshotClipped(t *testing.T) {
 // grant was revoked gets its stored envelope, not not_granted; a refused
 // call is still not stored. Before: the repeat got not_granted.
 func TestRepeatAnsweredBeforeGrantCheck(t *testing.T) {
+	t.Parallel()
 	orders := newCounter(t, nil)
 	h := newHarness(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
@@ -359,6 +364,7 @@ output:
 // Before: target_not_found "not ready within 10s" (the mouse release waits
 // for the handler, which waits for 600 answers).
 func TestDialogFloodClickIsDone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"dialog_flood": dialogFlood}, func(c *config.Config) { addSelectors(t, c, floodSelectors) })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Second)
 	defer cancel()

@@ -61,6 +61,7 @@ func withLangSelectors(t *testing.T) func(*config.Config) {
 // built the same way matches the page it led to. urlraw() puts a value in
 // as it is. Before: the value went in raw, and the site saw injected=1.
 func TestURLTemplatesEncodeArguments(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"url_q": `name: url_q
 description: Open the echo page with a query.
@@ -92,6 +93,7 @@ output:
 
 // TestURLRawOptsOut: urlraw() puts a value into a URL as it is.
 func TestURLRawOptsOut(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"url_raw": `name: url_raw
 description: Open the echo page with a query string as given.
@@ -118,6 +120,7 @@ output:
 // focus back, Meta+Shift+K). Before: every one of these keys was refused
 // at load ("unknown key").
 func TestPressCharactersAndChords(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"shortcuts": `name: shortcuts
 description: Use a feed reader's shortcuts.
@@ -166,6 +169,7 @@ output:
 // before the first step that acts, once, and not again when it is gone.
 // Before: when and handlers were unknown keys (load errors).
 func TestWhenAndHandlers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"start_app": `name: start_app
 description: Start the app, past its cookie notice and welcome panel.
@@ -230,6 +234,7 @@ output:
 // page was Chromium's headless window, 780×493, where admin screens switch
 // to their phone layout (under 782 px).
 func TestViewportDefault(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"posts_default": viewportWorkflow("posts_default", "")}, withLangSelectors(t))
 	env := h.ok(h.call("posts_default", `{}`))
 	if env.Data["size"] != "1280x800" || list(t, env, "authors").Count != 2 {
@@ -240,6 +245,7 @@ func TestViewportDefault(t *testing.T) {
 // TestWorkflowViewport: a workflow's viewport: sizes its calls' pages, and
 // browser.viewport sizes the others. Before: no key changed the size.
 func TestWorkflowViewport(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"posts_wide":  viewportWorkflow("posts_wide", "viewport: {width: 1440, height: 900}\n"),
 		"posts_other": viewportWorkflow("posts_other", ""),
@@ -263,6 +269,7 @@ func TestWorkflowViewport(t *testing.T) {
 // {target, attr} was refused at load, so it took two extracts zipped with
 // map().
 func TestExtractFieldAttr(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"read_posts": `name: read_posts
 description: Read the posts with their links and times.
@@ -300,6 +307,7 @@ output:
 // truncated mark. Before: only ${{ vars.NAME }} itself carried it, so a
 // zipped or filtered list cut by limit said truncated: false.
 func TestDerivedListsKeepTruncated(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"post_titles": `name: post_titles
 description: Read the first posts' titles.
@@ -332,6 +340,7 @@ output:
 // (needs_human). Before: findIndex gave nil and `vars.i < 0` failed as
 // internal.
 func TestNoMatchIsNotInternal(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"find_post": `name: find_post
 description: Find a post by its title.

@@ -9,6 +9,7 @@ import (
 // engine as an empty list, {items: [], count: 0, truncated: false}, as the
 // output schema describes it, not as null.
 func TestUnsetListLeavesEmpty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"maybe_rows": `name: maybe_rows
 description: Read the rows only when asked.
 risk: read

@@ -69,6 +69,7 @@ func p95(d []time.Duration) time.Duration {
 // machine at a load of 40 is not what it checks. Speed is measured by
 // BenchmarkConcurrentTemporary, not here.
 func TestConcurrentTemporaryCalls(t *testing.T) {
+	t.Parallel()
 	p := startEngine(t, map[string]string{"load_read": loadRead}, nil)
 	if p.cfg.Browser.MaxEnvironments != 8 || p.cfg.Browser.Spare != 1 {
 		t.Fatalf("the test assumes the default pool (8, one spare), got %d, %d", p.cfg.Browser.MaxEnvironments, p.cfg.Browser.Spare)

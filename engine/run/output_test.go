@@ -46,6 +46,7 @@ output:
 // objects, each key once, in the extract's field order; limits cut it the
 // same way; the envelope (as the agent reads it) is smaller.
 func TestOutputTable(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"search_table": searchTable}, func(c *config.Config) { c.Limits.MaxListItems = 8 })
 	env := h.ok(h.call("search_table", `{"max_pages": 2}`))
 	tab, ok := env.Data["table"].(result.Table)

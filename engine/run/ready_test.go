@@ -43,6 +43,7 @@ func withReadySelectors(t *testing.T, c *config.Config) { addSelectors(t, c, rea
 // open page ends (no load event comes for it); paginate stops at a next
 // link drawn disabled by a class, after reading every page.
 func TestClickGuaranteesInOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	wf := func(name, steps string) string {
 		return "name: " + name + "\ndescription: On ready.html, " + name + ".\nrisk: read\nsteps:\n  - goto: ${{ config.acme_base }}/ready.html\n" + steps
 	}
@@ -88,6 +89,7 @@ func TestClickGuaranteesInOneRoundTrip(t *testing.T) {
 // one text node: upper-cased by CSS, hidden parts left out, line breaks
 // and non-breaking spaces as white space.
 func TestReadsAsShown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"cells": `
 name: cells
 description: Read ready.html's cells.
@@ -160,6 +162,7 @@ typing.out:
 // one fails at once naming its cover, a fallback is recorded in the trace,
 // and a press lands in its target.
 func TestTypingGuaranteesInOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	wf := func(name, steps string) string {
 		return "name: " + name + "\ndescription: On typing.html, " + name + ".\nrisk: read\nsteps:\n  - goto: ${{ config.acme_base }}/typing.html\n" + steps
 	}

@@ -12,12 +12,13 @@ import (
 // tab open in front of the opener; later clicks on the opener must still
 // work, and never outlive the call's deadline.
 func TestPopupLeftOpen(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"left_open": `
 name: left_open
 description: Open a product tab with a plain click, then go on in the opener.
 risk: read
-deadline: 12s
+deadline: 60s
 steps:
   - goto: ${{ config.shop_base }}/products.html
   - click: nw.cookies.accept
@@ -29,6 +30,7 @@ output:
   back: ${{ vars.back }}
 `,
 	}, nil)
+	h.browserUp()
 	start := time.Now()
 	env := h.call("left_open", `{}`)
 	took := time.Since(start)
@@ -38,14 +40,15 @@ output:
 			t.Logf("%s %s %dms", s.Path, s.Code, s.DurationMS)
 		}
 	}
-	if took > 12*time.Second+5*time.Second {
-		t.Errorf("the call took %s, past its 12s deadline", took)
+	if took > 60*time.Second+5*time.Second {
+		t.Errorf("the call took %s, past its 60s deadline", took)
 	}
 }
 
 // TestFrameBelowTheFold: a fill and a click into the payment provider's
 // cross-site frame, which sits below the fold, work without a scroll step.
 func TestFrameBelowTheFold(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"card_low": `
 name: card_low
@@ -86,11 +89,11 @@ params:
 steps:
   - goto: ${{ config.real_base }}/list.html?n=5&delay=300
   - set: {half: "${{ params.want / 2 }}"}
-  - wait: {count: real.list.rows, at_least: "${{ params.want }}", timeout: 2s}
+  - wait: {count: real.list.rows, at_least: "${{ params.want }}", timeout: 6s}
     if: params.how == "param"
-  - wait: {any: [{count: real.list.rows, at_least: "${{ params.want }}"}, {text: Never shown}], timeout: 2s}
+  - wait: {any: [{count: real.list.rows, at_least: "${{ params.want }}"}, {text: Never shown}], timeout: 6s}
     if: params.how == "any"
-  - wait: {count: real.list.rows, at_least: "${{ vars.half * 2 }}", timeout: 2s}
+  - wait: {count: real.list.rows, at_least: "${{ vars.half * 2 }}", timeout: 6s}
     if: params.how == "vars"
   - extract: {from: real.list.rows, list: true, fields: {sku: real.list.row_sku}, into: rows}
 output:
@@ -318,6 +321,7 @@ func (h *harness) dialogNotes(env *result.Envelope) []string {
 // saw it (a miss most times); the engine checks that the move reached the
 // button and moves again when it did not. Every one of six loads must work.
 func TestClickWhereAFrameWas(t *testing.T) {
+	t.Parallel()
 	// By css the page finds and readies the button in one request
 	// (selector.Map.Ready); by role it is resolved, then prepared.
 	for _, target := range []string{"real.far.button", "real.far.button_role"} {
@@ -336,7 +340,7 @@ func belowFrame(step, text string) string {
 name: far
 description: Act on a button below a cross-site frame, six times on fresh loads.
 risk: read
-deadline: 60s
+deadline: 3m
 steps:
   - repeat:
       max: 6
@@ -345,7 +349,7 @@ steps:
         - goto: ${{ config.real_base }}/frame-scroll.html
         - wait: {text: "Card form from another site"}
         - ` + step + `
-        - wait: {text: "` + text + `", timeout: 5s}
+        - wait: {text: "` + text + `", timeout: 30s}
 `
 }
 
@@ -355,18 +359,19 @@ steps:
 // the tooltip; a hover on a button far below a cross-site frame reaches the
 // button, not the frame drawn there a moment before.
 func TestHoverLikeClick(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"hover_back": `
 name: hover_back
 description: Open a product tab, then hover over a button of the shop.
 risk: read
-deadline: 20s
+deadline: 90s
 steps:
   - goto: ${{ config.shop_base }}/products.html
   - click: nw.cookies.accept
   - click: nw.products.open_tab.ridge
   - hover: nw.products.partner_offer
-  - wait: {visible: nw.products.partner_tip, timeout: 5s}
+  - wait: {visible: nw.products.partner_tip, timeout: 30s}
   - extract: {from: nw.products.partner_tip, into: tip}
 output:
   tip: ${{ vars.tip }}
@@ -392,6 +397,7 @@ output:
 // by the popup step's dialog rule (dismissed by default), both noted in the
 // popup step's trace, and the steps inside run in the loaded page.
 func TestPopupDialogsWhileLoading(t *testing.T) {
+	t.Parallel()
 	h, _ := realHarness(t, map[string]string{
 		"share_publicly": `
 name: share_publicly

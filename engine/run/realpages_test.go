@@ -173,6 +173,12 @@ real.far.hovered:
 // served as config.real_base. tweak may adjust the config further.
 func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) (*harness, *testsite.Site) {
 	t.Helper()
+	return realHarnessOn(t, demoSite, workflows, tweak)
+}
+
+// realHarnessOn is realHarness with fx's engine settings.
+func realHarnessOn(t *testing.T, fx fixture, workflows map[string]string, tweak func(*config.Config)) (*harness, *testsite.Site) {
+	t.Helper()
 	testsite.NeedChromium(t)
 	site := testsite.StartDir(t, "real/resolve")
 	demo, err := os.ReadFile(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
@@ -181,7 +187,7 @@ func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.C
 	}
 	sel := filepath.Join(t.TempDir(), "selectors.yaml")
 	writeFile(t, sel, string(demo)+resolveTargets+scrollTargets)
-	h := newHarness(t, workflows, func(c *config.Config) {
+	h := newColdHarnessOn(t, fx, workflows, func(c *config.Config) {
 		c.Selectors = sel
 		c.Vars["real_base"] = site.URL("")
 		c.Vars["real_other"] = site.AltURL("")
@@ -189,6 +195,7 @@ func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.C
 			tweak(c)
 		}
 	})
+	h.browserUp()
 	return h, site
 }
 
@@ -458,17 +465,6 @@ steps:
 output:
   url: ${{ page.url }}
 `,
-		"wait_long": `
-name: wait_long
-description: A wait longer than the default step timeout (10s).
-risk: read
-steps:
-  - goto: ${{ config.real_base }}/list.html?n=2&delay=11000
-  - wait: {visible: real.list.rows, timeout: 20s}
-  - extract: {from: real.list.rows, fields: {sku: real.list.row_sku}, into: rows}
-output:
-  rows: ${{ vars.rows }}
-`,
 		"wait_frames": `
 name: wait_frames
 description: Text inside a cross-site frame, and a frame target.
@@ -512,14 +508,32 @@ output:
 		t.Errorf("steps: %s", diff)
 	}
 
-	env = h.ok(h.call("wait_long", `{}`))
-	if list(t, env, "rows").Count != 2 {
-		t.Errorf("rows after a long wait: %s", env.JSON())
-	}
-
 	env = h.ok(h.call("wait_frames", `{}`))
 	if env.Data["which"] != 1 {
 		t.Errorf("which: %v", env.Data["which"])
+	}
+}
+
+// TestRealWaitBeyondStepTimeout: a wait's own timeout is honoured beyond
+// the production default step timeout (10s).
+func TestRealWaitBeyondStepTimeout(t *testing.T) {
+	t.Parallel()
+	h, _ := realHarnessOn(t, demoSite.withDefaultStepTimeout(), map[string]string{
+		"wait_long": `
+name: wait_long
+description: A wait longer than the default step timeout (10s).
+risk: read
+steps:
+  - goto: ${{ config.real_base }}/list.html?n=2&delay=11000
+  - wait: {visible: real.list.rows, timeout: 50s}
+  - extract: {from: real.list.rows, fields: {sku: real.list.row_sku}, into: rows}
+output:
+  rows: ${{ vars.rows }}
+`,
+	}, nil)
+	env := h.ok(h.call("wait_long", `{}`))
+	if list(t, env, "rows").Count != 2 {
+		t.Errorf("rows after a long wait: %s", env.JSON())
 	}
 }
 

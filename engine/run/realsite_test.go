@@ -22,6 +22,7 @@ import (
 // `dialog: accept` answers a confirm; the message is in page.dialog and in
 // the trace.
 func TestDialogs(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"clear_orders": `
 name: clear_orders
@@ -80,6 +81,7 @@ output:
 // TestGotoStatus: 4xx/5xx main documents fail goto unless expected;
 // templated data: and javascript: URLs are refused.
 func TestGotoStatus(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"open": `
 name: open
@@ -160,6 +162,7 @@ output:
 // step's own timeout is honoured beyond the default step timeout (10s) and
 // below it.
 func TestDeadlines(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"late_report": `
 name: late_report
@@ -172,7 +175,7 @@ params:
   wait: {type: string, enum: [own, common, none, text], description: Which timeout the wait has, default: own}
 steps:
   - goto: ${{ config.shop_base }}/late.html?ms=${{ params.ms }}
-  - wait: {visible: nw.late.report, timeout: 16s}
+  - wait: {visible: nw.late.report, timeout: 40s}
     if: params.wait == "own"
   - wait: {visible: nw.late.report}
     timeout: 1s
@@ -184,7 +187,7 @@ steps:
 output:
   done: true
 `,
-	}, nil)
+	}, nil, realSite.withDefaultStepTimeout())
 	// The browser is up first: a 2s deadline is for the wait, not for
 	// starting Chromium on a busy machine.
 	h.ok(h.call("late_report", `{"ms": 0}`))
@@ -210,12 +213,12 @@ output:
 	// wait.timeout beyond the default step timeout of 10s.
 	h.ok(h.call("late_report", `{"ms": 11000}`))
 	// Without one, the default step timeout applies: target_not_found (the
-	// report comes 3s after it, so a late start on a busy machine cannot
+	// report comes 10s after it, so a late start on a busy machine cannot
 	// let the wait see it).
-	h.code(h.call("late_report", `{"ms": 14000, "wait": "none"}`), "target_not_found")
+	h.code(h.call("late_report", `{"ms": 20000, "wait": "none"}`), "target_not_found")
 	// A common timeout shorter than the default: were the default 10s
-	// applied instead, the wait would see the report at 4s and end ok.
-	h.code(h.call("late_report", `{"ms": 4000, "wait": "common"}`), "target_not_found")
+	// applied instead, the wait would see the report at 8s and end ok.
+	h.code(h.call("late_report", `{"ms": 8000, "wait": "common"}`), "target_not_found")
 }
 
 // orderRead is the order summary the order tests read.
@@ -238,6 +241,7 @@ output:
 // label), picks radios, does nothing when the state is already right, and
 // takes a target parameter.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"order_extras": `
 name: order_extras
@@ -303,6 +307,7 @@ steps:
 // TestUpload: files come from uploads_dir only; a templated name outside
 // it or missing is invalid_params, a missing literal one config_error.
 func TestUpload(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"order_exempt": `
 name: order_exempt
@@ -360,6 +365,7 @@ steps:
 // and returned as a file reference; one over max_bytes is limit_exceeded
 // and leaves no file.
 func TestDownload(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"export_orders": `
 name: export_orders
@@ -414,6 +420,7 @@ output:
 // TestPopup: steps run in the page a click opens (target=_blank and
 // window.open), which is closed afterwards; the call goes on in the opener.
 func TestPopup(t *testing.T) {
+	t.Parallel()
 	popups := map[string]string{
 		"product_popup": `
 name: product_popup
@@ -433,7 +440,7 @@ steps:
     if: params.how == "tab"
   - popup:
       click: nw.products.quick_view.basecamp
-      timeout: 8s
+      timeout: 30s
       steps:
         - wait: {text: "Back order"}
         - extract: {from: nw.product.name, into: name}
@@ -452,7 +459,7 @@ output:
 name: partner_popup
 description: Open the partner's page (another host).
 risk: read
-deadline: 15s
+deadline: 60s
 steps:
   - goto: ${{ config.shop_base }}/products.html
   - click: nw.cookies.accept
@@ -521,6 +528,7 @@ output:
 // TestScroll: scrolling an infinite list until enough items or its end,
 // bounded by max.
 func TestScroll(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, map[string]string{
 		"read_feed": `
 name: read_feed
@@ -571,6 +579,7 @@ output:
 // page: links wherever they are (also ones a script added), text in divs
 // and sections, and an empty page gives empty lists, not an error.
 func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, nil, nil, defaultTools)
 	env := h.ok(h.call("prepare_environment", `{}`))
 	id := env.Data["env_id"].(string)
@@ -616,6 +625,7 @@ func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 // piercing and frame: targets run on the shop (its card frame comes from
 // another site, so Chromium runs it out of process).
 func TestRealsiteFrameAndShadow(t *testing.T) {
+	t.Parallel()
 	h := newRealHarness(t, nil, nil)
 	env := h.ok(h.call("pay_by_card", `{"task_id": "card-1", "card_number": "4242424242424242", "expiry": "12/29", "cvc": "123"}`))
 	if env.Data["payment"] != "card ending 4242" {

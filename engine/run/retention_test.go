@@ -39,6 +39,7 @@ func callDir(t *testing.T, root, name string, when time.Time) string {
 // folders not named like a trace id stay), and 0 keeps everything. Before:
 // nothing pruned artifacts at all.
 func TestPruneRetention(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := config.Default(dir)
 	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state.db"), sqlstore.Options{})
@@ -124,6 +125,7 @@ output:
 // the trace says so), and a screenshot step above it is limit_exceeded.
 // Before, page.html was kept whole (a 42 MB page gave a 42 MB file).
 func TestArtifactsBounded(t *testing.T) {
+	t.Parallel()
 	// 8 KiB: far below any screenshot of a 1280×720 page of text.
 	const bound = 8 << 10
 	big := "<!doctype html><title>big</title><body>" + strings.Repeat("<p>row of a long report, with a few words in it</p>\n", 4000) + "</body>"

@@ -107,6 +107,7 @@ output:
 `
 
 func TestEveryStepKind(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"kinds_tour": kindsTour, "read_status": readStatus}, nil)
 	env := h.ok(h.call("kinds_tour", `{"query":"o"}`))
 	d := env.Data
@@ -163,6 +164,7 @@ func TestEveryStepKind(t *testing.T) {
 }
 
 func TestSearchPaginate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	for _, tc := range []struct {
 		args      string
@@ -199,6 +201,7 @@ func TestSearchPaginate(t *testing.T) {
 }
 
 func TestFallbackIsTraced(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"broken_login": `
 name: broken_login
 description: Sign in on the redesigned page, where only fallbacks match.
@@ -220,6 +223,7 @@ steps:
 }
 
 func TestFailuresAndTimeouts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{
 		"business_fail": `
 name: business_fail
@@ -290,7 +294,7 @@ steps:
 
 	start := time.Now()
 	env = h.code(h.call("slow_page", `{}`), "deadline_exceeded")
-	if took := time.Since(start); took > 15*time.Second || !env.Retryable {
+	if took := time.Since(start); took > 25*time.Second || !env.Retryable { // the page answers after 30s
 		t.Errorf("deadline: took %s, envelope %s", took, env.JSON())
 	}
 
@@ -318,24 +322,25 @@ steps:
 	h.code(h.call("business_fail", `{"stock": 11}`), "invalid_params")
 }
 
-// slowRead opens a page that answers after 20s.
+// slowRead opens a page that answers after 30s.
 const slowRead = `
 name: slow_read
-description: A page that takes 20s.
+description: A page that takes 30s.
 risk: read
 steps:
-  - goto: ${{ config.acme_base }}/slow?ms=20000
-    timeout: 30s
+  - goto: ${{ config.acme_base }}/slow?ms=30000
+    timeout: 50s
 `
 
 func TestCancelMidCall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
 	h.ok(h.call("search_catalog", `{}`)) // the browser is up: the cancel lands mid-navigation
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
 	start := time.Now()
 	env := h.code(h.callCtx(ctx, "slow_read", `{}`), "cancelled")
-	if took := time.Since(start); took > 15*time.Second {
+	if took := time.Since(start); took > 25*time.Second { // the page answers after 30s
 		t.Errorf("cancel took %s", took)
 	}
 	if env.Retryable {
@@ -344,6 +349,7 @@ func TestCancelMidCall(t *testing.T) {
 }
 
 func TestBrowserKilledMidCall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
 	h.ok(h.call("search_catalog", `{}`)) // the browser is up
 	done := make(chan *result.Envelope)
@@ -448,6 +454,7 @@ steps:
 `
 
 func TestEnvironmentsAcrossCalls(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"open_account": openAccount, "who_am_i": whoAmI, "catalog_only": catalogOnly}, nil)
 	a := h.ok(h.call("open_account", `{"purpose":"alice"}`))
 	b := h.ok(h.call("open_account", `{"purpose":"bob"}`))

@@ -90,7 +90,7 @@ func (h *harness) restart() {
 	if err := h.st.Close(); err != nil {
 		h.t.Fatalf("close store: %v", err)
 	}
-	st, err := sqlstore.OpenSQLite(path, sqlstore.Options{})
+	st, err := sqlstore.OpenSQLite(path, storeOptions)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func (h *harness) restart() {
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
-	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st, StepTimeout: harnessStepTimeout})
+	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st, StepTimeout: h.stepTimeout})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func (h *harness) restart() {
 
 // browsers is the number of live browser processes of the harness.
 func (h *harness) browsers() int {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return h.bm.Stats(ctx).Browsers
 }
@@ -243,6 +243,7 @@ func orderServer(t *testing.T, arrived chan<- struct{}, release <-chan struct{})
 }
 
 func TestIdempotencyRunsOnce(t *testing.T) {
+	t.Parallel()
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	orders := orderServer(t, arrived, release)
 	h := newHarness(t, map[string]string{"place_order": placeOrder, "flaky_order": flakyOrder, "rejected_order": rejectedOrder},
@@ -403,9 +404,10 @@ steps:
 `
 
 func TestGrants(t *testing.T) {
+	t.Parallel()
 	orders := newCounter(t, nil)
 	wfs := map[string]string{"place_order": placeOrder, "cancel_order": cancelOrder}
-	h := newHarness(t, wfs, func(c *config.Config) {
+	h := newColdHarness(t, wfs, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
 		c.Policy.WriteTools = "grant"
 	})
@@ -495,6 +497,7 @@ func TestGrants(t *testing.T) {
 }
 
 func TestWriteToolsDisabled(t *testing.T) {
+	t.Parallel()
 	orders := newCounter(t, nil)
 	h := newHarness(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
@@ -516,6 +519,7 @@ func TestWriteToolsDisabled(t *testing.T) {
 // --- audit -------------------------------------------------------------------
 
 func TestAuditChainCatchesTampering(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, nil)
 	ctx := context.Background()
 	h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
@@ -574,6 +578,7 @@ steps:
 `
 
 func TestFailedCallTrace(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, map[string]string{"missing_button": missingButton}, nil)
 	env := h.code(h.call("missing_button", `{}`), "target_not_found")
 	tr := h.trace(env)
@@ -746,6 +751,7 @@ func secretHarness(t *testing.T, workflows map[string]string) *harness {
 }
 
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	h := secretHarness(t, map[string]string{"leaky_login": leakyLogin})
 	env := h.code(h.call("leaky_login", `{}`), "target_not_found")
 	for _, hit := range findSecrets(env.JSON()) {
@@ -775,6 +781,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 }
 
 func TestSecretReadBackIsRedacted(t *testing.T) {
+	t.Parallel()
 	h := secretHarness(t, map[string]string{"echo_secret": echoSecret})
 	env := h.ok(h.call("echo_secret", `{}`))
 	d := env.Data
@@ -823,12 +830,13 @@ steps:
   - goto: "${{ config.acme_base }}/links.html?other=${{ params.other }}"
   - click: ` + target + "\n"
 	if wait {
-		w += "  - wait: {text: \"hit \", timeout: 3s}\n" // the other page's text
+		w += "  - wait: {text: \"hit \", timeout: 30s}\n" // the other page's text
 	}
 	return w
 }
 
 func TestAllowedHosts(t *testing.T) {
+	t.Parallel()
 	other := newCounter(t, nil) // on 127.0.0.1; addressed as localhost it is another host
 	_, port, _ := strings.Cut(strings.TrimPrefix(other.URL, "http://"), ":")
 	allowedURL := other.URL + "/elsewhere"
@@ -839,7 +847,7 @@ func TestAllowedHosts(t *testing.T) {
 		wfs["leave_"+k] = leave("leave_"+k, target, true)
 		wfs["leave_"+k+"_last"] = leave("leave_"+k+"_last", target, false)
 	}
-	h := newHarness(t, wfs, func(c *config.Config) {
+	h := newColdHarness(t, wfs, func(c *config.Config) {
 		c.Policy.AllowedHosts = []string{"127.0.0.1"}
 		c.Vars["other_blocked"] = blockedURL
 	})
@@ -867,7 +875,7 @@ func TestAllowedHosts(t *testing.T) {
 		// The allowed navigation may still be on its way when the call ends
 		// (the step after the click does not wait for it): let it land, so
 		// it is not counted against the refused calls below.
-		for end := time.Now().Add(3 * time.Second); other.total() <= before && time.Now().Before(end); {
+		for end := time.Now().Add(30 * time.Second); other.total() <= before && time.Now().Before(end); {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if other.total() <= before {
@@ -949,6 +957,7 @@ steps:
 // --- limits ------------------------------------------------------------------
 
 func TestListAndResponseLimits(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, func(c *config.Config) { c.Limits.MaxListItems = 3 })
 	env := h.ok(h.call("search_catalog", `{"max_pages": 1}`))
 	rows := list(t, env, "rows")

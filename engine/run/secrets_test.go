@@ -111,6 +111,7 @@ func legacyLeaks(b []byte) []string {
 // trace, page.html or any file of the state dir. Before: data.url held the
 // whole secret as %FC-style windows-1252, and the hex went everywhere.
 func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
+	t.Parallel()
 	site := legacySite(t)
 	h := newHarness(t, map[string]string{"legacy_form": legacyWorkflow}, func(c *config.Config) {
 		addSelectors(t, c, legacySelectors)
@@ -216,6 +217,7 @@ output:
 // read wp-[redacted:wp_user] and the greeting Howdy, [redacted:wp_user];
 // there was no way to say a secret is an identity.
 func TestIdentitySecretNotRedacted(t *testing.T) {
+	t.Parallel()
 	site := adminSite(t)
 	const pass = "Pw-Qz9-Kestrel-44"
 	h := newHarness(t, map[string]string{"wp_profile": adminWorkflow}, func(c *config.Config) {
@@ -293,6 +295,7 @@ steps:
 // words typed keeps its screenshot, which shows the red drawing. Before
 // (issue 22 (2)): failure.png showed the secret three times in red.
 func TestScreenshotsWithheldAfterSecretTyped(t *testing.T) {
+	t.Parallel()
 	site := drawnSite(t)
 	h := newHarness(t, map[string]string{"drawn": drawnWorkflow}, func(c *config.Config) {
 		addSelectors(t, c, "\ndrawn.in:\n  css: \"#in\"\ndrawn.missing:\n  css: \"#not-on-this-page\"\n")

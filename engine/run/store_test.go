@@ -88,6 +88,7 @@ func wantStoreCode(t *testing.T, env *result.Envelope, code string) {
 // with store_unavailable before it runs (before, they ran and their records
 // went into the deleted file).
 func TestStoreDeletedFailsClosed(t *testing.T) {
+	t.Parallel()
 	h, p, db := newStoreHarness(t)
 	h.ok(h.call("read_probe", `{}`))
 	if err := os.Remove(db); err != nil {
@@ -105,6 +106,7 @@ func TestStoreDeletedFailsClosed(t *testing.T) {
 // The database file replaced by another one (a restore over a running
 // server) is refused the same way.
 func TestStoreReplacedFailsClosed(t *testing.T) {
+	t.Parallel()
 	h, p, db := newStoreHarness(t)
 	h.ok(h.call("read_probe", `{}`))
 	other := filepath.Join(t.TempDir(), "other.db")
@@ -125,6 +127,7 @@ func TestStoreReplacedFailsClosed(t *testing.T) {
 // ran the call and answered ok, or waited out a 10 s busy timeout). When
 // the lock goes, calls work again.
 func TestStoreLockedAnswersBusy(t *testing.T) {
+	t.Parallel()
 	h, p, db := newStoreHarness(t)
 	h.ok(h.call("read_probe", `{}`))
 	raw, err := sql.Open("sqlite", db)
@@ -161,6 +164,7 @@ func TestStoreLockedAnswersBusy(t *testing.T) {
 // database mid-goto): the read's result is withheld, since its audit record
 // cannot be written. A write keeps its true envelope: its effect happened.
 func TestStoreLostMidCallWithholdsRead(t *testing.T) {
+	t.Parallel()
 	h, p, db := newStoreHarness(t)
 	del := func() { os.Remove(db) }
 	p.onHit.Store(&del)
@@ -172,6 +176,7 @@ func TestStoreLostMidCallWithholdsRead(t *testing.T) {
 }
 
 func TestStoreLostMidCallKeepsWriteOutcome(t *testing.T) {
+	t.Parallel()
 	h, p, db := newStoreHarness(t)
 	del := func() { os.Remove(db) }
 	p.onHit.Store(&del)

@@ -22,6 +22,7 @@ import (
 // call still works, and the step's trace record counts them with their
 // URLs. Under the default (any) they arrive and nothing is counted.
 func TestSubresourcesCountedInTrace(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
 		t.Skipf("no second loopback address: %v", err)
@@ -86,7 +87,7 @@ output:
 				if held != 0 {
 					t.Errorf("subresources: any held %d requests: %v", held, urls)
 				}
-				waitFor(t, 10*time.Second, "the page's requests to arrive", func() bool {
+				waitFor(t, time.Minute, "the page's requests to arrive", func() bool {
 					mu.Lock()
 					defer mu.Unlock()
 					return len(arrived) >= 3
@@ -129,6 +130,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // naming the crash, instead of waiting out its step's timeout; the
 // environment is closed (env_not_found afterwards) and a new one works.
 func TestRendererCrashIsEnvUnavailable(t *testing.T) {
+	t.Parallel()
 	wfs := map[string]string{
 		"crash_open": `name: crash_open
 description: Open an environment on the demo site.
