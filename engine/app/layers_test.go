@@ -28,6 +28,7 @@ const module = "github.com/toolwright/toolwright/"
 // TestLayers reads `go list` and fails on an import that points up the
 // layers, or from engine/ into cmd/.
 func TestLayers(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"engine/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -27,6 +27,9 @@ import (
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
+// TestMain runs the parallel tests testsite.Parallel at a time.
+func TestMain(m *testing.M) { testsite.Main(m) }
+
 // replica is one toolwright process's browser manager on the shared
 // registry.
 func replica(t *testing.T, st store.Store, endpoints []string, lease time.Duration) *browser.Manager {
@@ -195,6 +198,7 @@ func eventually(t *testing.T, d time.Duration, what string, ok func() bool) {
 }
 
 func TestTwoReplicasSQLite(t *testing.T) {
+	t.Parallel()
 	testTwoReplicas(t, func(t *testing.T) (store.Store, store.Store) {
 		path := filepath.Join(t.TempDir(), sqlstore.FileName)
 		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),
@@ -239,6 +243,7 @@ func openStore(t *testing.T, open func() (*sqlstore.DB, error)) *sqlstore.DB {
 // the environment applies the same rules to the popup instead of resuming
 // it before the owner's rules are in place.
 func TestPopupBlockedWithTwoReplicas(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -329,6 +334,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 // others; any replica attaches to the browser by the recorded CDP address,
 // and the one that closes the environment deletes the session.
 func TestWebDriverTwoReplicas(t *testing.T) {
+	t.Parallel()
 	site := testsite.Start(t)
 	driver := testsite.ChromeDriver(t)
 	path := filepath.Join(t.TempDir(), sqlstore.FileName)
@@ -487,6 +493,7 @@ func contexts(t *testing.T, endpoint string) map[string]bool {
 }
 
 func TestSharedReuseAndReapingSQLite(t *testing.T) {
+	t.Parallel()
 	testSharedReuseAndReaping(t, func(t *testing.T) (store.Store, store.Store) {
 		path := filepath.Join(t.TempDir(), sqlstore.FileName)
 		return openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) }),

@@ -17,6 +17,9 @@ import (
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
+// TestMain runs the parallel tests testsite.Parallel at a time.
+func TestMain(m *testing.M) { testsite.Main(m) }
+
 // The workflow set every test serves: small, over the fixture site.
 const selectorsYAML = `site.heading:
   description: The page's main heading

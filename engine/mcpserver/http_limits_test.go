@@ -74,6 +74,7 @@ func slowClient(addr, head string, trickle bool, body int, closed chan<- time.Du
 // Before: sessions were unbounded (every initialize got 200), slow bodies
 // were held open without a read timeout, and nothing capped one client.
 func TestHTTPLimits(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	const maxSessions = 256
 	f := newFixture(t, mcpserver.Options{
@@ -195,6 +196,7 @@ func TestHTTPLimits(t *testing.T) {
 // TestHTTPSessionIdleTimeout: a full server opens sessions again once idle
 // ones time out. Before: sessions lived an hour.
 func TestHTTPSessionIdleTimeout(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{MaxSessions: 3, SessionIdleTimeout: time.Second})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -15,6 +15,7 @@ import (
 )
 
 func TestCheckHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		addr, token string
 		ok          bool
@@ -42,6 +43,7 @@ func TestCheckHTTP(t *testing.T) {
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
 func TestHTTPGuard(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{MaxBodyBytes: 4096})
 	type req struct {
@@ -111,6 +113,7 @@ func TestHTTPGuard(t *testing.T) {
 // TestServeListener serves on a real loopback port with the SDK's
 // Streamable HTTP client, then shuts down while a session is open.
 func TestServeListener(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{ShutdownGrace: time.Second})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -171,6 +174,7 @@ func TestServeListener(t *testing.T) {
 // TestShutdownGrace stops serving while a call runs: the call gets
 // ShutdownGrace, then it is cancelled and still answered with its envelope.
 func TestShutdownGrace(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{ShutdownGrace: 500 * time.Millisecond})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -59,6 +59,7 @@ func metric(t *testing.T, body, name string, labels ...string) string {
 }
 
 func TestMetricsAndProbes(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	files := map[string]string{"open_catalog_env.yaml": openEnvWorkflow}
 	for k, v := range workflowFiles {
@@ -137,6 +138,7 @@ func TestMetricsAndProbes(t *testing.T) {
 // /readyz fails and names the store (before, it kept answering ready while
 // every record went into the deleted file).
 func TestReadyzNoticesLostDatabase(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"deleted", "replaced"} {
 		t.Run(how, func(t *testing.T) {
 			f := newFixtureWith(t, mcpserver.Options{Metrics: mcpserver.NewMetrics()}, workflowFiles)

@@ -23,6 +23,7 @@ import (
 // TestRecordToolsOnlyInRecordMode: a server lists no primitive tool unless
 // recording is enabled.
 func TestRecordToolsOnlyInRecordMode(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, mcpserver.Options{})
 	res, err := f.session.ListTools(context.Background(), nil)
 	must(t, err)
@@ -41,6 +42,7 @@ func TestRecordToolsOnlyInRecordMode(t *testing.T) {
 // audited. The draft lands in workflows/drafts (not served), validates
 // unedited once moved, and its replay returns what the agent read.
 func TestAgentRecords(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := testsite.StartDir(t, "record")
 	dir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 )
 
 func TestToolsList(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	res, err := f.session.ListTools(context.Background(), nil)
@@ -78,6 +79,7 @@ func TestToolsList(t *testing.T) {
 }
 
 func TestCallReturnsEnvelope(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	res, err := f.session.CallTool(context.Background(), &mcp.CallToolParams{
@@ -123,6 +125,7 @@ func checkResult(t *testing.T, res *mcp.CallToolResult) map[string]any {
 }
 
 func TestInvalidArguments(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	for _, tc := range []struct {
@@ -148,6 +151,7 @@ func TestInvalidArguments(t *testing.T) {
 }
 
 func TestUnknownTool(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	_, err := f.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"})
@@ -174,6 +178,7 @@ func wantInvalidParams(t *testing.T, err error) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	p := &mcp.CallToolParams{Name: "read_title", Arguments: map[string]any{}}
@@ -206,6 +211,7 @@ func TestProgress(t *testing.T) {
 // every step inside it reports the same count of finished steps, and the
 // end must still be exactly the total, never above it (issue 11 (10)).
 func TestProgressNeverAboveTotal(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	files := map[string]string{"count_up.yaml": `name: count_up
 description: Count in a loop without touching a page.
@@ -257,6 +263,7 @@ output:
 const promptCancel = 8 * time.Second
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 
@@ -346,6 +353,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestParallelCalls(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	pages := map[string]string{"index.html": "Fixture pages", "login.html": "Sign in to Acme"}
@@ -377,6 +385,7 @@ func TestParallelCalls(t *testing.T) {
 }
 
 func TestHotReload(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{Debounce: 100 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -460,6 +469,7 @@ func (f *fixture) logged(re string) bool {
 }
 
 func TestSyncUnchangedSendsNothing(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{})
 	if ps := f.srv.Reload(f.cfg); len(ps) > 0 {

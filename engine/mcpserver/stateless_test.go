@@ -39,6 +39,7 @@ func roundRobin(t *testing.T, replicas ...http.Handler) (url string, hits []*ato
 // progress still reaches the client inside a request. Without it, the
 // second replica does not know the first one's session.
 func TestStatelessReplicasRoundRobin(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, mcpserver.Options{})
 	replicas := func(stateless bool) (http.Handler, http.Handler) {
 		o := mcpserver.Options{Stateless: stateless}

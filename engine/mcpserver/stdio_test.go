@@ -95,6 +95,7 @@ func (c *stdioClient) initialize(t *testing.T) {
 // fatal; each gets its JSON-RPC error and the next request is still served.
 // Before: the first bad line ended the session (serve exited 1).
 func TestStdioSurvivesBadInput(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, mcpserver.Options{MaxBodyBytes: 4096})
 	c := startIO(t, f.srv)
 	c.initialize(t)
@@ -167,6 +168,7 @@ output:
 // (SIGTERM) while a call runs: the call's envelope is still written before
 // the session closes. Before: the client got EOF and no envelope.
 func TestStdioDrain(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixtureWith(t, mcpserver.Options{ShutdownGrace: 10 * time.Second}, sleepyFiles)
 	for _, how := range []string{"eof", "sigterm"} {
@@ -201,6 +203,7 @@ func TestStdioDrain(t *testing.T) {
 // TestStdioDrainGrace: a call still running when the grace runs out is
 // cancelled, and its cancelled envelope is still written.
 func TestStdioDrainGrace(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	f := newFixture(t, mcpserver.Options{ShutdownGrace: 300 * time.Millisecond})
 	c := startIO(t, f.srv)

@@ -26,6 +26,7 @@ func problems(t *testing.T, src string) []string {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	src := `serve: ../site
 workflows: [../../examples/demo/workflows]
 selectors: ../../examples/demo/selectors.yaml
@@ -84,6 +85,7 @@ cases:
 }
 
 func TestDecodeProblems(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		want      []string
@@ -246,6 +248,7 @@ cases: [{name: a, tool: t, expect: {ok: true}}]
 }
 
 func TestTemplates(t *testing.T) {
+	t.Parallel()
 	sc := &scope{
 		siteURL: "http://127.0.0.1:9",
 		cases: map[string]any{"open": map[string]any{

@@ -44,6 +44,7 @@ func indent(s, by string) string {
 }
 
 func TestExpect(t *testing.T) {
+	t.Parallel()
 	rows := result.NewList([]any{
 		map[string]any{"sku": "ACM-1005", "name": "Hex bolt M8, box of 100", "price": "$12.40"},
 		map[string]any{"sku": "ACM-1006", "name": "Hex bolt M10, box of 50", "price": "$14.90"},
@@ -152,6 +153,7 @@ task_id: ""`, []string{
 }
 
 func TestCaseLine(t *testing.T) {
+	t.Parallel()
 	c := &CaseReport{Name: "n", Failures: []string{"a: want 1, got 2", "b: want 3, got 4"},
 		got: EnvelopeTree(result.Failure(errs.New("unknown_sku", "no product with SKU ACM-9999")))}
 	if got, want := c.Line(), "FAIL n: a: want 1, got 2; b: want 3, got 4\n    got unknown_sku: no product with SKU ACM-9999"; got != want {
@@ -180,6 +182,7 @@ func demoSet(t *testing.T) *workflow.Set {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	src := `cases:
   - name: typo in the tool
     tool: serch_catalog
@@ -228,6 +231,7 @@ func TestCheck(t *testing.T) {
 // TestDeriveCopiesConfig fails when config.Config grows a field that
 // derive does not know about: a test run must not silently drop a setting.
 func TestDeriveCopiesConfig(t *testing.T) {
+	t.Parallel()
 	// Store, ArtifactsDir, Audit and Retention are left out on purpose (a
 	// test run keeps its records and files under its own throwaway state
 	// dir: never in shared ones, keyed by the server's audit key or pruned);
@@ -336,6 +340,7 @@ cases: [{name: a, tool: search_catalog, expect: {ok: true}}]
 }
 
 func TestSelected(t *testing.T) {
+	t.Parallel()
 	f, ps := Decode(inline, []byte(`cases:
   - {name: open, id: open, tool: t, expect: {ok: true}}
   - {name: other, id: other, tool: t, expect: {ok: true}}
@@ -363,6 +368,7 @@ func TestSelected(t *testing.T) {
 }
 
 func TestRunProblems(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := writeTemp(t, dir, "bad.yaml", "cases:\n  - name: a\n    tool: nope\n    expect: {okk: true}\n")
 	rep, err := Run(context.Background(), []string{dir}, Options{Config: config.Default(dir)})

@@ -18,6 +18,9 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 )
 
+// TestMain runs the parallel tests testsite.Parallel at a time.
+func TestMain(m *testing.M) { testsite.Main(m) }
+
 // These tests run real cases on real Chromium against the demo site (examples/demo/site).
 
 // withoutEnv unsets environment variables for the test (t.Setenv cannot unset).
@@ -85,6 +88,7 @@ func TestExamples(t *testing.T) {
 // shop built like real ones (testdata/real/site), as
 // `toolwright --config examples/realsite/toolwright.yaml test` does.
 func TestRealsiteExamples(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	base, err := config.Load("../../examples/realsite/toolwright.yaml")
 	if err != nil {
@@ -99,6 +103,7 @@ func TestRealsiteExamples(t *testing.T) {
 // TestEnvironments runs an env: given flow on the default workflows, where
 // later cases use the env_id of the first.
 func TestEnvironments(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	rep, out := runFiles(t, config.Default(t.TempDir()), "../../testdata/testrun/environments.yaml")
 	want := []string{
@@ -129,6 +134,7 @@ var failingLines = []string{
 
 // TestFailing proves that failures are reported with the right message.
 func TestFailing(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	rep, out := runFiles(t, config.Default(t.TempDir()), "../../testdata/testrun/failing.yaml")
 	if diff := cmp.Diff(failingLines, lines(out)); diff != "" {
@@ -147,6 +153,7 @@ func TestFailing(t *testing.T) {
 // TestCLI runs the toolwright binary: exit 1 on a failing case and on a
 // file with problems, 0 when all pass, and the JSON report.
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the toolwright binary")
 	}
