@@ -21,6 +21,7 @@ import (
 // to it, and the ui finds them through the config, wherever the folder is
 // mounted.
 func TestArtifactsDir(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	b, err := os.ReadFile(c.cfg)
 	cliMust(t, err)

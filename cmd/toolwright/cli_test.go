@@ -159,6 +159,7 @@ func (c *cliSetup) grant(t *testing.T, task string) string {
 }
 
 func TestCLIGrants(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 
 	// Without a grant, a write tool is refused with the command to run.
@@ -234,6 +235,7 @@ func TestCLIGrants(t *testing.T) {
 // TestNoToolGrants proves that grants are not a tool: the MCP tool list is
 // exactly the workflows, and calling tools over MCP never adds a grant.
 func TestNoToolGrants(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	cfg, err := config.Load(c.cfg)
 	cliMust(t, err)
@@ -303,6 +305,7 @@ func TestNoToolGrants(t *testing.T) {
 }
 
 func TestCLIAudit(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	gid := c.grant(t, "T-a")
 	out, _ := c.mustCLI(t, 0, "run", "add_to_cart", "--arg", "sku=ACM-1003", "--task-id", "T-a")
@@ -384,6 +387,7 @@ func TestCLIAudit(t *testing.T) {
 }
 
 func TestCLITracesAndReplay(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	out, _ := c.mustCLI(t, 1, "run", "missing_button")
 	failed := envelope(t, out)
@@ -479,6 +483,7 @@ func cliSecretHits(b []byte) []string {
 }
 
 func TestCLISecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	var printed []string
 	stdout, stderr := c.mustCLI(t, 1, "--log-level", "debug", "run", "missing_button")

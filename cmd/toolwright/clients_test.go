@@ -13,6 +13,7 @@ import (
 // The client configs in examples/clients are valid JSON, and every server
 // they start is a toolwright command line that parses to `serve`.
 func TestClientConfigs(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(repoPath(t, "examples", "clients", "*.json"))
 	if len(files) < 4 {
 		t.Fatalf("%d client configs", len(files))
@@ -69,6 +70,7 @@ func TestClientConfigs(t *testing.T) {
 // above name `toolwright` and a placeholder path, which run literally
 // exits 2.)
 func TestClientsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "toolwright.yaml")
 	cliMust(t, os.WriteFile(cfgPath, []byte("workflows: ./workflows\n"), 0o644))
@@ -119,6 +121,7 @@ func TestClientsCommand(t *testing.T) {
 // the unit in the key, in JSON and in text. Failed before: "took":8480000000
 // and took=8.48s.
 func TestLogDurationsInMillis(t *testing.T) {
+	t.Parallel()
 	for format, want := range map[string]string{"json": `"took_ms":8480`, "text": "took_ms=8480"} {
 		var b strings.Builder
 		g := &globals{logLevel: "info", logFormat: format}

@@ -32,6 +32,7 @@ func repoPath(t *testing.T, parts ...string) string {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	cfg := repoPath(t, "testdata", "toolwright.yaml")
 	out, errOut, code := cli(t, "--config", cfg, "validate")
 	if code != 0 || out != "" || !strings.Contains(errOut, "ok: 3 tools") {
@@ -59,6 +60,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestToolsSchemaDocs(t *testing.T) {
+	t.Parallel()
 	cfg := repoPath(t, "testdata", "toolwright.yaml")
 	out, _, code := cli(t, "--config", cfg, "tools", "--json")
 	var tools []struct {

@@ -13,6 +13,7 @@ import (
 // stored and listed redacted. Before (issue 22 (3), (11)): the task was
 // trimmed and accepted, the reason kept the password as typed.
 func TestGrantTaskNotTrimmedReasonRedacted(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	for _, task := range []string{"T-1\n", " T-1", "T-1 "} {
 		_, errOut := c.mustCLI(t, exitUsage, "grant", "--tool", "add_to_cart", "--task", task, "--reason", "ticket 7")

@@ -11,6 +11,7 @@ import (
 // TestInitValidateTest: a new project validates and its example test passes
 // on real Chromium.
 func TestInitValidateTest(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "shop")
 	out, errOut, code := cli(t, "init", dir)
 	if code != 0 {

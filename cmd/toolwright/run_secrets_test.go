@@ -13,6 +13,7 @@ import (
 // unset secret, as serve serves it, and refuses (exit 2, naming the secret
 // and its source) only a tool that reads one. Failed before: both exit 2.
 func TestRunWithoutAnUnsetSecret(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	dir := t.TempDir()
 	wdir := filepath.Join(dir, "workflows")

@@ -11,6 +11,7 @@ import (
 // allowed_hosts: ["127.0.0.1"], and the page's own requests still load.
 // Before (issue 22 (10)): the check was refused.
 func TestSelectorsCheckWithSubresourcesAllowedHosts(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	b, err := os.ReadFile(c.cfg)
 	cliMust(t, err)

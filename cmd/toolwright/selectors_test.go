@@ -42,6 +42,7 @@ type checkedPage struct {
 // to abort the whole run); --setup signs in first; --report writes the
 // HTML report, which real Chromium shows with every target boxed.
 func TestSelectorsCheckSetupAndReport(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	cliMust(t, os.WriteFile(filepath.Join(filepath.Dir(c.cfg), "workflows", "sign_in_env.yaml"), []byte(signInWorkflow), 0o644))
 	pages := []string{

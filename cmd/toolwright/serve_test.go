@@ -39,7 +39,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testsite.Run(m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
@@ -216,6 +216,7 @@ const (
 )
 
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
@@ -284,6 +285,7 @@ func TestServeStdio(t *testing.T) {
 }
 
 func TestServeHTTP(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
@@ -494,6 +496,7 @@ func descendants(pid int) []string {
 // answered before the process exits 0. Before: "hello world" made serve
 // exit 1, and a call in flight at EOF was never answered.
 func TestServeStdioHardened(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
@@ -572,6 +575,7 @@ func chromiumUsing(dir string) []int {
 // the profile it left. Before: Chromium was reparented to PID 1 and ran on,
 // its profile left in the state dir.
 func TestServeKilledLeavesNoChromium(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
@@ -631,6 +635,7 @@ func TestServeKilledLeavesNoChromium(t *testing.T) {
 // answer). Before: the repeat's own trace id, and the interrupted call had
 // no trace at all.
 func TestKilledWriteIsNotRunAgain(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)
@@ -706,6 +711,7 @@ steps:
 // TestAuditVerifyNeverCreatesDB: `audit verify` with no database exits 2
 // and leaves none behind. Before: it created an empty one and printed ok.
 func TestAuditVerifyNeverCreatesDB(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	dir := t.TempDir()
 	cfg := serveSet(t, dir, "http://127.0.0.1:1", nil)
@@ -740,6 +746,7 @@ func appendFile(tb testing.TB, path, text string) {
 // system temp dir, a log line saying so, and a working server. Before
 // (issue 22 (11)): serve exited with "mkdir /nonexistent: permission denied".
 func TestServeUnwritableHome(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Dir = "/"

@@ -14,6 +14,7 @@ import (
 // setup: the launch happens before the tool runs. Failed before: open_env
 // ended deadline/env_unavailable while Chromium was still starting.
 func TestSuggestSetupSlowLaunch(t *testing.T) {
+	t.Parallel()
 	bin := testsite.NeedChromium(t)
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow-chromium")

@@ -75,6 +75,7 @@ func toolNames(tools []mcp.Tool) []string {
 // The issue: started from / with no config, state went to /.toolwright,
 // which cannot be created, and the client only saw "Connection closed".
 func TestServeFromRootWithoutConfig(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	home := t.TempDir()
 	cmd := exec.Command(bin, "serve")
@@ -136,6 +137,7 @@ output:
 // tools that do not need it, and answers the ones that do (also through a
 // call step) with config_error. run fails fast with exit 2.
 func TestServeWithMissingSecret(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	site := testsite.Start(t)

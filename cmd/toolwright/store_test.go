@@ -29,6 +29,7 @@ import (
 // page is never requested. Before, the call ran and answered ok with no
 // audit record.
 func TestFullDiskRefusesCalls(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {
@@ -133,6 +134,7 @@ func rewriteAuditPlain(t *testing.T, dbPath string) {
 // cannot be read stops the CLI with exit 2. Before: no audit.key, no `audit
 // head`, no --head, and the rewrite verified ok.
 func TestAuditKeyAndHead(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	dir := t.TempDir()
@@ -210,6 +212,7 @@ func oldCallDir(t *testing.T, root string, days int) string {
 // does the same on its own when it starts (and hourly after). Before,
 // nothing pruned either.
 func TestGCAndServePrune(t *testing.T) {
+	t.Parallel()
 	bin := serveBinary(t)
 	dir := t.TempDir()
 	cfg := serveSet(t, dir, "http://127.0.0.1:1", serveWorkflows)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSelectorsSuggest(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	out, errOut, code := cli(t, "selectors", "suggest", "--page", repoPath(t, "testdata", "suggest", "form.html"), "--prefix", "shop.signup")
 	if code != 0 {

@@ -35,6 +35,7 @@ output:
 // skipped by if: is not red. Failed before: the envelope had none of those
 // keys, no .looked-for, .fallback-match or skipped state existed.
 func TestTraceViewerPictures(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	cfgText, err := os.ReadFile(c.cfg)
 	cliMust(t, err)

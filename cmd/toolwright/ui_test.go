@@ -19,6 +19,7 @@ import (
 // toolwright ui on real Chromium: the call list with its filters, a failed
 // call's step bars, envelope, arguments, screenshot and sandboxed page HTML.
 func TestUI(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	okEnv := envelope(t, first(c.mustCLI(t, 0, "run", "product_details", "--arg", "sku=ACM-1002")))
 	failed := envelope(t, first(c.mustCLI(t, exitFailed, "run", "missing_button")))

@@ -14,6 +14,7 @@ import (
 // are still checked. Before (issue 22 (10)): validate blocked forever
 // reading the pipe.
 func TestValidateSkipsFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wdir := filepath.Join(dir, "workflows")
 	cliMust(t, os.MkdirAll(wdir, 0o755))

@@ -12,6 +12,7 @@ import (
 // browser.provider webdriver from the config: a workflow runs in a session
 // of Debian's chromedriver, and no session is left once `run` is done.
 func TestRunOnWebDriver(t *testing.T) {
+	t.Parallel()
 	c := newCLISetup(t)
 	driver := testsite.ChromeDriver(t)
 	b, err := os.ReadFile(c.cfg)
