@@ -35,13 +35,13 @@ func clientEnv(home string, extra ...string) []string {
 func (p *stdioPeer) listTools(t *testing.T) []mcp.Tool {
 	t.Helper()
 	p.send(t, stdioInit)
-	if r := p.await(t, 1, 30*time.Second); r.Error != nil {
+	if r := p.await(t, 1, 2*time.Minute); r.Error != nil {
 		t.Fatalf("initialize: %v", r.Error)
 	}
 	p.send(t, stdioInitialized)
 	p.send(t, stdioList)
 	var list struct{ Tools []mcp.Tool }
-	if err := json.Unmarshal(p.await(t, 2, 10*time.Second).Result, &list); err != nil {
+	if err := json.Unmarshal(p.await(t, 2, 2*time.Minute).Result, &list); err != nil {
 		t.Fatal(err)
 	}
 	return list.Tools

@@ -462,7 +462,7 @@ params:
 steps:
   - goto: ${{ config.real_base }}/readonly.html?unlock=${{ params.unlock }}
   - fill: {target: "${{ params.field }}", value: changed}
-    timeout: 1500ms
+    timeout: 5s
   - extract: {from: "${{ params.field }}", attr: value, into: value}
 output:
   value: ${{ vars.value }}
