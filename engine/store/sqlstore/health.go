@@ -28,6 +28,19 @@ func (s *DB) Ready(ctx context.Context) error {
 	if err := s.sameFile(); err != nil {
 		return err
 	}
+	var conn *sql.Conn
+	if !s.d.probeWrite {
+		// The connection is taken before the lock wait starts: opening one
+		// (on PostgreSQL a new server process, after a cancelled query
+		// closed the last) is not waiting for a lock, and on a loaded
+		// machine it takes longer than the wait.
+		c, err := s.rdb.Conn(ctx)
+		if err != nil {
+			return s.fail("check the store", err)
+		}
+		defer c.Close()
+		conn = c
+	}
 	err := s.locked(ctx, s.opts.LockWait, func(ctx context.Context) error {
 		if s.d.probeWrite {
 			res, err := s.wdb.ExecContext(ctx, s.d.probe, s.id, s.nowMS())
@@ -40,7 +53,7 @@ func (s *DB) Ready(ctx context.Context) error {
 			return nil
 		}
 		var writable bool
-		err := s.rdb.QueryRowContext(ctx, s.d.probe, s.id).Scan(&writable)
+		err := conn.QueryRowContext(ctx, s.d.probe, s.id).Scan(&writable)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return errReplaced
