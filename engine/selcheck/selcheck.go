@@ -50,7 +50,10 @@ type Page struct {
 	FinalURL string            `json:"final_url,omitempty"`
 	Error    string            `json:"error,omitempty"`
 	Targets  []selector.Health `json:"targets"`
-	report   htmlview.ReportPage
+	// Elsewhere are the targets not checked here: their pages: (their own,
+	// or their prefix's) do not include this page.
+	Elsewhere []string `json:"elsewhere,omitempty"`
+	report    htmlview.ReportPage
 }
 
 // OK reports whether the page loaded where asked and every target resolved by its primary.
@@ -83,6 +86,18 @@ func Write(w io.Writer, pages []*Page, format string) error {
 		}
 		if err := selector.FormatHealth(w, p.Targets); err != nil {
 			return err
+		}
+		if n := len(p.Elsewhere); n > 0 {
+			names := p.Elsewhere
+			more := ""
+			if n > 6 {
+				names, more = names[:6], fmt.Sprintf(" and %d more", n-6)
+			}
+			what := fmt.Sprintf("%d targets live", n)
+			if n == 1 {
+				what = "1 target lives"
+			}
+			fmt.Fprintf(w, "elsewhere\t%s on other pages (pages:), not checked here: %s%s\n", what, strings.Join(names, ", "), more)
 		}
 	}
 	return nil
@@ -129,11 +144,24 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 		return res
 	}
 	before := currentURL(page)
-	names := o.Names
-	if len(names) == 0 {
-		names = o.Map.Names()
+	all := o.Names
+	if len(all) == 0 {
+		all = o.Map.Names()
 	}
-	hs := selector.Check(ctx, tab, o.Map, names)
+	// A target is checked where it lives: a target whose pages: leave
+	// this page out is not on this page, which is not broken.
+	var names []string
+	for _, n := range all {
+		if o.Map.OnPage(n, before) {
+			names = append(names, n)
+		} else {
+			res.Elsewhere = append(res.Elsewhere, n)
+		}
+	}
+	hs := []selector.Health{}
+	if len(names) > 0 { // (no names would be every target)
+		hs = selector.Check(ctx, tab, o.Map, names)
+	}
 	after := currentURL(page)
 	if moved(nav, after) || before != after {
 		res.FinalURL = red.Redact(after)

@@ -104,8 +104,15 @@ func (c *checker) check(name string) Health {
 		return h
 	}
 	hits := c.probe(t, sr.sc, func(hits []*hit) bool { return hits[0] != nil })
+	var hiddenFields []string
 	for i, ht := range hits {
 		if ht == nil {
+			continue
+		}
+		if i > 0 && ht.hidden && c.hiddenInputs(sr.sc, ht) {
+			// A fallback that finds only <input type=hidden> (a token, a
+			// form's state) says nothing of the primary: no one sees it.
+			hiddenFields = append(hiddenFields, fmt.Sprintf("fallback %d %s matched only hidden input fields (type=hidden), not counted", i, t.Locators[i].Describe()))
 			continue
 		}
 		loc := t.Locators[i]
@@ -135,6 +142,9 @@ func (c *checker) check(name string) Health {
 		ds = append(ds, l.Describe())
 	}
 	h.Message = "tried " + strings.Join(ds, ", ")
+	if len(hiddenFields) > 0 {
+		h.Message += "; " + strings.Join(hiddenFields, "; ")
+	}
 	if t.Frame != "" {
 		h.Message += " in frame " + t.Frame
 	}
@@ -142,6 +152,25 @@ func (c *checker) check(name string) Health {
 		h.Message = "check stopped: " + c.ctx.Err().Error()
 	}
 	return h
+}
+
+// hiddenInputs reports whether what h matched is <input type=hidden>.
+func (c *checker) hiddenInputs(sc scope, h *hit) bool {
+	if len(h.objs) == 0 {
+		return false
+	}
+	p := sc.page.Context(c.ctx)
+	for _, o := range h.objs {
+		el, err := p.ElementFromObject(o)
+		if err != nil {
+			return false
+		}
+		res, err := el.Eval(`() => this instanceof HTMLInputElement && this.type === "hidden"`)
+		if err != nil || !res.Value.Bool() {
+			return false
+		}
+	}
+	return true
 }
 
 // scope is where t is searched: inside its within parent's first match, in

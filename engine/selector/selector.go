@@ -56,7 +56,10 @@ type Target struct {
 	Within      string    `json:"within,omitempty"`
 	Frame       string    `json:"frame,omitempty"`  // an iframe target: t is searched in its document
 	Effect      string    `json:"effect,omitempty"` // "" or "write"
-	Pos         lint.Pos  `json:"-"`
+	// Pages are the URL globs of the pages the target, and every target
+	// whose name continues its name, live on (see Map.PagesOf).
+	Pages []string `json:"pages,omitempty"`
+	Pos   lint.Pos `json:"-"`
 	// Broken: the entry has a problem (reported at load); its name still
 	// exists so the rest of the check does not report it unknown.
 	Broken bool `json:"-"`
@@ -74,6 +77,95 @@ type Map struct {
 	// be missing; workflows are not told a target is unknown (the syntax
 	// error is the one problem to fix).
 	Partial bool
+	// pages: name → the URL globs its entry gives in pages:, for targets
+	// and for entries that only say where a prefix lives (no locator).
+	pages map[string][]string
+}
+
+// PagesOf returns the URL globs of the pages target name lives on, and the
+// entry that says so: the nearest of the name itself and the names it
+// continues (acme.login.email, acme.login, acme) whose entry has pages:;
+// else its within or frame parent's. None: it may be on any page.
+func (m *Map) PagesOf(name string) (globs []string, from string) {
+	if m == nil {
+		return nil, ""
+	}
+	for depth := 0; name != "" && depth < 32; depth++ {
+		for n := name; n != ""; {
+			if g, ok := m.pages[n]; ok {
+				return g, n
+			}
+			i := strings.LastIndexByte(n, '.')
+			if i < 0 {
+				break
+			}
+			n = n[:i]
+		}
+		t, ok := m.Targets[name]
+		if !ok {
+			break
+		}
+		name = t.Within
+		if name == "" {
+			name = t.Frame
+		}
+	}
+	return nil, ""
+}
+
+// OnPage reports whether target name may be on the page at url: it has no
+// pages (PagesOf), or one of its globs matches url (MatchURL).
+func (m *Map) OnPage(name, url string) bool {
+	globs, _ := m.PagesOf(name)
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if MatchURL(g, url) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchURL matches a URL against a glob where * matches any run of
+// characters (slashes included). A glob without a scheme is matched against
+// the URL's path and query too, so "*/catalog.html*" and "/catalog.html"
+// both read naturally.
+func MatchURL(glob, url string) bool {
+	return wildcard(glob, url) || (!strings.Contains(glob, "://") && wildcard(glob, pathOf(url)))
+}
+
+func pathOf(url string) string {
+	if i := strings.Index(url, "://"); i >= 0 {
+		rest := url[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			return rest[j:]
+		}
+		return "/"
+	}
+	return url
+}
+
+// wildcard matches s against p where * is any run of characters.
+func wildcard(p, s string) bool {
+	parts := strings.Split(p, "*")
+	if len(parts) == 1 {
+		return p == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, last)
 }
 
 // Lookup finds a target by name.
@@ -145,7 +237,16 @@ func Parse(file string, data []byte) (m *Map, ps lint.Problems) {
 		}
 		// A broken entry still defines its name, so workflows that use it
 		// are not told the target is unknown (one mistake, one problem).
-		t := decodeTarget(file, kv, &ps)
+		t, group := decodeTarget(file, kv, &ps)
+		if t != nil && len(t.Pages) > 0 {
+			if m.pages == nil {
+				m.pages = map[string][]string{}
+			}
+			m.pages[t.Name] = t.Pages
+		}
+		if group {
+			continue // only where a prefix lives: not a target
+		}
 		if t == nil {
 			t = &Target{Name: kv.Key, Pos: lint.At(file, kv.KeyN), Broken: true}
 		}
@@ -186,7 +287,7 @@ var EntryDecl = &decl.Object{
 	Name: "target", Title: "target",
 	Doc: "A semantic target: the primary locator (one strategy), then fallbacks tried in order.",
 	Fields: append(append([]decl.Field{
-		{Name: "description", Type: decl.String, Doc: "what the element is, for people maintaining the map"},
+		{Name: descKey, Type: decl.String, Doc: "what the element is, for people maintaining the map"},
 	}, LocatorFields...),
 		decl.Field{Name: "fallbacks", Type: decl.List, Elem: &decl.Field{Type: decl.Nested, Obj: LocatorDecl}, Raw: true,
 			Doc: "other locators, tried in order when the primary finds nothing"},
@@ -194,6 +295,8 @@ var EntryDecl = &decl.Object{
 		decl.Field{Name: "within", Type: decl.String, Doc: "resolve inside each match of this other target (for extract fields)"},
 		decl.Field{Name: "frame", Type: decl.String, Doc: "an iframe target: this target is resolved in that frame's document (same-origin or another site); composes with within"},
 		decl.Field{Name: "effect", Type: decl.Enum, Enum: []string{"read", "write"}, Default: "read", Doc: "write: acting on it changes something on the site (a read workflow may not)"},
+		decl.Field{Name: pagesKey, Type: decl.List, Elem: &decl.Field{Type: decl.String},
+			Doc: "the pages this target and every target whose name continues its name live on: URL globs (* is any run; without a scheme, the path and query: \"/login.html*\"); selectors check checks them only there. An entry with pages: and no locator only says where a prefix lives (acme.login: {pages: [...]})"},
 	),
 }
 
@@ -201,14 +304,43 @@ var EntryDecl = &decl.Object{
 var MapDecl = &decl.Field{Type: decl.Map, Elem: &decl.Field{Type: decl.Nested, Obj: EntryDecl},
 	Doc: "The selector map: semantic target names (dotted lowercase words) and how to find each on the page."}
 
-func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) *Target {
+// pagesKey is the entry key that says which pages a target or prefix
+// lives on; descKey the one that describes it.
+const (
+	pagesKey = "pages"
+	descKey  = "description"
+)
+
+// decodeTarget decodes one entry. group reports an entry that only says
+// where a prefix lives (pages: and no locator or other target key).
+func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) (t *Target, group bool) {
 	where := kv.Key
-	t := &Target{Name: kv.Key, Pos: lint.At(file, kv.KeyN)}
+	t = &Target{Name: kv.Key, Pos: lint.At(file, kv.KeyN)}
 	v := EntryDecl.Decode(file, kv.Value, where, ps)
 	if v == nil {
-		return nil
+		return nil, false
 	}
-	t.Description = v.Str("description", "")
+	if v.Has(pagesKey) {
+		t.Pages = v.Strings(pagesKey)
+		if len(t.Pages) == 0 && v.OK(pagesKey) {
+			ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages must list at least one page (a URL glob such as \"/login.html*\"); leave it out for a target that may be on any page", where)
+		}
+		for _, g := range t.Pages {
+			if strings.TrimSpace(g) == "" {
+				ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages: a page must not be empty", where)
+			}
+		}
+		only := true
+		for _, e := range v.Entries {
+			if e.Key != pagesKey && e.Key != descKey {
+				only = false
+			}
+		}
+		if only {
+			return t, true
+		}
+	}
+	t.Description = v.Str(descKey, "")
 	t.Many = v.Bool("many", false)
 	t.Within = v.Str("within", "")
 	t.Frame = v.Str("frame", "")
@@ -260,7 +392,7 @@ func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) *Target {
 	} else {
 		t.Locators = nil // fallbacks are numbered after the primary
 	}
-	return t
+	return t, false
 }
 
 // meantLocator: an unknown key was reported as a misspelt strategy.
