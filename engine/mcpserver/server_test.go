@@ -274,7 +274,7 @@ func TestCancel(t *testing.T) {
 		ss, err := f.srv.MCP().Connect(context.Background(), st, nil)
 		must(t, err)
 		defer ss.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		c := dialRaw(ctx, t, ct)
 		defer c.conn.Close()

@@ -45,7 +45,7 @@ func TestStatelessReplicasRoundRobin(t *testing.T) {
 		o := mcpserver.Options{Stateless: stateless}
 		return mcpserver.New(f.app.Engine, o).Handler("127.0.0.1", ""), mcpserver.New(f.app.Engine, o).Handler("127.0.0.1", "")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
 	a, b := replicas(true)
