@@ -21,7 +21,8 @@ import (
 // a focus lands wherever it is), checked enabled and not covered, and
 // focused or cleared; then comes the input itself.
 //
-//	Click: prepare (1) + mouse moved, pressed, released (3)           = 4
+//	Click: prepare (1) + mouse moved, pressed, released (3)
+//	       + did the press go to the element (1)                     = 5
 //	       (+1 on a page with frames from other sites, or that skips rendering
 //	       content (content-visibility): the move is checked)
 //	Hover: prepare (1) + mouse moved (1)                              = 2
@@ -85,12 +86,12 @@ func pointOf(v gson.JSON) point {
 // read-only field to fill (clear), is waited for until ctx ends
 // (target_not_found then, as rod's enabled wait did). A read-only field
 // is never cleared: its value stays what the page put there.
-func prepare(ctx context.Context, el *rod.Element, name string, focus, clear bool) (point, error) {
+func prepare(ctx context.Context, el *rod.Element, name string, focus, clear, press bool) (point, error) {
 	p := el.Page().Context(ctx)
 	front := false
 	settle := !focus // a pointer action
 	for {
-		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front, "settle": settle}, true, true)
+		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front, "settle": settle, "press": press}, true, true)
 		if err != nil {
 			var nf *rod.ObjectNotFoundError
 			if errors.As(err, &nf) {
@@ -163,7 +164,7 @@ func Hover(ctx context.Context, el *rod.Element, o ActOptions) error {
 // set; a move that did not reach el (see moveTo) is prepared and made again.
 func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) error {
 	for {
-		pt, err := prepare(ctx, el, o.Name, false, false)
+		pt, err := prepare(ctx, el, o.Name, false, false, click)
 		if err != nil {
 			return err
 		}
@@ -175,11 +176,38 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 		if !ok {
 			continue
 		}
-		if click {
-			return press(ctx, p, pt)
+		if !click {
+			return nil
 		}
-		return nil
+		if done, err := pressChecked(ctx, p, el.Object, pt, o.Name); done || err != nil {
+			return err
+		}
 	}
+}
+
+// pressChecked presses at pt and asks the page whether the press went to
+// the element (this, or the one Map.Ready readied): prepare's guard holds
+// back a press that the page moved something else under (see page.js
+// PRESS), and then nothing was clicked: false, nil, and the caller
+// prepares and presses again; an error once ctx ends. A press whose
+// answer cannot be read (the click took the page to another document)
+// went to the element: the guard lets no other press through.
+func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
+	if err := press(ctx, p, pt); err != nil || ctx.Err() != nil {
+		return true, err
+	}
+	res, err := evalOp(p, this, "pressed", map[string]any{}, true, false)
+	if err != nil || !res.Value.Get("missed").Bool() {
+		return true, nil
+	}
+	if ctx.Err() != nil {
+		what := res.Value.Get("what").Str()
+		if what == "" {
+			what = "something else"
+		}
+		return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the page kept moving between aiming and pressing; the press landed on %s and was held back (nothing was clicked)", name, what)
+	}
+	return false, nil
 }
 
 // moveTo moves the mouse to pt. When pt.Verify it then asks the page
@@ -260,7 +288,7 @@ func gsonInt(i int) *int { return &i }
 // Fill clears el and types value into it: the text is inserted as by an
 // IME (one input event), then input and change fire, as rod's el.Input does.
 func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) error {
-	if _, err := prepare(ctx, el, o.Name, true, true); err != nil {
+	if _, err := prepare(ctx, el, o.Name, true, true, false); err != nil {
 		return err
 	}
 	return typeInto(el.Page().Context(ctx), el.Object, value)
@@ -283,7 +311,7 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
 
 // Press focuses el and presses key in it.
 func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error {
-	if _, err := prepare(ctx, el, o.Name, true, false); err != nil {
+	if _, err := prepare(ctx, el, o.Name, true, false, false); err != nil {
 		return err
 	}
 	return keys.dispatch(el.Page().Context(ctx))
@@ -382,7 +410,7 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	p := el.Page().Context(ctx)
 	// As a person would need: in view, reachable by the pointer, enabled,
 	// not covered (a native <select> is then set at once).
-	if _, err := prepare(ctx, el, o.Name, false, false); err != nil {
+	if _, err := prepare(ctx, el, o.Name, false, false, false); err != nil {
 		return err
 	}
 	res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false)
@@ -497,7 +525,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return nil, nil
 	}
 	p := page.Context(ctx)
-	req := map[string]any{"locs": locs, "settle": true, "off": o.ClassDisabled, "probe": o.Probe}
+	req := map[string]any{"locs": locs, "settle": true, "press": true, "off": o.ClassDisabled, "probe": o.Probe}
 	var nodes []any
 	if o.Marker != nil {
 		nodes = append(nodes, o.Marker.Object)
@@ -536,8 +564,9 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 }
 
 // Click clicks the readied element: the mouse moves to its centre, presses
-// and releases (three requests; four on a page with frames from other
-// sites, where the move is checked, see moveTo).
+// and releases, and the page tells whether the press went to it (four
+// requests; five on a page with frames from other sites, where the move is
+// checked, see moveTo). A move or press that missed readies it again.
 func (r *Ready) Click(ctx context.Context) error {
 	for {
 		p := r.page.Context(ctx)
@@ -546,9 +575,12 @@ func (r *Ready) Click(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			return press(ctx, p, r.pt)
+			done, err := pressChecked(ctx, p, nil, r.pt, r.name)
+			if done || err != nil {
+				return err
+			}
 		}
-		// The move missed: ready the target again.
+		// The move or the press missed: ready the target again.
 		nr, err := r.again(ctx)
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ function (op, req, ...nodes) {
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled, verify}
   //   op "reach":   why a present element never showed: {zero} (drawn, without a size)
   //   op "hit":     after the mouse moved to prepare's point: did the move reach the element?
+  //   op "pressed": after a click's press: did the press go to the element, or was it held back?
   //   op "ready":   find a one-element target once and prepare it in the same call
   //   op "typing":  the same for typing (focus, clear) → the element itself, or its state
   //   op "events":  fire DOM events on the element
@@ -532,6 +533,53 @@ function (op, req, ...nodes) {
     Object.defineProperty(win, HIT, { value: rec, configurable: true });
   };
 
+  // The press. Between prepare's check and the press (two or three round
+  // trips later on a busy machine) the page may still move: a notice
+  // inserted above after an XHR, a menu bar that grows. The mouse then
+  // presses whatever came under the point, a neighbouring link, and the
+  // click would be answered ok. So a click's prepare sets a guard on its
+  // window for the press: when the press's first event (pointerdown,
+  // mousedown) does not go to the element (or a label of it), that event
+  // and the rest of the press (up, click) are held back from the page
+  // (nothing is clicked) and op "pressed" tells the Go side, which prepares
+  // and presses again.
+  const PRESS = "__toolwright_press";
+  const watchPress = (el, win) => {
+    const old = win[PRESS];
+    if (old) old.off();
+    const rec = { el, state: "", what: "" };
+    // On el or inside it, on a label of it, or on the host of a closed
+    // shadow root el is in (the window sees no deeper than the host there).
+    const hosts = [];
+    for (let r = el.getRootNode(); r && r.host; r = r.host.getRootNode()) hosts.push(r.host);
+    const onto = (path) => path.includes(el) || path.some((n) => isEl(n) && n.tagName === "LABEL" && n.control === el) ||
+      (isEl(path[0]) && hosts.includes(path[0]));
+    const h = (e) => {
+      if (!rec.state && (e.type === "pointerdown" || e.type === "mousedown")) {
+        const path = e.composedPath();
+        rec.state = onto(path) ? "hit" : "missed";
+        if (rec.state === "missed") rec.what = isEl(path[0]) ? describe(path[0]) : "";
+      }
+      if (rec.state === "missed") {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+      }
+      if (e.type === "click") stop();
+    };
+    const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
+    const stop = () => {
+      for (const t of types) win.removeEventListener(t, h, true);
+      clearTimeout(timer);
+    };
+    const timer = setTimeout(stop, 30000);
+    rec.off = () => {
+      stop();
+      if (win[PRESS] === rec) delete win[PRESS];
+    };
+    for (const t of types) win.addEventListener(t, h, true);
+    Object.defineProperty(win, PRESS, { value: rec, configurable: true });
+  };
+
   // A click may submit a form whose page handles the submit itself
   // (preventDefault, an async validation, then form.submit()): its
   // navigation starts late. The submit events of the next seconds are
@@ -640,6 +688,7 @@ function (op, req, ...nodes) {
       out.y = y;
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
+        if (req.press) watchPress(el, win);
         if (req.settle && (outOfProcess(win) || maySkip())) {
           watchHit(el, win);
           out.verify = true;
@@ -783,6 +832,19 @@ function (op, req, ...nodes) {
         setTimeout(fin, 100);
         requestAnimationFrame(() => requestAnimationFrame(fin));
       });
+    }
+
+    case "pressed": {
+      // After a click's press and release (this: the element, or the
+      // window after op "ready"): → {missed, what (where it went instead)}:
+      // missed when the guard held the press back (see PRESS). No record
+      // (a new document: the click navigated) or no press seen is not a
+      // miss.
+      const w = (root ? root.ownerDocument : doc).defaultView;
+      const rec = w[PRESS];
+      if (!rec) return { missed: false };
+      rec.off();
+      return { missed: rec.state === "missed", what: rec.what };
     }
 
     case "ready": {
