@@ -15,7 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/policy"
-	"github.com/toolwright/toolwright/engine/step/kinds"
+	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
 )
 
@@ -43,9 +43,9 @@ type Download struct {
 
 var (
 	traceIDPattern = regexp.MustCompile(`^tr_[0-9A-HJKMNP-TV-Z]{26}$`)
-	// downloadName is a name the download step gives a file it keeps
-	// (kinds/download.go); partialName one the browser gives a file while
-	// it downloads (its GUID), which is never served.
+	// downloadName is a name a step gives a file it keeps in DownloadDir;
+	// partialName one the browser gives a file while it downloads (its
+	// GUID), which is never served.
 	downloadName = regexp.MustCompile(`^[A-Za-z0-9_ -][A-Za-z0-9._ -]*$`)
 	partialName  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|\.crdownload$`)
 )
@@ -121,7 +121,7 @@ func (e *Engine) ReadDownload(ctx context.Context, uri string) (*Download, error
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "the download %s cannot be read", name)
 	}
-	d := &Download{URI: uri, MIME: kinds.MediaType(path)}
+	d := &Download{URI: uri, MIME: result.MediaType(path)}
 	if isText(d.MIME, data) {
 		d.Text = e.redactor.Redact(string(data))
 		return d, nil

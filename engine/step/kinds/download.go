@@ -3,8 +3,6 @@ package kinds
 import (
 	"context"
 	"fmt"
-	"mime"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
@@ -175,24 +174,5 @@ func keepDownload(x step.Exec, dir string, begin *proto.BrowserDownloadWillBegin
 		return nil, errs.Wrap(errs.Internal, err, "the downloaded file cannot be kept")
 	}
 	file, uri := x.DownloadRef(filepath.Base(dst))
-	return map[string]any{"file": file, "uri": uri, "name": filepath.Base(dst), "bytes": st.Size(), "mime": MediaType(dst)}, nil
-}
-
-// MediaType is a file's media type, without parameters: by its
-// extension, else by its first bytes.
-func MediaType(path string) string {
-	t := mime.TypeByExtension(filepath.Ext(path))
-	if t == "" {
-		t = "application/octet-stream"
-		if f, err := os.Open(path); err == nil {
-			head := make([]byte, 512)
-			n, _ := f.Read(head)
-			f.Close()
-			t = http.DetectContentType(head[:n])
-		}
-	}
-	if mt, _, err := mime.ParseMediaType(t); err == nil {
-		return mt
-	}
-	return t
+	return map[string]any{"file": file, "uri": uri, "name": filepath.Base(dst), "bytes": st.Size(), "mime": result.MediaType(dst)}, nil
 }
