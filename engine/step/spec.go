@@ -73,6 +73,10 @@ type Field struct {
 	// Scoped: the field is evaluated inside the kind's own scope
 	// (Spec.Scope), as repeat's while and until see loop.index.
 	Scoped bool
+	// Args, for a ValueMap field: the arguments the step passes to the
+	// workflow its Tool field names; the whole-set check holds them against
+	// that workflow's parameters (Step.ToolArgs).
+	Args bool
 	// Yields, for a VarName field: what the variable holds after the step
 	// (a list, an object with fields, text), so expressions using it are
 	// checked at load. nil: unknown.
@@ -157,6 +161,9 @@ func Register(s *Spec) {
 	for _, f := range s.Fields {
 		if f.Default != nil && !defaultFits(f) {
 			panic(fmt.Sprintf("step: kind %q: field %s's default %v (%T) is not a %s", s.Kind, f.Name, f.Default, f.Default, f.Type))
+		}
+		if f.Args && f.Type != ValueMap {
+			panic(fmt.Sprintf("step: kind %q: Args field %q is not a ValueMap", s.Kind, f.Name))
 		}
 	}
 	kinds[s.Kind] = s

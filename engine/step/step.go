@@ -154,6 +154,17 @@ func (s *Step) TargetName() string {
 	return ""
 }
 
+// ToolArgs returns the arguments the step passes to the workflow its Tool
+// field names: its Field.Args field (nil when its kind declares none).
+func (s *Step) ToolArgs() []NamedValue {
+	for _, f := range s.Spec.Fields {
+		if f.Args {
+			return s.Values(f.Name)
+		}
+	}
+	return nil
+}
+
 // Has reports whether the field was given.
 func (s *Step) Has(name string) bool { _, ok := s.Args[name]; return ok }
 

@@ -150,27 +150,28 @@ func Build(cfg *config.Config, sel *selector.Map, files []string) (*Set, lint.Pr
 func (s *Set) checkCalls(ps *lint.Problems) {
 	for _, w := range s.Tools() {
 		for _, ref := range w.calls {
+			kind := ref.Step.Spec.Kind
 			callee, ok := s.tools[ref.Name]
 			if !ok {
-				ps.Addf(ref.Pos, lint.UnknownRef, "call: unknown tool %q%s", ref.Name, lint.Suggest(ref.Name, s.names))
+				ps.Addf(ref.Pos, lint.UnknownRef, "%s: unknown tool %q%s", kind, ref.Name, lint.Suggest(ref.Name, s.names))
 				continue
 			}
 			if w.Risk == Read && callee.Writes() {
 				ps.Addf(ref.Pos, lint.Risk, "a risk: read workflow may not call %q, which is risk: %s", callee.Name, callee.Risk)
 			}
 			if callee.Env == EnvNew {
-				ps.Addf(ref.Pos, lint.BadValue, "call: %q opens its own environment (env: new) and cannot be called from a workflow", callee.Name)
+				ps.Addf(ref.Pos, lint.BadValue, "%s: %q opens its own environment (env: new) and cannot be called from a workflow", kind, callee.Name)
 			}
 			given := map[string]bool{}
-			for _, nv := range ref.Step.Values("with") {
+			for _, nv := range ref.Step.ToolArgs() {
 				given[nv.Name] = true
 				if callee.Param(nv.Name) == nil {
-					ps.Addf(ref.Pos, lint.UnknownRef, "call %s: unknown argument %q%s", callee.Name, nv.Name, lint.Suggest(nv.Name, paramNames(callee.Params)))
+					ps.Addf(ref.Pos, lint.UnknownRef, "%s %s: unknown argument %q%s", kind, callee.Name, nv.Name, lint.Suggest(nv.Name, paramNames(callee.Params)))
 				}
 			}
 			for _, p := range callee.Params {
 				if p.Required && !given[p.Name] {
-					ps.Addf(ref.Pos, lint.Missing, "call %s: missing required argument %q", callee.Name, p.Name)
+					ps.Addf(ref.Pos, lint.Missing, "%s %s: missing required argument %q", kind, callee.Name, p.Name)
 				}
 			}
 		}

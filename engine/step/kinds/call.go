@@ -12,7 +12,7 @@ func init() {
 		Doc:  "Run another workflow in the same environment and keep its data. Cycles are load errors.",
 		Fields: []step.Field{
 			{Name: "tool", Type: step.Tool, Required: true, Doc: "the workflow to run"},
-			{Name: "with", Type: step.ValueMap, Doc: "its arguments"},
+			{Name: "with", Type: step.ValueMap, Args: true, Doc: "its arguments"},
 			{Name: "into", Type: step.VarName, Doc: "store its data in this variable"},
 		},
 		Example: "call: {tool: product_details, with: {sku: \"${{ params.sku }}\"}, into: details}",
