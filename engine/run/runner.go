@@ -101,24 +101,24 @@ func (r *runner) push(f *step.Frame) {
 func (r *runner) pop() {
 	top := r.frames[len(r.frames)-1]
 	r.frames = r.frames[:len(r.frames)-1]
-	if top.ItemName != "" {
-		delete(r.scope, top.ItemName)
+	for name := range top.Names {
+		delete(r.scope, name)
 	}
 	r.bindFrame()
 }
 
-// bindFrame exposes the innermost loop as loop.* and every enclosing
-// for_each item by its name.
+// bindFrame exposes the innermost frame's loop as loop.* and the names of
+// every enclosing frame (inner ones last, so they hide outer ones).
 func (r *runner) bindFrame() {
 	delete(r.scope, tmpl.Loop)
 	for _, f := range r.frames {
 		loop := map[string]any{"index": f.Index}
-		if f.Page > 0 {
-			loop["page"] = f.Page
+		for k, v := range f.Loop {
+			loop[k] = v
 		}
 		r.scope[tmpl.Loop] = loop
-		if f.ItemName != "" {
-			r.scope[f.ItemName] = f.Item
+		for name, v := range f.Names {
+			r.scope[name] = v
 		}
 	}
 }

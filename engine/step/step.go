@@ -333,16 +333,21 @@ type FindOpt struct {
 	Quiet   bool         // not recorded as the step's strategy (a step's secondary target)
 }
 
-// Frame is the scope of a loop body.
+// Frame is the scope of nested steps, as the kind running them says
+// (what its Spec.Scope allowed at load time).
 type Frame struct {
-	Index    int       // loop.index
-	Window   *rod.Page // the page nested steps run in (popup); nil: the enclosing one
-	Watched  bool      // the step watches Window itself (Exec.Watch); else RunSteps does
-	Page     int       // loop.page (paginate)
-	ItemName string    // for_each: the `as` name
-	Item     any
-	// Touched collects the list variables appended to inside the frame,
-	// so paginate can mark them truncated.
+	Index int // loop.index
+	// Loop holds the frame's loop.* fields beyond index (its Spec.Scope
+	// named them with tmpl.Scope.InLoop); loop.* is the innermost frame's.
+	Loop map[string]any
+	// Names binds names for the nested steps (an item under the name its
+	// Spec.Scope added to tmpl.Scope.Items); an inner frame's binding of
+	// the same name hides the outer one until it ends.
+	Names   map[string]any
+	Window  *rod.Page // the page nested steps run in (a popup); nil: the enclosing one
+	Watched bool      // the step watches Window itself (Popups.Watch); else RunSteps does
+	// Touched, when not nil, collects the list variables appended to
+	// inside the frame (a kind may then mark them truncated).
 	Touched map[string]bool
 }
 

@@ -44,9 +44,11 @@ type Scope struct {
 	Secrets        []string // declared secret names
 	SecretsAllowed bool     // only fill.value
 	Vars           []string // variables some step of the workflow sets
-	Loop           bool     // inside repeat, for_each or paginate
-	Paginate       bool     // inside paginate: loop.page exists
-	Items          []string // names bound by enclosing for_each (item or its `as`)
+	Loop           bool     // inside a loop: loop.index exists
+	// LoopFields are the innermost loop's loop.* fields beyond index (a
+	// kind's Spec.Scope says them, through InLoop).
+	LoopFields []string
+	Items      []string // names bound by enclosing for_each (item or its `as`)
 	// VarShapes says what some variables hold, where the steps that set
 	// them say (an extract list, a screenshot's reference), so a wrong
 	// field access is a load error.
@@ -68,6 +70,12 @@ func (s Scope) With(f func(*Scope)) Scope {
 	s.Items = append([]string(nil), s.Items...)
 	f(&s)
 	return s
+}
+
+// InLoop returns a copy of s inside a loop whose loop.* has index and
+// fields: an enclosing loop's fields are not the inner loop's.
+func (s Scope) InLoop(fields ...string) Scope {
+	return s.With(func(x *Scope) { x.Loop = true; x.LoopFields = fields })
 }
 
 // Env is the run-time environment of one evaluation.
@@ -535,10 +543,7 @@ func (c *checker) Visit(node *ast.Node) {
 			if !c.sc.Loop {
 				return // reported on the identifier
 			}
-			known, what = []string{"index"}, "loop field"
-			if c.sc.Paginate {
-				known = append(known, "page")
-			}
+			known, what = append([]string{"index"}, c.sc.LoopFields...), "loop field"
 		default:
 			return
 		}

@@ -16,7 +16,7 @@ func init() {
 		Kind: "for_each",
 		Doc:  "Run steps once for each item of a list, at most max items.",
 		Scope: func(s *step.Step, sc tmpl.Scope) tmpl.Scope {
-			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false; x.Items = append(x.Items, s.Str("as")) })
+			return sc.InLoop().With(func(x *tmpl.Scope) { x.Items = append(x.Items, s.Str("as")) })
 		},
 		Fields: []step.Field{
 			{Name: "items", Type: step.Expr, Required: true, Doc: "an expression giving a list, like vars.rows"},
@@ -55,7 +55,7 @@ func init() {
 			}
 			as := s.Str("as")
 			for i, it := range items {
-				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i, ItemName: as, Item: it}); err != nil {
+				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i, Names: map[string]any{as: it}}); err != nil {
 					return err
 				}
 			}

@@ -19,7 +19,7 @@ func init() {
 			"list the steps read going stale), stops when next is missing or disabled, and marks the " +
 			"lists it filled truncated when it stopped at max_pages while a next page existed.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
-			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = true })
+			return sc.InLoop(loopPage)
 		},
 		Fields: []step.Field{
 			{Name: "next", Type: step.Target, Required: true, Doc: "the next-page control"},
@@ -31,6 +31,9 @@ func init() {
 	})
 }
 
+// loopPage is the field paginate adds to loop.*: the 1-based page number.
+const loopPage = "page"
+
 func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 	max, err := x.BoundOf(s.Bound("max_pages"))
 	if err != nil {
@@ -40,7 +43,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 	marker := listMarker(x, s.Steps("steps"))
 	touched := map[string]bool{}
 	for page := 1; ; page++ {
-		f := &step.Frame{Index: page - 1, Page: page, Touched: touched}
+		f := &step.Frame{Index: page - 1, Loop: map[string]any{loopPage: page}, Touched: touched}
 		if err := x.RunSteps(ctx, s.Steps("steps"), f); err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ func init() {
 		Kind: "repeat",
 		Doc:  "Run steps again and again while a condition holds (or until it holds), at most max times.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
-			return sc.With(func(x *tmpl.Scope) { x.Loop = true; x.Paginate = false })
+			return sc.InLoop()
 		},
 		OneOf: []string{"while", "until"},
 		Fields: []step.Field{
