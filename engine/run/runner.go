@@ -308,10 +308,10 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	var nav *navWatch
 	mode := "auto"
 	if s.Spec.Navigates {
-		if _, ok := s.Spec.Field("navigation"); ok && s.Str("navigation") != "" {
-			mode = s.Str("navigation")
+		if m := s.Navigation(); m != "" {
+			mode = m
 		}
-		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Kind == "click" || s.Spec.Kind == "check")
+		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Pointer)
 		r.c.keepNav(nav)
 	}
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
@@ -359,10 +359,8 @@ func (r *runner) stepTimeout(s *step.Step) time.Duration {
 	if s.Timeout > 0 {
 		return s.Timeout
 	}
-	if f, ok := s.Spec.Field("timeout"); ok && f.Type == step.Duration {
-		if d := s.Dur("timeout"); d > 0 {
-			return d
-		}
+	if d := s.OwnTimeout(); d > 0 {
+		return d
 	}
 	if container(s) || s.Spec.CallBound {
 		return 0
@@ -993,7 +991,7 @@ const maxCallDepth = 8
 func (r *runner) Call(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
 	w, ok := r.c.set.Tool(tool)
 	if !ok {
-		return nil, errs.New(errs.Internal, "call: unknown tool %q", tool)
+		return nil, errs.New(errs.Internal, "the step calls unknown tool %q", tool)
 	}
 	if r.depth >= maxCallDepth {
 		return nil, errs.New(errs.LimitExceeded, "calls nest deeper than %d", maxCallDepth)
@@ -1031,7 +1029,7 @@ func (r *runner) currentPath() string {
 // OpenEnv opens (or reuses) an environment for an env: new call.
 func (r *runner) OpenEnv(ctx context.Context, region, purpose string) error {
 	if r.c.currentEnv() != nil {
-		return errs.New(errs.Internal, "open_env: this call already has an environment")
+		return errs.New(errs.Internal, "this call already has an environment: it cannot open another")
 	}
 	env, err := r.c.e.browsers.Open(ctx, region, purpose)
 	if err != nil {

@@ -234,7 +234,7 @@ func (c *Checker) DecodeCondition(n *yaml.Node, path string, sc tmpl.Scope, wher
 	cond := &Step{Spec: sp, Pos: c.Pos(n), Path: path, Args: map[string]any{}}
 	c.decodeBodyAt(cond, rn, sc, where)
 	for _, f := range sp.Fields {
-		if !conditionOnly(f.Name) && cond.Has(f.Name) {
+		if !conditionOnly(f) && cond.Has(f.Name) {
 			c.Addf(c.Pos(n), lint.BadValue, "%s: %s belongs to a wait; a when condition is checked once, without waiting", where, f.Name)
 		}
 	}

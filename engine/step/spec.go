@@ -77,6 +77,14 @@ type Field struct {
 	// workflow its Tool field names; the whole-set check holds them against
 	// that workflow's parameters (Step.ToolArgs).
 	Args bool
+	// Timeout, for a Duration field: the step's own timeout; the executor
+	// bounds one attempt of the step by it when given (Step.OwnTimeout),
+	// and a condition checked once (a step's when:) may not carry it.
+	Timeout bool
+	// Navigation, for an Enum field of auto, expect and none: how the
+	// executor follows a navigation the step starts (Spec.Navigates;
+	// Step.Navigation).
+	Navigation bool
 	// Yields, for a VarName field: what the variable holds after the step
 	// (a list, an object with fields, text), so expressions using it are
 	// checked at load. nil: unknown.
@@ -98,7 +106,10 @@ type Spec struct {
 	// link, a key that submits a form); the executor then watches for it so
 	// a refused host is reported against this step.
 	Navigates bool
-	Risk      string // read or write, as DESIGN.md's table says; "" = of its steps / callee
+	// Pointer: the step acts with the mouse, so a form submit the page held
+	// back after it (an async validation) is waited for too.
+	Pointer bool
+	Risk    string // read or write, as DESIGN.md's table says; "" = of its steps / callee
 	// Scope, for a kind that runs nested steps (do, repeat, for_each,
 	// paginate, popup), says what those steps may name beyond the enclosing
 	// scope: loop.*, an item, ... (nil: the same names). The page they run
@@ -162,8 +173,8 @@ func Register(s *Spec) {
 		if f.Default != nil && !defaultFits(f) {
 			panic(fmt.Sprintf("step: kind %q: field %s's default %v (%T) is not a %s", s.Kind, f.Name, f.Default, f.Default, f.Type))
 		}
-		if f.Args && f.Type != ValueMap {
-			panic(fmt.Sprintf("step: kind %q: Args field %q is not a ValueMap", s.Kind, f.Name))
+		if f.Args && f.Type != ValueMap || f.Timeout && f.Type != Duration || f.Navigation && f.Type != Enum {
+			panic(fmt.Sprintf("step: kind %q: field %q: Args is for a ValueMap, Timeout for a Duration, Navigation for an Enum", s.Kind, f.Name))
 		}
 	}
 	kinds[s.Kind] = s
@@ -398,7 +409,7 @@ func ConditionFields() []Field {
 	var out []Field
 	if sp := ConditionKind(); sp != nil {
 		for _, f := range sp.Fields {
-			if conditionOnly(f.Name) {
+			if conditionOnly(f) {
 				out = append(out, f)
 			}
 		}
@@ -416,8 +427,8 @@ func ConditionObject() *decl.Object {
 }
 
 // conditionOnly: a field of the condition kind that a condition checked
-// once may carry (not a wait's timeout or into).
-func conditionOnly(name string) bool { return name != "timeout" && name != "into" }
+// once may carry (not its own timeout, nor a variable it writes).
+func conditionOnly(f Field) bool { return !f.Timeout && f.Type != VarName }
 
 // paramTemplateSchema is a whole template of one parameter: ${{ params.n }}.
 func paramTemplateSchema() *decl.Obj {

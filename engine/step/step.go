@@ -165,6 +165,28 @@ func (s *Step) ToolArgs() []NamedValue {
 	return nil
 }
 
+// OwnTimeout is the value of the step's Field.Timeout field (0: its kind
+// has none, or it was not given).
+func (s *Step) OwnTimeout() time.Duration {
+	for _, f := range s.Spec.Fields {
+		if f.Timeout {
+			return s.Dur(f.Name)
+		}
+	}
+	return 0
+}
+
+// Navigation is the value of the step's Field.Navigation field ("": its
+// kind has none, or it was not given).
+func (s *Step) Navigation() string {
+	for _, f := range s.Spec.Fields {
+		if f.Navigation {
+			return s.Str(f.Name)
+		}
+	}
+	return ""
+}
+
 // Has reports whether the field was given.
 func (s *Step) Has(name string) bool { _, ok := s.Args[name]; return ok }
 

@@ -19,7 +19,7 @@ func init() {
 		Fields: []step.Field{
 			{Name: "message", Type: step.Template, Required: true, Doc: "what the person is asked to do (shown in the ui and in the call's progress)"},
 			{Name: "until", Type: step.PageCond, Required: true, Doc: "one of wait's conditions: the call goes on once it holds"},
-			{Name: "timeout", Type: step.Duration, Required: true, Doc: "how long the call waits for the person, up to the call's deadline; the environment is then kept for the person as long again"},
+			{Name: "timeout", Type: step.Duration, Timeout: true, Required: true, Doc: "how long the call waits for the person, up to the call's deadline; the environment is then kept for the person as long again"},
 		},
 		Example: `ask_human: {message: "Enter the code sent to your phone, then open the catalog", until: {visible: acme.catalog.rows}, timeout: 5m}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {

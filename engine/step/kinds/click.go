@@ -15,10 +15,11 @@ func init() {
 		Risk:      "write",
 		Acts:      true,
 		Navigates: true,
+		Pointer:   true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the selector-map target to click"},
 			{Name: "nth", Type: step.Int, Doc: "which match to click when the target matches several (0-based)"},
-			{Name: "navigation", Type: step.Enum, Enum: []string{"auto", "expect", "none"}, Default: "auto",
+			{Name: "navigation", Type: step.Enum, Navigation: true, Enum: []string{"auto", "expect", "none"}, Default: "auto",
 				Doc: "auto: a navigation the click starts, early or late (a form submitted after an async validation, a handler that posts with fetch first), has arrived before the next step acts; expect: the click must start one within the step's timeout (navigation_failed otherwise); none: wait for nothing"},
 		},
 		Example: "click: acme.login.submit",

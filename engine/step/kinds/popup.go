@@ -26,7 +26,7 @@ func init() {
 		Fields: []step.Field{
 			{Name: "click", Type: step.Target, Required: true, Doc: "the link or button that opens the page"},
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps to run in the new page"},
-			{Name: "timeout", Type: step.Duration, Doc: "how long the popup may take, its steps included (default: the page must open within 10s; its steps have their own timeouts)"},
+			{Name: "timeout", Type: step.Duration, Timeout: true, Doc: "how long the popup may take, its steps included (default: the page must open within 10s; its steps have their own timeouts)"},
 		},
 		// The steps see the same names; they run in the popup's page (Frame.Window).
 		TimeoutCode: errs.NavigationFailed,

@@ -19,7 +19,7 @@ var waitFields = append(noted(condFields("wait until", "visible", "hidden", "tex
 	step.Field{Name: "any", Type: step.Forms, Doc: "a list of conditions: wait until the first of them holds"},
 	step.Field{Name: "into", Type: step.VarName, Doc: "with any: the variable that gets the 0-based index of the condition that held",
 		Yields: func(*step.Checker, *step.Step) tmpl.Shape { return tmpl.Shape{Kind: "number"} }},
-	step.Field{Name: "timeout", Type: step.Duration, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
+	step.Field{Name: "timeout", Type: step.Duration, Timeout: true, Doc: "how long to wait (default: the step's timeout), up to the call's deadline"},
 )
 
 func init() {
