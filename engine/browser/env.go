@@ -159,7 +159,7 @@ func (e *Env) touch() {
 }
 
 // Busy reports whether a call holds the environment.
-func (e *Env) Busy() bool { return e.sem != nil && len(e.sem) > 0 }
+func (e *Env) Busy() bool { return len(e.sem) > 0 }
 
 // Done is closed when the environment is closed or its browser is gone.
 func (e *Env) Done() <-chan struct{} { return e.done.Done() }

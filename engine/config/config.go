@@ -303,19 +303,12 @@ func (c *Config) finish() {
 	}
 }
 
-// UserStateDir is where toolwright keeps its state when no config file says
+// userStateDir is where toolwright keeps its state when no config file says
 // otherwise: $XDG_STATE_HOME/toolwright, else ~/.local/state/toolwright
 // (else a folder in the system temp dir when there is no home, or when the
 // home cannot be written: a service user's /nonexistent). It never depends
 // on the working directory, so a client that starts the server from /
-// works.
-func UserStateDir() string {
-	dir, _ := userStateDir()
-	return dir
-}
-
-// userStateDir is UserStateDir and, when it fell back to the temp dir
-// because the usual place cannot be made, why (for a log line).
+// works. note says why it fell back to the temp dir (for a log line).
 func userStateDir() (dir, note string) {
 	var want string
 	if x := os.Getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {

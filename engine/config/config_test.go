@@ -162,22 +162,22 @@ func TestBrowserSpare(t *testing.T) {
 func TestUserStateDir(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	// With no config file, the state dir does not depend on the working directory.
+	load := func() *config.Config {
+		t.Chdir(t.TempDir())
+		c, err := config.Load("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "xdg"))
-	if got := config.UserStateDir(); got != filepath.Join(home, "xdg", "toolwright") {
-		t.Errorf("with XDG_STATE_HOME: %s", got)
+	if c := load(); c.StateDir != filepath.Join(home, "xdg", "toolwright") || c.GrantCommand != "toolwright grant" {
+		t.Errorf("with XDG_STATE_HOME: state_dir %s, grant command %q", c.StateDir, c.GrantCommand)
 	}
 	t.Setenv("XDG_STATE_HOME", "relative/dir") // not absolute: ignored, as the spec says
-	if got := config.UserStateDir(); got != filepath.Join(home, ".local", "state", "toolwright") {
+	if got := load().StateDir; got != filepath.Join(home, ".local", "state", "toolwright") {
 		t.Errorf("without XDG_STATE_HOME: %s", got)
-	}
-	// With no config file, the state dir does not depend on the working directory.
-	t.Chdir(t.TempDir())
-	c, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.StateDir != config.UserStateDir() || c.GrantCommand != "toolwright grant" {
-		t.Errorf("state_dir %s, grant command %q", c.StateDir, c.GrantCommand)
 	}
 }
 

@@ -2,13 +2,9 @@ package policy
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -39,21 +35,6 @@ const (
 	WriteDisabled WriteMode = config.WriteDisabled
 )
 
-// ParseWriteMode reads policy.write_tools; "" is WriteGrant.
-func ParseWriteMode(s string) (WriteMode, error) {
-	if s == "" {
-		return WriteGrant, nil
-	}
-	if slices.Contains(config.WriteModes, s) {
-		return WriteMode(s), nil
-	}
-	quoted := make([]string, len(config.WriteModes))
-	for i, m := range config.WriteModes {
-		quoted[i] = strconv.Quote(m)
-	}
-	return "", fmt.Errorf("policy.write_tools: unknown mode %q (expected %s)", s, decl.OrList(quoted))
-}
-
 // GrantSource finds the live grant for a tool and task_id, returning its id
 // or "" when there is none. The store satisfies it (store.Grants.LiveGrantID);
 // it must read its source every time, so grants made while the server runs
@@ -62,15 +43,7 @@ type GrantSource interface {
 	LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error)
 }
 
-// GrantSourceFunc adapts a function to GrantSource.
-type GrantSourceFunc func(ctx context.Context, tool, taskID string, now time.Time) (string, error)
-
-// LiveGrantID calls f.
-func (f GrantSourceFunc) LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error) {
-	return f(ctx, tool, taskID, now)
-}
-
-// Decide says whether a call of tool (of the given risk) with taskID may run,
+// DecideWith says whether a call of tool (of the given risk) with taskID may run,
 // and under which grant (the id goes into the audit record; "" when no grant
 // was needed).
 //
@@ -82,14 +55,10 @@ func (f GrantSourceFunc) LiveGrantID(ctx context.Context, tool, taskID string, n
 //     tool and task_id, and says the exact command that makes one.
 //
 // Refusals are *errs.Error with code not_granted (needs_human); a failing
-// GrantSource gives internal.
-func Decide(ctx context.Context, mode WriteMode, risk, tool, taskID string, grants GrantSource) (string, error) {
-	return DecideWith(ctx, mode, risk, tool, taskID, grants, "")
-}
-
-// DecideWith is Decide with the command an operator runs to make a grant
-// for this server ("toolwright --config FILE grant", "toolwright grant
-// --demo"; "" is "toolwright grant"), printed in the not_granted message.
+// GrantSource gives internal. grantCmd is the command an operator runs to
+// make a grant for this server ("toolwright --config FILE grant",
+// "toolwright grant --demo"; "" is "toolwright grant"), printed in the
+// not_granted message.
 func DecideWith(ctx context.Context, mode WriteMode, risk, tool, taskID string, grants GrantSource, grantCmd string) (string, error) {
 	if grantCmd == "" {
 		grantCmd = "toolwright grant"

@@ -10,6 +10,13 @@ import (
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
+// grantSourceFunc adapts a function to GrantSource.
+type grantSourceFunc func(ctx context.Context, tool, taskID string, now time.Time) (string, error)
+
+func (f grantSourceFunc) LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error) {
+	return f(ctx, tool, taskID, now)
+}
+
 type fakeGrants map[string]string // tool+"/"+task → grant id
 
 func (f fakeGrants) LiveGrantID(_ context.Context, tool, taskID string, _ time.Time) (string, error) {
@@ -18,7 +25,7 @@ func (f fakeGrants) LiveGrantID(_ context.Context, tool, taskID string, _ time.T
 
 func TestDecide(t *testing.T) {
 	grants := fakeGrants{"place_order/T-1": "gr_1"}
-	broken := GrantSourceFunc(func(context.Context, string, string, time.Time) (string, error) {
+	broken := grantSourceFunc(func(context.Context, string, string, time.Time) (string, error) {
 		return "", errors.New("database is locked")
 	})
 	for _, c := range []struct {
@@ -46,7 +53,7 @@ func TestDecide(t *testing.T) {
 		{name: "source fails", mode: WriteGrant, risk: RiskWrite, task: "T-1", src: broken, code: errs.Internal},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			id, err := Decide(context.Background(), c.mode, c.risk, "place_order", c.task, c.src)
+			id, err := DecideWith(context.Background(), c.mode, c.risk, "place_order", c.task, c.src, "")
 			if c.code == "" {
 				if err != nil || id != c.grant {
 					t.Fatalf("got %q, %v; want %q, nil", id, err, c.grant)
@@ -61,16 +68,5 @@ func TestDecide(t *testing.T) {
 				t.Fatal("not_granted must need a human")
 			}
 		})
-	}
-}
-
-func TestParseWriteMode(t *testing.T) {
-	for in, want := range map[string]WriteMode{"": WriteGrant, "grant": WriteGrant, "enabled": WriteEnabled, "disabled": WriteDisabled} {
-		if got, err := ParseWriteMode(in); err != nil || got != want {
-			t.Errorf("ParseWriteMode(%q) = %q, %v", in, got, err)
-		}
-	}
-	if _, err := ParseWriteMode("on"); err == nil || !strings.Contains(err.Error(), `"on"`) {
-		t.Errorf("bad mode: %v", err)
 	}
 }

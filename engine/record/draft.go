@@ -55,9 +55,6 @@ func (e *SecretNeeded) Error() string {
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
-// step is one step as it will be written: an ordered map.
-type step = *omap
-
 // drafter carries the state of one draft.
 type drafter struct {
 	o          DraftOptions
@@ -424,10 +421,7 @@ func (d *drafter) value(ev *Event, target string) (string, error) {
 
 func secretName(prefix string) string {
 	s := strings.ReplaceAll(prefix, ".", "_")
-	if strings.HasPrefix(s, "rec_") {
-		s = strings.TrimPrefix(s, "rec_")
-	}
-	return s + "_password"
+	return strings.TrimPrefix(s, "rec_") + "_password"
 }
 
 // param names a new parameter after a target (its last name part).

@@ -145,6 +145,3 @@ func (e *Engine) artifactDir(traceID string) (string, error) {
 
 // Close shuts the browsers down.
 func (e *Engine) Close(ctx context.Context) error { return e.browsers.Shutdown(ctx) }
-
-// envelopeOf turns an error into a redacted failure envelope.
-func envelopeOf(err error) *result.Envelope { return result.Failure(err) }

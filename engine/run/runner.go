@@ -292,7 +292,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	sctx, stepCancel := context.WithCancelCause(sctx)
 	defer stepCancel(nil)
 	outer := r.c.swapStepCancel(stepCancel)
-	defer r.c.swapStepCancel(outer)
+	defer func() { r.c.swapStepCancel(outer) }()
 	start := time.Now()
 	rec := r.record(s, n, start, "", "", "")
 	prev := r.current

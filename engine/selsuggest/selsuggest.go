@@ -99,19 +99,6 @@ type document struct {
 	eval   func(js string, args ...any) (*proto.RuntimeRemoteObject, error)
 }
 
-// Suggest opens page in tab (unless it is "", then the tab's current page
-// is read) and proposes entries named prefix.NAME. The documents of the
-// page's iframes (same-site or not, nested too) are read as well: each
-// iframe is an entry of kind "frame", and the entries inside it name it in
-// their frame key and are named after it.
-func Suggest(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, error) {
-	r, err := SuggestPage(ctx, tab, page, prefix, Options{})
-	if err != nil {
-		return nil, err
-	}
-	return r.Entries, nil
-}
-
 // Options tunes SuggestPage.
 type Options struct {
 	// Secrets are values no proposed name or locator may contain (a user
@@ -128,7 +115,12 @@ type Result struct {
 	URL string
 }
 
-// SuggestPage is Suggest that also says where the page landed, refuses a
+// SuggestPage opens page in tab (unless it is "", then the tab's current
+// page is read) and proposes entries named prefix.NAME. The documents of
+// the page's iframes (same-site or not, nested too) are read as well: each
+// iframe is an entry of kind "frame", and the entries inside it name it in
+// their frame key and are named after it. It also says where the page
+// landed, refuses a
 // page that answered an error status, waits out a page that navigates on
 // its own, and never proposes a secret's value or a per-session token
 // (a CSRF token, a nonce, a session id in a URL) in a name or a locator.
@@ -753,13 +745,6 @@ func Quote(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return out
-}
-
-func keep(s string, ok func(string) bool) string {
-	if ok(s) {
-		return s
-	}
-	return ""
 }
 
 // Arrange keeps the first verified locator as the primary (they are tried

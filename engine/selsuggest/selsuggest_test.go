@@ -21,13 +21,22 @@ func TestMain(m *testing.M) { testsite.Main(m) }
 // TestSuggest: on a form with a web component, every field, button and link
 // gets an entry whose every locator resolves to exactly that element; the
 // YAML reads back as a selector map whose targets all resolve by primary.
+// entriesOf is what SuggestPage proposes for page.
+func entriesOf(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry, error) {
+	r, err := SuggestPage(ctx, tab, page, prefix, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Entries, nil
+}
+
 func TestSuggest(t *testing.T) {
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
 	defer srv.Close()
 	p := testsite.NewPage(t, testsite.Browser(t), "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	entries, err := Suggest(ctx, p, srv.URL+"/form.html", "shop.signup")
+	entries, err := entriesOf(ctx, p, srv.URL+"/form.html", "shop.signup")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +114,7 @@ func TestSuggestFrames(t *testing.T) {
 	p := testsite.NewPage(t, testsite.Browser(t), "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	entries, err := Suggest(ctx, p, site.URL("frames.html"), "shop.checkout")
+	entries, err := entriesOf(ctx, p, site.URL("frames.html"), "shop.checkout")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +251,7 @@ func TestSuggestRows(t *testing.T) {
 	p := testsite.NewPage(t, testsite.Browser(t), "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	entries, err := Suggest(ctx, p, srv.URL+"/orders.html", "shop.orders")
+	entries, err := entriesOf(ctx, p, srv.URL+"/orders.html", "shop.orders")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,19 +8,10 @@ import (
 	"fmt"
 )
 
-// ArgsHash is the hash Claim compares: SHA-256 (hex) of args encoded as
-// canonical JSON (object keys sorted, numbers kept exactly as written). Pass
-// the arguments after defaults are applied and without task_id, so the same
-// request always hashes the same.
-func ArgsHash(args any) (string, error) {
-	b, err := json.Marshal(args)
-	if err != nil {
-		return "", fmt.Errorf("hash arguments: %w", err)
-	}
-	return ArgsHashJSON(b)
-}
-
-// ArgsHashJSON is ArgsHash for arguments already encoded as JSON.
+// ArgsHashJSON is the hash Claim compares: SHA-256 (hex) of the arguments
+// (encoded as JSON) re-encoded as canonical JSON (object keys sorted,
+// numbers kept exactly as written). Pass the arguments after defaults are
+// applied and without task_id, so the same request always hashes the same.
 func ArgsHashJSON(raw []byte) (string, error) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -9,13 +9,11 @@ import (
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
-// Check checks a decoded file against the workflows it runs on: every tool
-// exists, every argument is a parameter, every data.NAME is an output, and
-// grant: true is only on tools that need grants.
-func Check(f *File, set *workflow.Set) lint.Problems { return checkCases(f, set, nil) }
-
-// checkCases is Check that stays quiet about tools whose workflow file has
-// problems of its own (broken: file names without extension).
+// checkCases checks a decoded file against the workflows it runs on: every
+// tool exists, every argument is a parameter, every data.NAME is an output,
+// and grant: true is only on tools that need grants. It stays quiet about
+// tools whose workflow file has problems of its own (broken: file names
+// without extension).
 func checkCases(f *File, set *workflow.Set, broken map[string]bool) lint.Problems {
 	var ps lint.Problems
 	for _, c := range f.Cases {

@@ -213,7 +213,7 @@ func TestCheck(t *testing.T) {
 		t.Fatal(ps.Err())
 	}
 	var got []string
-	for _, p := range Check(f, demoSet(t)) {
+	for _, p := range checkCases(f, demoSet(t), nil) {
 		got = append(got, strings.TrimPrefix(p.String(), inline+":"))
 	}
 	want := []string{

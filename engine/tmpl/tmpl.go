@@ -524,7 +524,7 @@ func (c *checker) Visit(node *ast.Node) {
 			return
 		}
 		var known []string
-		what := id.Value
+		var what string
 		switch id.Value {
 		case Params:
 			known, what = c.sc.Params, "parameter"

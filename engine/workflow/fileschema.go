@@ -9,12 +9,9 @@ import (
 	"github.com/toolwright/toolwright/engine/step"
 )
 
-// FileSchema is the JSON Schema (draft-07) of a workflow file, generated
-// from FileDecl and the step registry, for editors' YAML plugins.
-func FileSchema() ([]byte, error) { return FileSchemaFor(nil) }
-
-// FileSchemaFor is FileSchema written for one project: target fields
-// complete the names of its selector map.
+// FileSchemaFor is the JSON Schema (draft-07) of a workflow file, generated
+// from FileDecl and the step registry, for editors' YAML plugins; with sel,
+// target fields complete the names of that project's selector map.
 func FileSchemaFor(sel *selector.Map) ([]byte, error) {
 	s := decl.NewObj(
 		"$schema", "http://json-schema.org/draft-07/schema#",

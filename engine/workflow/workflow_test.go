@@ -143,7 +143,7 @@ func TestSchemasGolden(t *testing.T) {
 }
 
 func TestFileSchemaGolden(t *testing.T) {
-	b, err := workflow.FileSchema()
+	b, err := workflow.FileSchemaFor(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

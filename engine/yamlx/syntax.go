@@ -230,8 +230,6 @@ func quoteName(q byte) string {
 	return "single quote '"
 }
 
-func closes(rest string, q byte) bool { return closeIndex(rest, q) >= 0 }
-
 func textAfterQuote(lines []string, _ int, raw string) (int, int, string) {
 	if !strings.Contains(raw, "did not find expected key") && !strings.Contains(raw, "did not find expected ',' or") {
 		return 0, 0, ""

@@ -330,23 +330,6 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// Strings decodes a list of strings.
-func Strings(file string, n *yaml.Node, where string, ps *lint.Problems) ([]string, bool) {
-	n = Resolve(n)
-	if n == nil || n.Kind != yaml.SequenceNode {
-		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be a list, found %s", where, Describe(n))
-		return nil, false
-	}
-	out := make([]string, 0, len(n.Content))
-	ok := true
-	for _, c := range n.Content {
-		s, good := Scalar(file, c, where+" item", ps)
-		ok = ok && good
-		out = append(out, s)
-	}
-	return out, ok
-}
-
 // Value turns a scalar, list or map node into plain Go values
 // (string, int, float64, bool, nil, []any, map[string]any).
 func Value(n *yaml.Node) any {

@@ -144,9 +144,6 @@ var migrations = [][]string{
 	},
 }
 
-// SchemaVersion is the schema version this build writes.
-func SchemaVersion() int { return len(migrations) }
-
 // migrate creates or upgrades the schema in one write transaction, under
 // the dialect's migration lock, so processes and replicas that open a new
 // database at once do not both migrate it.
