@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -140,7 +141,7 @@ func (m *Manager) unhold(env *Env) {
 // leaseWait takes the registry lease of id for owner, polling while another
 // replica's call holds it.
 func (m *Manager) leaseWait(ctx context.Context, id, owner string) error {
-	backoff := 20 * time.Millisecond
+	pause := backoff.New(20*time.Millisecond, 500*time.Millisecond)
 	for {
 		rctx, cancel := regCtx(ctx)
 		ok, err := m.reg.Lease(rctx, id, owner, m.leaseUntil())
@@ -160,14 +161,9 @@ func (m *Manager) leaseWait(ctx context.Context, id, owner string) error {
 		if rec == nil || rec.Closed {
 			return closedErr(id, rec)
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !pause.Sleep(ctx, nil) {
 			return ctx.Err()
 		}
-		backoff = min(backoff*2, 500*time.Millisecond)
 	}
 }
 

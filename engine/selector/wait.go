@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -86,7 +85,7 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 			inPageIdx = append(inPageIdx, i)
 			goSide = true // text inside out-of-process frames
 		case CondURL:
-			inPage = append(inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": !strings.Contains(c.Text, "://")})
+			inPage = append(inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": globOnPath(c.Text)})
 			inPageIdx = append(inPageIdx, i)
 		case CondIdle:
 			if once {
@@ -335,16 +334,6 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 		}
 	}
 	return errs.Wrap(errs.NavigationFailed, cause, "the network did not stay quiet for %s on %s within %s%s", c.Quiet, where, after, busy)
-}
-
-// globRE turns a URL glob (* matches any run of characters) into a
-// JavaScript regular expression source matching the whole string.
-func globRE(glob string) string {
-	parts := strings.Split(glob, "*")
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return "^" + strings.Join(parts, "[\\s\\S]*") + "$"
 }
 
 // WaitChanged waits until the page moved on from a state seen before: its

@@ -83,7 +83,7 @@ func holds(ctx context.Context, x step.Exec, s *step.Step) (bool, string, error)
 		if err != nil {
 			return false, "", err
 		}
-		return globMatch(glob, info.URL), fmt.Sprintf("the URL %s does not match %q", pathOf(info.URL), glob), nil
+		return selector.MatchURL(glob, info.URL), fmt.Sprintf("the URL %s does not match %q", selector.URLPath(info.URL), glob), nil
 	default:
 		e := s.Expr("that")
 		ok, err := x.Test(ctx, e)

@@ -3,8 +3,6 @@ package kinds
 import (
 	"context"
 	"errors"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -56,48 +54,6 @@ func targetLabel(x step.Exec, s *step.Step, field string) string {
 	return s.Str(field)
 }
 
-// globMatch matches a URL against a glob where * matches any run of
-// characters (slashes included). A glob without a scheme is matched against
-// the URL's path and query too, so "*/catalog.html*" and "/catalog.html"
-// both read naturally.
-func globMatch(glob, url string) bool {
-	if ok, _ := path.Match(glob, url); ok {
-		return true
-	}
-	return wildcard(glob, url) || (!strings.Contains(glob, "://") && wildcard(glob, pathOf(url)))
-}
-
-func pathOf(url string) string {
-	if i := strings.Index(url, "://"); i >= 0 {
-		rest := url[i+3:]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			return rest[j:]
-		}
-		return "/"
-	}
-	return url
-}
-
-// wildcard matches s against p where * is any run of characters.
-func wildcard(p, s string) bool {
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
-}
-
 // poll calls check every interval until it reports done, fails, or ctx ends.
 func poll(ctx context.Context, check func() (bool, error)) error {
 	const interval = 50 * time.Millisecond
@@ -120,7 +76,7 @@ func pagePath(p *rod.Page) string {
 	if err != nil {
 		return "the page"
 	}
-	return pathOf(info.URL)
+	return selector.URLPath(info.URL)
 }
 
 // timeoutErr turns a context expiry during a wait into code, or returns err.

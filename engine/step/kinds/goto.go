@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -86,12 +87,12 @@ func checkStatus(ctx context.Context, x step.Exec, s *step.Step, u string) error
 		if status < 400 {
 			return nil
 		}
-		return errs.New(errs.NavigationFailed, "%s answered HTTP %d", pathOf(u), status)
+		return errs.New(errs.NavigationFailed, "%s answered HTTP %d", selector.URLPath(u), status)
 	}
 	for _, w := range want {
 		if w == status {
 			return nil
 		}
 	}
-	return errs.New(errs.NavigationFailed, "%s answered HTTP %d, expected one of %v", pathOf(u), status, want)
+	return errs.New(errs.NavigationFailed, "%s answered HTTP %d, expected one of %v", selector.URLPath(u), status, want)
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/store"
 )
 
@@ -348,7 +349,7 @@ func (s *DB) locked(ctx context.Context, wait time.Duration, fn func(ctx context
 	}
 	wctx, cancel := context.WithTimeoutCause(ctx, wait, errLockWait)
 	defer cancel()
-	pause := 5 * time.Millisecond
+	pause := backoff.New(5*time.Millisecond, 100*time.Millisecond)
 	for {
 		err := fn(wctx)
 		switch {
@@ -361,17 +362,12 @@ func (s *DB) locked(ctx context.Context, wait time.Duration, fn func(ctx context
 		case !s.d.busy(err) || !s.d.retryBusy:
 			return err
 		}
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-wctx.Done():
-			t.Stop()
+		if !pause.Sleep(wctx, nil) {
 			if ctx.Err() != nil {
 				return err
 			}
 			return fmt.Errorf("%w: %w", errLockWait, err)
 		}
-		pause = min(pause*2, 100*time.Millisecond)
 	}
 }
 

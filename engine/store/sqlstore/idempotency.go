@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
@@ -100,25 +100,19 @@ func (s *DB) leaveGate(key string, gate chan struct{}) {
 // claimDB loops until the database gives a lease, a stored envelope or a
 // conflict, polling while another process holds the lease.
 func (s *DB) claimDB(ctx context.Context, tool, taskID, argsHash string, ttl time.Duration) (*claim, error) {
-	backoff := 2 * time.Millisecond
+	// jittered so several waiters do not poll in step
+	pause := backoff.New(2*time.Millisecond, 50*time.Millisecond).Jittered()
 	for {
 		c, again, err := s.claimOnce(ctx, tool, taskID, argsHash, ttl)
 		if err != nil || !again {
 			return c, err
 		}
-		// jittered so several waiters do not poll in step
-		d := backoff/2 + mrand.N(backoff/2+1)
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("waiting for task_id %q: %w", taskID, ctx.Err())
-		case <-s.closing:
-			t.Stop()
+		if !pause.Sleep(ctx, s.closing) {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("waiting for task_id %q: %w", taskID, ctx.Err())
+			}
 			return nil, store.ErrClosed
 		}
-		backoff = min(backoff*2, 50*time.Millisecond)
 	}
 }
 
