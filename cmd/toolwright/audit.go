@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 
 func auditCmd(g *globals) *cobra.Command {
 	audit := &cobra.Command{Use: "audit", Short: "Export and verify the hash-chained audit log"}
+	audit.AddCommand(auditExportCmd(g), auditVerifyCmd(g), auditHeadCmd(g), rotateKeyCmd(g))
+	return audit
+}
+
+// auditExportCmd is `toolwright audit export`.
+func auditExportCmd(g *globals) *cobra.Command {
 	var since, until, format string
 	export := &cobra.Command{
 		Use:   "export",
@@ -47,10 +54,19 @@ func auditCmd(g *globals) *cobra.Command {
 	export.Flags().StringVar(&until, "until", "", "up to this time (RFC 3339 or a duration ago)")
 	export.Flags().StringVar(&format, "format", "jsonl", "jsonl (or json: the same) or csv")
 	_ = export.RegisterFlagCompletionFunc("format", fixed("jsonl", "json", "csv"))
-	var verifyFormat, headFlag string
-	var allowEmpty bool
-	var oldKeyEnvs []string
-	verify := &cobra.Command{
+	return export
+}
+
+// auditVerify is `toolwright audit verify` and its flags.
+type auditVerify struct {
+	format, head string
+	allowEmpty   bool
+	oldKeyEnvs   []string
+}
+
+func auditVerifyCmd(g *globals) *cobra.Command {
+	v := &auditVerify{}
+	cmd := &cobra.Command{
 		Use:   "verify [--head SEQ:HASH] [--allow-empty]",
 		Short: "Check the audit chain; exit 1 and print the first bad record on tampering",
 		Long: `Check the audit chain: seqs without gaps, every link, every hash (with
@@ -73,96 +89,116 @@ the whole chain: each rotation record is sealed by the new key and carries
 the digest of every record before it. --old-key-env VAR (repeatable) gives
 a retired key as well, to check its records' HMACs and the old key's seal
 of its rotation too.`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(verifyFormat); err != nil {
-				return err
-			}
-			var anchor *store.AuditAnchor
-			if headFlag != "" {
-				a, err := store.ParseAuditAnchor(headFlag)
-				if err != nil {
-					return usagef("--head: %w", err)
-				}
-				anchor = &a
-			}
-			out := cmd.OutOrStdout()
-			fail := func(problem string, rec *store.AuditRecord) error {
-				if verifyFormat == "json" {
-					if err := printJSON(out, map[string]any{"ok": false, "problem": problem, "record": rec}); err != nil {
-						return err
-					}
-					return exitCode(exitFailed)
-				}
-				fmt.Fprintln(out, problem)
-				if rec != nil {
-					b, _ := json.Marshal(rec)
-					fmt.Fprintf(out, "first bad record: %s\n", b)
-				}
-				return exitCode(exitFailed)
-			}
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			key, err := cfg.AuditKey()
-			if err != nil {
-				return err
-			}
-			var oldKeys [][]byte
-			for _, env := range oldKeyEnvs {
-				k, err := readKey(config.Secret{Env: env}, "--old-key-env")
-				if err != nil {
-					return err
-				}
-				oldKeys = append(oldKeys, k)
-			}
-			st, err := app.OpenStoreReadOnly(cfg, oldKeys...)
-			if errors.Is(err, store.ErrNoDatabase) {
-				return noDatabase(cfg.StateDir, "verify", err)
-			}
-			if errors.Is(err, store.ErrNoSchema) {
-				return fail(fmt.Sprintf("no audit chain: %v", err), nil)
-			}
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			var p *store.AuditProblem
-			if anchor != nil {
-				p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
-			} else {
-				p, err = st.CheckAudit(cmd.Context())
-			}
-			if err != nil {
-				return err
-			}
-			if p != nil {
-				return fail(p.String(), p.Record)
-			}
-			seq, hash, err := st.AuditHead(cmd.Context())
-			if err != nil {
-				return err
-			}
-			switch {
-			case seq == 0 && len(key) > 0:
-				return fail("no records: the audit chain is empty although audit.key is set (wiped, or replaced by an empty database)", nil)
-			case seq == 0 && !allowEmpty:
-				return fail("no records: the audit chain is empty (wiped, or replaced by an empty database); --allow-empty accepts a new, unused store", nil)
-			}
-			if verifyFormat == "json" {
-				return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
-			}
-			fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
-			if anchor != nil {
-				fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return v.run(cmd, g) },
 	}
-	formatFlag(verify, &verifyFormat)
-	verify.Flags().StringVar(&headFlag, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
-	verify.Flags().BoolVar(&allowEmpty, "allow-empty", false, "accept a chain with no records (a new, unused store without audit.key)")
-	verify.Flags().StringArrayVar(&oldKeyEnvs, "old-key-env", nil, "an environment variable holding a retired audit key (before a rotation): its records' HMACs are checked too (repeatable)")
+	formatFlag(cmd, &v.format)
+	cmd.Flags().StringVar(&v.head, "head", "", "SEQ:HASH printed earlier by `toolwright audit head`: that record must still be in the chain, unchanged")
+	cmd.Flags().BoolVar(&v.allowEmpty, "allow-empty", false, "accept a chain with no records (a new, unused store without audit.key)")
+	cmd.Flags().StringArrayVar(&v.oldKeyEnvs, "old-key-env", nil, "an environment variable holding a retired audit key (before a rotation): its records' HMACs are checked too (repeatable)")
+	return cmd
+}
+
+func (v *auditVerify) run(cmd *cobra.Command, g *globals) error {
+	if err := checkFormat(v.format); err != nil {
+		return err
+	}
+	var anchor *store.AuditAnchor
+	if v.head != "" {
+		a, err := store.ParseAuditAnchor(v.head)
+		if err != nil {
+			return usagef("--head: %w", err)
+		}
+		anchor = &a
+	}
+	out := cmd.OutOrStdout()
+	fail := func(problem string, rec *store.AuditRecord) error { return v.fail(out, problem, rec) }
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	key, err := cfg.AuditKey()
+	if err != nil {
+		return err
+	}
+	oldKeys, err := readOldKeys(v.oldKeyEnvs)
+	if err != nil {
+		return err
+	}
+	st, err := app.OpenStoreReadOnly(cfg, oldKeys...)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return noDatabase(cfg.StateDir, "verify", err)
+	}
+	if errors.Is(err, store.ErrNoSchema) {
+		return fail(fmt.Sprintf("no audit chain: %v", err), nil)
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var p *store.AuditProblem
+	if anchor != nil {
+		p, err = st.CheckAuditAnchor(cmd.Context(), *anchor)
+	} else {
+		p, err = st.CheckAudit(cmd.Context())
+	}
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		return fail(p.String(), p.Record)
+	}
+	seq, hash, err := st.AuditHead(cmd.Context())
+	if err != nil {
+		return err
+	}
+	switch {
+	case seq == 0 && len(key) > 0:
+		return fail("no records: the audit chain is empty although audit.key is set (wiped, or replaced by an empty database)", nil)
+	case seq == 0 && !v.allowEmpty:
+		return fail("no records: the audit chain is empty (wiped, or replaced by an empty database); --allow-empty accepts a new, unused store", nil)
+	}
+	if v.format == "json" {
+		return printJSON(out, map[string]any{"ok": true, "records": seq, "head": hash, "anchored": anchor != nil})
+	}
+	fmt.Fprintf(out, "ok: %d records, head %s\n", seq, hash)
+	if anchor != nil {
+		fmt.Fprintf(out, "the anchored head %s is in the chain unchanged\n", anchor)
+	}
+	return nil
+}
+
+// fail prints the problem verify found (and the first bad record) and
+// makes the exit status 1.
+func (v *auditVerify) fail(out io.Writer, problem string, rec *store.AuditRecord) error {
+	if v.format == "json" {
+		if err := printJSON(out, map[string]any{"ok": false, "problem": problem, "record": rec}); err != nil {
+			return err
+		}
+		return exitCode(exitFailed)
+	}
+	fmt.Fprintln(out, problem)
+	if rec != nil {
+		b, _ := json.Marshal(rec)
+		fmt.Fprintf(out, "first bad record: %s\n", b)
+	}
+	return exitCode(exitFailed)
+}
+
+// readOldKeys reads the retired audit keys --old-key-env names.
+func readOldKeys(envs []string) ([][]byte, error) {
+	var keys [][]byte
+	for _, env := range envs {
+		k, err := readKey(config.Secret{Env: env}, "--old-key-env")
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// auditHeadCmd is `toolwright audit head`.
+func auditHeadCmd(g *globals) *cobra.Command {
 	var headFormat string
 	head := &cobra.Command{
 		Use:   "head",
@@ -200,8 +236,7 @@ of its rotation too.`,
 		},
 	}
 	formatFlag(head, &headFormat)
-	audit.AddCommand(export, verify, head, rotateKeyCmd(g))
-	return audit
+	return head
 }
 
 // rotateKeyCmd is `toolwright audit rotate-key`.

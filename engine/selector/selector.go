@@ -128,46 +128,6 @@ func (m *Map) OnPage(name, url string) bool {
 	return false
 }
 
-// MatchURL matches a URL against a glob where * matches any run of
-// characters (slashes included). A glob without a scheme is matched against
-// the URL's path and query too, so "*/catalog.html*" and "/catalog.html"
-// both read naturally.
-func MatchURL(glob, url string) bool {
-	return wildcard(glob, url) || (!strings.Contains(glob, "://") && wildcard(glob, pathOf(url)))
-}
-
-func pathOf(url string) string {
-	if i := strings.Index(url, "://"); i >= 0 {
-		rest := url[i+3:]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			return rest[j:]
-		}
-		return "/"
-	}
-	return url
-}
-
-// wildcard matches s against p where * is any run of characters.
-func wildcard(p, s string) bool {
-	parts := strings.Split(p, "*")
-	if len(parts) == 1 {
-		return p == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return strings.HasSuffix(s, last)
-}
-
 // Lookup finds a target by name.
 func (m *Map) Lookup(name string) (*Target, bool) {
 	if m == nil {

@@ -1,0 +1,125 @@
+package app_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxFuncLines is the longest a function may be, from its func line to its
+// closing brace, outside tests and examples.
+const maxFuncLines = 80
+
+// longFuncs are the functions over maxFuncLines still being split or
+// replaced (issue 24): the decoders the declaration replaces, the runtime
+// the kinds refactor, the browser providers, and the rest not split yet.
+// The list only shrinks: a function not listed here fails the test, and a
+// listed one that is no longer too long (or gone) is logged, to be taken
+// off. (Logged, not failed, while other changes still shorten the listed
+// decoders and runtime: one that lands without editing this list must not
+// turn the suite red.)
+var longFuncs = map[string]bool{
+	// decoding, replaced by engine/decl
+	"engine/step:Checker.decodeStep": true,
+	"engine/workflow:decoder.decode": true,
+	"engine/decl:Field.decode":       true,
+	"engine/selector:decodeTarget":   true,
+	// the step runtime (kinds)
+	"engine/run:runner.attempt":     true,
+	"engine/step/kinds:runDownload": true,
+	// browser providers (seams)
+	"engine/browser:Manager.open":         true,
+	"engine/browser:Manager.attach":       true,
+	"engine/browser:localProvider.launch": true,
+	// not split yet
+	"cmd/toolwright:recordCmd":        true,
+	"cmd/toolwright:sessionsCmd":      true,
+	"cmd/toolwright:serveCmd":         true,
+	"engine/record:drafter.steps":     true,
+	"engine/record:Recorder.handle":   true,
+	"engine/selector:Map.wait":        true,
+	"engine/selector:resolveScoped":   true,
+	"engine/selsuggest:document.rows": true,
+	"engine/testrun:check.eval":       true,
+	"engine/htmlview:layoutShot":      true,
+	"internal/rodref:Search":          true,
+}
+
+// TestFunctionLength fails on a function over maxFuncLines lines in the
+// module's Go code, tests (_test.go files and the test-suite packages
+// storetest and testsite), examples/ and testdata/ aside.
+func TestFunctionLength(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := map[string]bool{"examples": true, "engine/store/storetest": true, "internal/testsite": true}
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (skip[rel] || d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+			if n <= maxFuncLines {
+				continue
+			}
+			name := filepath.ToSlash(filepath.Dir(rel)) + ":" + funcName(fd)
+			seen[name] = true
+			if !longFuncs[name] {
+				t.Errorf("%s: %s is %d lines (at most %d): split it into well-named functions", rel, funcName(fd), n, maxFuncLines)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range longFuncs {
+		if !seen[name] {
+			t.Logf("%s is no longer over %d lines (or is gone): take it off longFuncs", name, maxFuncLines)
+		}
+	}
+}
+
+// funcName is Name, or Type.Name for a method.
+func funcName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return fd.Name.Name
+	}
+	t := fd.Recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	if g, ok := t.(*ast.IndexExpr); ok { // a generic receiver
+		t = g.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name + "." + fd.Name.Name
+	}
+	return fd.Name.Name
+}
