@@ -58,6 +58,9 @@ type ReportPage struct {
 	Width      float64
 	Height     float64 // the screenshot's size in CSS pixels (box coordinates use the same)
 	Targets    []ReportTarget
+	// Elsewhere are the targets not checked on this page: their pages:
+	// say they live on other pages (not broken).
+	Elsewhere []string
 }
 
 // ReportTarget is one target's health on a page, with the boxes of the

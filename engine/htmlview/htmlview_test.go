@@ -26,7 +26,7 @@ var sampleReport = &Report{
 			{Name: "acme.login.submit", Status: "fallback", Locator: "fallback 1: role button \"Sign in\"", Message: "fallback 1 ...", Boxes: []Box{{100, 300, 80, 30}}},
 			{Name: "acme.login.error", Status: "ambiguous", Locator: "css .error", Message: "css matched 2 elements", Boxes: []Box{{0, 0, 10, 10}, {20, 20, 10, 10}}},
 			{Name: "acme.login.gone", Status: "not_found", Message: "tried css #gone"},
-		}},
+		}, Elsewhere: []string{"acme.catalog.rows", "acme.catalog.next"}},
 		{URL: "http://127.0.0.1:8000/catalog.html", FinalURL: "http://127.0.0.1:8000/login.html", Error: "the page moved on to http://127.0.0.1:8000/login.html"},
 	},
 }

@@ -76,6 +76,10 @@ func TestCheckWherePagesSay(t *testing.T) {
 	if diff := cmp.Diff([]string{"shop.orders.table"}, res[0].Elsewhere); diff != "" {
 		t.Errorf("signin.html elsewhere (-want +got):\n%s", diff)
 	}
+	// The HTML report lists them too (it showed only the checked ones).
+	if diff := cmp.Diff(res[0].Elsewhere, res[0].report.Elsewhere); diff != "" {
+		t.Errorf("signin.html's report page, elsewhere (-want +got):\n%s", diff)
+	}
 	if diff := cmp.Diff(map[string]string{"shop.orders.table": "primary", "shop.heading": "primary", "shop.note": "not_found"}, status(res[1])); diff != "" {
 		t.Errorf("orders.html (-want +got):\n%s", diff)
 	}

@@ -158,6 +158,7 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 			res.Elsewhere = append(res.Elsewhere, n)
 		}
 	}
+	res.report.Elsewhere = res.Elsewhere
 	hs := []selector.Health{}
 	if len(names) > 0 { // (no names would be every target)
 		hs = selector.Check(ctx, tab, o.Map, names)
