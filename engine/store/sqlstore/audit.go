@@ -51,18 +51,7 @@ func (s *DB) AppendAudit(ctx context.Context, rec *store.AuditRecord) error {
 		out = *rec
 		out.Seq, out.PrevHash = seq+1, hash
 		out.Seal(s.opts.AuditKey)
-		if _, err := s.q.auditInsert.exec(ctx, tx, out.Seq, store.MS(out.Time), out.TaskID, out.Tool,
-			out.Risk, out.EnvID, out.Purpose, out.GrantID, out.Code, out.TraceID, out.PrevHash, out.Hash); err != nil {
-			return err
-		}
-		res, err := s.q.auditHeadSet.exec(ctx, tx, out.Seq, out.Hash, seq)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return errors.New("the audit head moved during the append")
-		}
-		return nil
+		return s.insertAudit(ctx, tx, &out, seq, "append")
 	})
 	if err != nil {
 		return s.fail("append audit record", err)
@@ -134,18 +123,7 @@ func (s *DB) RotateAuditKey(ctx context.Context, newKey []byte) (*store.AuditRec
 			return errors.New("the audit chain has no records yet: there is nothing to rotate; set audit.key to the new key instead")
 		}
 		out = store.NewRotation(seq+1, store.FromMS(s.now().UnixMilli()), hash, c.Digest(), old, newKey)
-		if _, err := s.q.auditInsert.exec(ctx, tx, out.Seq, store.MS(out.Time), out.TaskID, out.Tool,
-			out.Risk, out.EnvID, out.Purpose, out.GrantID, out.Code, out.TraceID, out.PrevHash, out.Hash); err != nil {
-			return err
-		}
-		res, err := s.q.auditHeadSet.exec(ctx, tx, out.Seq, out.Hash, seq)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return errors.New("the audit head moved during the rotation")
-		}
-		return nil
+		return s.insertAudit(ctx, tx, &out, seq, "rotation")
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: rotate the audit key: %w", err)
@@ -294,4 +272,21 @@ func (s *DB) checkAudit(ctx context.Context, anchor *store.AuditAnchor) (*store.
 		}, nil
 	}
 	return c.Finish(), nil
+}
+
+// insertAudit appends out after the head at seq and moves the head to it,
+// in tx; what names the operation when the head moved meanwhile.
+func (s *DB) insertAudit(ctx context.Context, tx *sql.Tx, out *store.AuditRecord, seq int64, what string) error {
+	if _, err := s.q.auditInsert.exec(ctx, tx, out.Seq, store.MS(out.Time), out.TaskID, out.Tool,
+		out.Risk, out.EnvID, out.Purpose, out.GrantID, out.Code, out.TraceID, out.PrevHash, out.Hash); err != nil {
+		return err
+	}
+	res, err := s.q.auditHeadSet.exec(ctx, tx, out.Seq, out.Hash, seq)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errors.New("the audit head moved during the " + what)
+	}
+	return nil
 }
