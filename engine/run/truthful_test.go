@@ -157,6 +157,7 @@ steps:
   - hover: tr.posts.first_row
     if: params.hover
   - click: ${{ params.target }}
+    timeout: 10s # the production default: the click ends target_unreachable well inside the call's minute
   - extract: {from: tr.status, into: status}
 output:
   status: ${{ vars.status }}

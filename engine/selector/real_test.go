@@ -125,7 +125,7 @@ func TestResolveFrames(t *testing.T) {
 	m := loadMap(t, realMap)
 	resolve := func(name string) *Match {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		got, err := m.Resolve(ctx, p, name, Options{Visible: true})
 		if err != nil {
