@@ -61,8 +61,8 @@ type Live struct {
 	touched bool
 	// frames are our sessions on the out-of-process frames of the page's
 	// browser context, by target (masking reaches into them); pageCtx is
-	// that context. Only the masking goroutine uses pageCtx.
-	fmu       sync.Mutex // guards frameSess (startLocked masks under mu)
+	// that context, read once. fmu guards both.
+	fmu       sync.Mutex // guards frameSess and pageCtx (startLocked masks under mu, the mask loop without)
 	frameSess map[proto.TargetTargetID]*cdpSession
 	pageCtx   proto.BrowserBrowserContextID
 }
@@ -423,12 +423,18 @@ func (l *Live) maskIn(sess *cdpSession) {
 func (l *Live) frameSessions(sess *cdpSession) []*cdpSession {
 	ctx := sess.ctx
 	b := l.page.Browser().Context(ctx)
-	if l.pageCtx == "" {
+	l.fmu.Lock()
+	pageCtx := l.pageCtx
+	l.fmu.Unlock()
+	if pageCtx == "" {
 		info, err := proto.TargetGetTargetInfo{TargetID: l.page.TargetID}.Call(b)
 		if err != nil {
 			return nil
 		}
-		l.pageCtx = info.TargetInfo.BrowserContextID
+		pageCtx = info.TargetInfo.BrowserContextID
+		l.fmu.Lock()
+		l.pageCtx = pageCtx
+		l.fmu.Unlock()
 	}
 	targets, err := proto.TargetGetTargets{}.Call(b)
 	if err != nil {
@@ -442,7 +448,7 @@ func (l *Live) frameSessions(sess *cdpSession) []*cdpSession {
 	var out []*cdpSession
 	live := map[proto.TargetTargetID]bool{}
 	for _, t := range targets.TargetInfos {
-		if t.Type != "iframe" || t.BrowserContextID != l.pageCtx {
+		if t.Type != "iframe" || t.BrowserContextID != pageCtx {
 			continue
 		}
 		live[t.TargetID] = true
