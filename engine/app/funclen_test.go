@@ -26,7 +26,6 @@ var longFuncs = map[string]bool{
 	// decoding, replaced by engine/decl
 	"engine/step:Checker.decodeStep": true,
 	"engine/workflow:decoder.decode": true,
-	"engine/decl:Field.decode":       true,
 	"engine/selector:decodeTarget":   true,
 	// the step runtime (kinds)
 	"engine/run:runner.attempt":     true,

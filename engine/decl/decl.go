@@ -1,7 +1,7 @@
 // Package decl declares, once, everything an author writes: the keys of a
 // workflow, of a parameter, of a selector-map entry, of the config and of a
-// test file (step kinds declare theirs with step.Field, which maps onto a
-// decl.Field). One declaration drives decoding (types, unknown keys, "did
+// test file (step kinds declare theirs with step.Field, whose Type is one
+// of package step's decl.Types). One declaration drives decoding (types, unknown keys, "did
 // you mean", the right level for a key written one level off), the
 // Markdown reference and the JSON Schema editors read, so the three cannot
 // drift.
@@ -20,27 +20,6 @@ import (
 	"github.com/toolwright/toolwright/engine/yamlx"
 	"gopkg.in/yaml.v3"
 )
-
-// Type is the type of a declared value.
-type Type int
-
-// Value types.
-const (
-	String   Type = iota // text
-	Bool                 // true or false
-	Int                  // a whole number (Min, Max)
-	Number               // a number (Min, Max)
-	Duration             // 500ms, 10s, 2m
-	Enum                 // one of Field.Enum
-	List                 // a list; Elem describes each item
-	Nested               // a map of declared keys; Obj describes them
-	Map                  // a map of free names; Elem describes each value
-	Any                  // any YAML value
-)
-
-var typeNames = [...]string{"string", "boolean", "integer", "number", "duration", "one of", "list", "map", "map", "any value"}
-
-func (t Type) String() string { return typeNames[t] }
 
 // Field declares one key.
 type Field struct {
@@ -70,6 +49,9 @@ type Field struct {
 	// Fill stores ("30d" into a duration); its error is reported at the
 	// value (it names where, the key's path).
 	Conv func(where string, x any) (any, error)
+	// Ext is the owner's own declaration of the key, for its own Types
+	// (a step field's: whether secrets may appear, the shape it yields).
+	Ext any
 }
 
 // Object declares a map of keys.
@@ -129,36 +111,39 @@ type Entry struct {
 	Values *Values // nil when the value did not decode
 }
 
-type ctx struct {
-	file   string
-	ps     *lint.Problems
-	parent *Object
-	pwhere string
+// Decoder is one decoding run: the file, where problems go, and the
+// owner's state its own Types read (Env).
+type Decoder struct {
+	File     string
+	Problems *lint.Problems
+	Env      any
+	parent   *Object
+	pwhere   string
 }
 
 // Decode checks the mapping n against o, collecting every problem.
 // It returns nil when n is not a map (reported).
 func (o *Object) Decode(file string, n *yaml.Node, where string, ps *lint.Problems) *Values {
-	return o.decode(&ctx{file: file, ps: ps}, n, where)
+	return o.decode(&Decoder{File: file, Problems: ps}, n, where)
 }
 
-func (o *Object) decode(c *ctx, n *yaml.Node, where string) *Values {
-	kvs, ok := yamlx.Map(c.file, n, label(where, o), c.ps)
+func (o *Object) decode(c *Decoder, n *yaml.Node, where string) *Values {
+	kvs, ok := yamlx.Map(c.File, n, label(where, o), c.Problems)
 	if !ok {
 		return nil
 	}
-	v := &Values{File: c.file, Where: where, MapNode: yamlx.Resolve(n), obj: o, kv: map[string]yamlx.KV{}, val: map[string]any{}, meant: map[string]bool{}}
+	v := &Values{File: c.File, Where: where, MapNode: yamlx.Resolve(n), obj: o, kv: map[string]yamlx.KV{}, val: map[string]any{}, meant: map[string]bool{}}
 	for _, kv := range kvs {
 		f, ok := o.Field(kv.Key)
 		if !ok {
 			if msg, split := yamlx.CommaSplit(kvs, kv); split {
 				if msg != "" {
-					c.ps.Addf(lint.At(c.file, kv.KeyN), lint.Syntax, "%s: %s", label(where, o), msg)
+					c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.Syntax, "%s: %s", label(where, o), msg)
 				}
 				continue
 			}
 			text, meant := o.explain(c, kv.Key, kv.Value)
-			c.ps.Addf(lint.At(c.file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
+			c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
 			if meant != "" {
 				v.meant[meant] = true
 			}
@@ -169,14 +154,14 @@ func (o *Object) decode(c *ctx, n *yaml.Node, where string) *Values {
 		if f.Raw {
 			continue
 		}
-		sub := &ctx{file: c.file, ps: c.ps, parent: o, pwhere: where}
+		sub := &Decoder{File: c.File, Problems: c.Problems, Env: c.Env, parent: o, pwhere: where}
 		if x, ok := f.decode(sub, kv.Value, join(where, kv.Key)); ok {
 			v.val[kv.Key] = x
 		}
 	}
 	for _, f := range o.Fields {
 		if f.Required && !v.Has(f.Name) && !v.meant[f.Name] {
-			c.ps.Addf(lint.At(c.file, v.MapNode), lint.Missing, "%s: missing %s (%s)", label(where, o), f.Name, f.Doc)
+			c.Problems.Addf(lint.At(c.File, v.MapNode), lint.Missing, "%s: missing %s (%s)", label(where, o), f.Name, f.Doc)
 		}
 	}
 	return v
@@ -207,7 +192,7 @@ func (v *Values) Meant(name string) bool {
 // explain says what an unknown key probably is: a near spelling or a word
 // from elsewhere, a key of the map below or above, or the keys there are.
 // The second result is the declared key it was taken for, if any.
-func (o *Object) explain(c *ctx, key string, value *yaml.Node) (string, string) {
+func (o *Object) explain(c *Decoder, key string, value *yaml.Node) (string, string) {
 	if o.Hint != nil {
 		if h, meant := o.Hint(key, value); h != "" {
 			return h, meant
@@ -264,120 +249,18 @@ func pattern(p string) *regexp.Regexp {
 // Check decodes one value of this field on its own (a list item, a value
 // the owner reads itself), reporting problems against where.
 func (f *Field) Check(file string, n *yaml.Node, where string, ps *lint.Problems) (any, bool) {
-	return f.decode(&ctx{file: file, ps: ps}, n, where)
+	return f.decode(&Decoder{File: file, Problems: ps}, n, where)
 }
 
-func (f *Field) decode(c *ctx, n *yaml.Node, where string) (any, bool) {
-	file, ps := c.file, c.ps
-	switch f.Type {
-	case String:
-		s, ok := yamlx.String(file, n, where, ps)
-		if ok && f.Pattern != "" && !pattern(f.Pattern).MatchString(s) {
-			what := f.PatDoc
-			if what == "" {
-				what = "the pattern " + f.Pattern
-			}
-			ps.Addf(lint.At(file, n), lint.BadValue, "%s %q must be %s", where, s, what)
-			return nil, false
-		}
-		return s, ok
-	case Bool:
-		return yamlx.Bool(file, n, where, ps)
-	case Int:
-		i, ok := yamlx.Int(file, n, where, ps)
-		if ok && !f.inRange(file, n, where, float64(i), ps) {
-			return nil, false
-		}
-		return i, ok
-	case Number:
-		x, ok := yamlx.Number(file, n, where, ps)
-		if ok && !f.inRange(file, n, where, x, ps) {
-			return nil, false
-		}
-		return x, ok
-	case Duration:
-		d, ok := yamlx.Duration(file, n, where, ps)
-		if ok && f.MaxDur > 0 && d > f.MaxDur {
-			ps.Addf(lint.At(file, n), lint.Unbounded, "%s must be at most %s, found %s", where, f.MaxDur, d)
-			return nil, false
-		}
-		return d, ok
-	case Enum:
-		s, ok := yamlx.String(file, n, where, ps)
-		if !ok {
-			return nil, false
-		}
-		for _, e := range f.Enum {
-			if e == s {
-				return s, true
-			}
-		}
-		ps.Addf(lint.At(file, n), lint.BadValue, "%s must be %s, found %q%s", where, OrList(f.Enum), s, lint.Suggest(s, f.Enum))
-		return nil, false
-	case List:
-		if yamlx.IsNull(n) {
-			return nil, false
-		}
-		rn := yamlx.Resolve(n)
-		if rn.Kind != yaml.SequenceNode {
-			ps.Addf(lint.At(file, n), lint.BadValue, "%s must be a list, found %s", where, yamlx.Describe(n))
-			return nil, false
-		}
-		if f.Elem == nil {
-			return rn.Content, true
-		}
-		good := true
-		var strs []string
-		var items []any
-		for i, item := range rn.Content {
-			x, ok := f.Elem.decode(c, item, fmt.Sprintf("%s item %d", where, i+1))
-			good = good && ok
-			items = append(items, x)
-			if s, isStr := x.(string); isStr {
-				strs = append(strs, s)
-			}
-		}
-		if f.Elem.Type == String || f.Elem.Type == Enum {
-			return strs, good
-		}
-		return items, good
-	case Nested:
-		if yamlx.IsNull(n) {
-			return nil, false
-		}
-		v := f.Obj.decode(c, n, where)
-		return v, v != nil
-	case Map:
-		if yamlx.IsNull(n) {
-			return nil, false
-		}
-		kvs, ok := yamlx.Map(file, n, where, ps)
-		if !ok {
-			return nil, false
-		}
-		if f.Elem == nil || f.Elem.Type == Any {
-			return kvs, true
-		}
-		out := make([]Entry, 0, len(kvs))
-		for _, kv := range kvs {
-			e := Entry{KV: kv}
-			if f.Elem.Type == Nested {
-				if yamlx.IsNull(kv.Value) {
-					e.Values = &Values{File: file, kv: map[string]yamlx.KV{}, val: map[string]any{}, obj: f.Elem.Obj}
-				} else {
-					e.Values = f.Elem.Obj.decode(c, kv.Value, join(where, kv.Key))
-				}
-			} else if _, ok := f.Elem.decode(c, kv.Value, join(where, kv.Key)); !ok {
-				continue
-			}
-			out = append(out, e)
-		}
-		return out, true
+func (f *Field) decode(c *Decoder, n *yaml.Node, where string) (any, bool) {
+	if f.Type == nil {
+		return n, true
 	}
-	return n, true
+	return f.Type.Decode(c, f, n, where)
 }
 
-func (f *Field) inRange(file string, n *yaml.Node, where string, x float64, ps *lint.Problems) bool {
+func (f *Field) inRange(c *Decoder, n *yaml.Node, where string, x float64) bool {
+	file, ps := c.File, c.Problems
 	switch {
 	case f.Min != nil && x < *f.Min:
 		if f.Max != nil {

@@ -60,44 +60,10 @@ func (f *Field) Schema1() *Obj {
 }
 
 func (f *Field) typeSchema() *Obj {
-	switch f.Type {
-	case String:
-		s := NewObj("type", "string")
-		if f.Pattern != "" {
-			s.Set("pattern", f.Pattern)
-		}
-		return s
-	case Bool:
-		return NewObj("type", "boolean")
-	case Int, Number:
-		s := NewObj("type", map[Type]string{Int: "integer", Number: "number"}[f.Type])
-		if f.Min != nil {
-			s.Set("minimum", *f.Min)
-		}
-		if f.Max != nil {
-			s.Set("maximum", *f.Max)
-		}
-		return s
-	case Duration:
-		return NewObj("type", "string", "pattern", DurationPattern)
-	case Enum:
-		return NewObj("enum", f.Enum)
-	case List:
-		s := NewObj("type", "array")
-		if f.Elem != nil {
-			s.Set("items", f.Elem.Schema1())
-		}
-		return s
-	case Nested:
-		return f.Obj.Schema()
-	case Map:
-		s := NewObj("type", "object")
-		if f.Elem != nil {
-			s.Set("additionalProperties", f.Elem.Schema1())
-		}
-		return s
+	if f.Type == nil {
+		return NewObj()
 	}
-	return NewObj()
+	return f.Type.Schema(f)
 }
 
 // DurationPattern is how the schemas describe a duration: Go's form, such

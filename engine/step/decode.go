@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/tmpl"
@@ -65,7 +66,7 @@ type pending struct {
 	field string
 	node  *yaml.Node
 	scope tmpl.Scope
-	kind  Type
+	kind  decl.Type
 	entry int // index into a ValueMap, or -1
 }
 
@@ -398,213 +399,34 @@ var (
 )
 
 // setType records that field name of a step is a typed template.
-func setType(m map[string]Type, name string, t Type) map[string]Type {
+func setType(m map[string]decl.Type, name string, t decl.Type) map[string]decl.Type {
 	if m == nil {
-		m = map[string]Type{}
+		m = map[string]decl.Type{}
 	}
 	m[name] = t
 	return m
 }
 
+// decodeField reads one field through its declaration: the field's
+// decl.Type decodes the value, and a good value is the step's argument.
 func (c *Checker) decodeField(s *Step, f Field, n *yaml.Node, sc tmpl.Scope) {
 	where := strings.TrimSuffix("step "+s.Spec.Kind+" "+f.Name, " ") // a body (set's map) has no field name
-	switch f.Type {
-	case String:
-		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			s.Args[f.Name] = v
-		}
-	case Template:
-		if yamlx.Resolve(n) != nil && yamlx.Resolve(n).Kind != yaml.ScalarNode {
-			c.Addf(c.Pos(n), lint.BadValue, "%s must be a single value, found %s", where, yamlx.Describe(n))
-			return
-		}
-		c.defer1(s, f.Name, n, sc.With(func(x *tmpl.Scope) { x.SecretsAllowed, x.URL = f.Secrets, f.URL }), Template, -1)
-	case Expr, Cond:
-		if f.Scoped && s.Spec.Scope != nil {
-			sc = s.Spec.Scope(s, sc)
-		}
-		c.defer1(s, f.Name, n, sc, f.Type, -1)
-	case Target:
-		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			s.Args[f.Name] = v
-			c.checkTarget(s, v, n, f.Name)
-		}
-	case Duration:
-		if d, ok := yamlx.Duration(c.File, n, where, c.Problems); ok && (f.Max == 0 || d <= f.Max) {
-			s.Args[f.Name] = d
-		} else if ok {
-			c.Addf(c.Pos(n), lint.Unbounded, "%s must be at most %s, found %s", where, f.Max, d)
-		}
-	case Int:
-		c.decodeInt(s, f, n, sc, where)
-	case Bound:
-		c.decodeBound(s, f, n, where)
-	case Bool:
-		if c.typedParam(s, f, n, sc, where, TBoolean) {
-			return
-		}
-		if v, ok := yamlx.Bool(c.File, n, where, c.Problems); ok {
-			s.Args[f.Name] = v
-		}
-	case Steps:
-		inner := sc
-		if s.Spec.Scope != nil {
-			inner = s.Spec.Scope(s, sc)
-		}
-		s.Args[f.Name] = c.Decode(n, s.Path, inner)
-	case PageCond:
-		if cond := c.DecodeCondition(n, s.Path, sc, where); cond != nil {
-			s.Args[f.Name] = cond
-		}
-	case Forms:
-		c.decodeForms(s, f, n, sc, where)
-	case TargetMap:
-		c.decodeTargetMap(s, f, n, where)
-	case ValueMap:
-		c.decodeValueMap(s, f, n, sc, where)
-	case Ints:
-		c.decodeInts(s, f, n, where)
-	case TemplateList:
-		c.decodeTemplateList(s, f, n, sc, where)
-	case VarName:
-		c.decodeVarName(s, f, n, where)
-	case Tool:
-		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			s.Args[f.Name] = v
-			c.Calls = append(c.Calls, Ref{Name: v, Pos: c.Pos(n), Step: s})
-		}
-	case Enum:
-		if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-			if !slices.Contains(f.Enum, v) {
-				c.Addf(c.Pos(n), lint.BadValue, "%s must be one of %s, found %q%s", where, strings.Join(f.Enum, ", "), v, lint.Suggest(v, f.Enum))
-				return
-			}
-			s.Args[f.Name] = v
-		}
+	d := f.Decl()
+	dec := &decl.Decoder{File: c.File, Problems: c.Problems, Env: &fieldEnv{c: c, s: s, sc: sc}}
+	if x, ok := d.Type.Decode(dec, &d, n, where); ok {
+		s.Args[f.Name] = x
 	}
 }
 
-// decodeVarName reads a VarName field: the variable the step writes.
-func (c *Checker) decodeVarName(s *Step, f Field, n *yaml.Node, where string) {
-	if v, ok := yamlx.String(c.File, n, where, c.Problems); ok {
-		if !varNameRE.MatchString(v) {
-			c.Addf(c.Pos(n), lint.BadName, "%s: variable name %q must be snake_case", where, v)
-			return
-		}
-		s.Args[f.Name] = v
-		c.Vars[v] = c.Pos(n)
-		c.writes = append(c.writes, varWrite{name: v, step: s, field: f})
-	}
-}
-
-// decodeForms reads a Forms field: a list of the kind's own long forms.
-func (c *Checker) decodeForms(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
-	seq := yamlx.Resolve(n)
-	if seq == nil || seq.Kind != yaml.SequenceNode || len(seq.Content) == 0 {
-		c.Addf(c.Pos(n), lint.BadValue, "%s must be a list of conditions, found %s", where, yamlx.Describe(n))
-		return
-	}
-	var forms []*Step
-	for _, item := range seq.Content {
-		sub := &Step{Spec: s.Spec, Pos: c.Pos(item), Path: s.Path, Args: map[string]any{}}
-		c.decodeBody(sub, item, sc)
-		if sub.Has(f.Name) {
-			c.Addf(c.Pos(item), lint.BadValue, "%s: a condition in %s cannot hold another %s", where, f.Name, f.Name)
-		}
-		forms = append(forms, sub)
-	}
-	s.Args[f.Name] = forms
-}
-
-// decodeTargetMap reads a TargetMap field: NAME: TARGET or NAME: {target, attr}.
-func (c *Checker) decodeTargetMap(s *Step, f Field, n *yaml.Node, where string) {
-	kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
-	if !ok {
-		return
-	}
-	var out []NamedTarget
-	for _, kv := range kvs {
-		if !varNameRE.MatchString(kv.Key) {
-			c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: field name %q must be snake_case", where, kv.Key)
-		}
-		if v, attr, at, ok := c.targetEntry(kv.Value, where+" "+kv.Key); ok {
-			out = append(out, NamedTarget{Name: kv.Key, Target: v, Attr: attr})
-			if _, ok := c.Map.Lookup(v); !ok {
-				if c.Map.Unknown(v) {
-					c.Addf(c.Pos(at), lint.UnknownRef, "unknown target %q%s", v, lint.Suggest(v, c.Map.Names()))
-				}
-			} else {
-				c.Targets = append(c.Targets, Ref{Name: v, Pos: c.Pos(at), Step: s})
-			}
-		}
-	}
-	s.Args[f.Name] = out
-}
-
-// decodeValueMap reads a ValueMap field (or a ValueMap body: set's variables).
-func (c *Checker) decodeValueMap(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
-	kvs, ok := yamlx.Map(c.File, n, where, c.Problems)
-	if !ok {
-		return
-	}
-	out := make([]NamedValue, len(kvs))
-	for i, kv := range kvs {
-		out[i].Name = kv.Key
-		if !varNameRE.MatchString(kv.Key) {
-			c.Addf(c.Pos(kv.KeyN), lint.BadName, "%s: name %q must be snake_case", where, kv.Key)
-		}
-		if f.Name == "" { // set: the keys are variables
-			c.Vars[kv.Key] = c.Pos(kv.KeyN)
-		}
-		c.deferEntry(s, f.Name, kv.Value, sc, i)
-	}
-	s.Args[f.Name] = out
-}
-
-// decodeTemplateList reads a TemplateList field: a list of templates, or one.
-func (c *Checker) decodeTemplateList(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
-	rn := yamlx.Resolve(n)
-	if rn != nil && rn.Kind == yaml.SequenceNode {
-		if len(rn.Content) == 0 {
-			c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
-			return
-		}
-		out := make([]NamedValue, len(rn.Content))
-		s.Args[f.Name] = out
-		for i, item := range rn.Content {
-			if ir := yamlx.Resolve(item); ir == nil || ir.Kind != yaml.ScalarNode {
-				c.Addf(c.Pos(item), lint.BadValue, "%s: each entry must be a single value, found %s", where, yamlx.Describe(item))
-				continue
-			}
-			c.deferEntry(s, f.Name, item, sc, i)
+// mapTarget records a target a TargetMap entry names, or reports it unknown.
+func (c *Checker) mapTarget(s *Step, name string, at *yaml.Node) {
+	if _, ok := c.Map.Lookup(name); !ok {
+		if c.Map.Unknown(name) {
+			c.Addf(c.Pos(at), lint.UnknownRef, "unknown target %q%s", name, lint.Suggest(name, c.Map.Names()))
 		}
 		return
 	}
-	if _, ok := yamlx.Scalar(c.File, n, where, c.Problems); ok {
-		s.Args[f.Name] = make([]NamedValue, 1)
-		c.deferEntry(s, f.Name, n, sc, 0)
-	}
-}
-
-// decodeInt reads an Int field: a whole number of 0 or more, or one template.
-func (c *Checker) decodeInt(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where string) {
-	if c.typedParam(s, f, n, sc, where, TInteger) {
-		return
-	}
-	if rn := yamlx.Resolve(n); rn != nil && rn.Kind == yaml.ScalarNode && wholeTmpl.MatchString(rn.Value) {
-		// Any other one template (a variable, an expression): its value
-		// is checked when the step runs (Bind).
-		s.typed = setType(s.typed, f.Name, Int)
-		c.defer1(s, f.Name, n, sc, Template, -1)
-		return
-	}
-	if v, ok := yamlx.Int(c.File, n, where, c.Problems); ok {
-		if v < 0 {
-			c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative, found %d", where, v)
-			return
-		}
-		s.Args[f.Name] = v
-	}
+	c.Targets = append(c.Targets, Ref{Name: name, Pos: c.Pos(at), Step: s})
 }
 
 // targetEntry reads one entry of a TargetMap: TARGET, or {target: TARGET,
@@ -686,27 +508,6 @@ func TargetParam(v string) (string, bool) {
 	return m[1], true
 }
 
-func (c *Checker) decodeInts(s *Step, f Field, n *yaml.Node, where string) {
-	rn := yamlx.Resolve(n)
-	items := []*yaml.Node{rn}
-	if rn != nil && rn.Kind == yaml.SequenceNode {
-		items = rn.Content
-	}
-	if len(items) == 0 {
-		c.Addf(c.Pos(n), lint.Missing, "%s: the list is empty", where)
-		return
-	}
-	out := make([]int, 0, len(items))
-	for _, it := range items {
-		v, ok := yamlx.Int(c.File, it, where, c.Problems)
-		if !ok {
-			return
-		}
-		out = append(out, v)
-	}
-	s.Args[f.Name] = out
-}
-
 // Parameter types a typed field may take.
 const (
 	TInteger = "integer"
@@ -715,20 +516,20 @@ const (
 
 // typedParam accepts a whole template of a parameter as the value of an
 // Int or Bool field when the parameter has that type (the value then
-// keeps its type), and reports a parameter of another type. It reports
-// whether it handled the value.
-func (c *Checker) typedParam(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, where, want string) bool {
+// keeps its type), and reports a parameter of another type. handled says
+// whether it took the value; x and ok are then the field's.
+func (c *Checker) typedParam(s *Step, f *decl.Field, n *yaml.Node, sc tmpl.Scope, where, want string) (x any, ok, handled bool) {
 	rn := yamlx.Resolve(n)
 	if rn == nil || rn.Kind != yaml.ScalarNode {
-		return false
+		return nil, false, false
 	}
 	m := paramRef.FindStringSubmatch(rn.Value)
 	if m == nil {
-		return false
+		return nil, false, false
 	}
-	p, ok := c.Params[m[1]]
+	p, known := c.Params[m[1]]
 	switch {
-	case !ok:
+	case !known:
 		c.Addf(c.Pos(n), lint.UnknownRef, "%s: unknown parameter %q%s", where, m[1], lint.Suggest(m[1], paramNames(c.Params)))
 	case p.Type != want:
 		c.Addf(c.Pos(n), lint.BadValue, "%s takes %s; parameter %q is %s", where, map[string]string{TInteger: "a whole number", TBoolean: "true or false"}[want], m[1], p.Type)
@@ -736,40 +537,9 @@ func (c *Checker) typedParam(s *Step, f Field, n *yaml.Node, sc tmpl.Scope, wher
 		c.Addf(c.Pos(n), lint.BadValue, "%s must not be negative: give parameter %q a min of 0 or more", where, m[1])
 	default:
 		s.typed = setType(s.typed, f.Name, f.Type)
-		c.defer1(s, f.Name, n, sc, Template, -1)
+		return (*tmpl.Template)(nil), c.defer1(s, f.Name, n, sc, Template, -1), true
 	}
-	return true
-}
-
-func (c *Checker) decodeBound(s *Step, f Field, n *yaml.Node, where string) {
-	v, ok := yamlx.Scalar(c.File, n, where, c.Problems)
-	if !ok {
-		return
-	}
-	if i, err := strconv.Atoi(v); err == nil {
-		if i < 1 || i > c.MaxLoop {
-			c.Addf(c.Pos(n), lint.Unbounded, "%s must be between 1 and limits.max_loop (%d), found %d", where, c.MaxLoop, i)
-			return
-		}
-		s.Args[f.Name] = LoopBound{N: i}
-		return
-	}
-	m := paramRef.FindStringSubmatch(v)
-	if m == nil {
-		c.Addf(c.Pos(n), lint.Unbounded, "%s must be a number up to %d or ${{ params.NAME }} of an integer parameter with a max, found %q", where, c.MaxLoop, v)
-		return
-	}
-	p, ok := c.Params[m[1]]
-	switch {
-	case !ok:
-		c.Addf(c.Pos(n), lint.UnknownRef, "%s: unknown parameter %q%s", where, m[1], lint.Suggest(m[1], paramNames(c.Params)))
-	case p.Type != "integer":
-		c.Addf(c.Pos(n), lint.Unbounded, "%s: parameter %q must be an integer to bound a loop, it is %s", where, m[1], p.Type)
-	case p.Max == nil || *p.Max > float64(c.MaxLoop):
-		c.Addf(c.Pos(n), lint.Unbounded, "%s: parameter %q must declare a max of at most limits.max_loop (%d)", where, m[1], c.MaxLoop)
-	default:
-		s.Args[f.Name] = LoopBound{Param: m[1], N: int(*p.Max)}
-	}
+	return nil, false, true
 }
 
 func paramNames(m map[string]ParamInfo) []string {
@@ -780,19 +550,14 @@ func paramNames(m map[string]ParamInfo) []string {
 	return out
 }
 
-func (c *Checker) defer1(s *Step, field string, n *yaml.Node, sc tmpl.Scope, kind Type, entry int) {
+// defer1 keeps a template or expression to compile once every variable
+// is known; it reports whether the value is one (a single value).
+func (c *Checker) defer1(s *Step, field string, n *yaml.Node, sc tmpl.Scope, kind decl.Type, entry int) bool {
 	if _, ok := yamlx.Scalar(c.File, n, "step "+s.Spec.Kind+" "+field, c.Problems); !ok {
-		return
+		return false
 	}
 	c.pending = append(c.pending, pending{step: s, field: field, node: yamlx.Resolve(n), scope: sc, kind: kind, entry: entry})
-	// Mark the field present now; Compile stores the compiled value.
-	switch {
-	case field == "if", field == "dialog":
-	case kind == Template:
-		s.Args[field] = (*tmpl.Template)(nil)
-	default:
-		s.Args[field] = (*tmpl.Expr)(nil)
-	}
+	return true
 }
 
 func (c *Checker) deferEntry(s *Step, field string, n *yaml.Node, sc tmpl.Scope, entry int) {

@@ -7,7 +7,6 @@ package step
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -19,47 +18,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Type is the type of a step field.
-type Type int
-
-// Field types. Each says how a value is decoded and checked.
-const (
-	String       Type = iota // literal text, no template
-	Template                 // text; `${{ }}` templates allowed; one template keeps its type
-	Expr                     // a bare expression (any result)
-	Cond                     // a bare boolean expression
-	Target                   // a selector-map target name
-	Duration                 // 500ms, 10s, 2m
-	Int                      // a whole number, or one ${{ }} template giving one (a parameter's type is checked at load, anything else when the step runs)
-	Bound                    // a loop bound: a literal ≤ limits.max_loop, or ${{ params.X }} whose max is within it
-	Bool                     // true or false
-	Steps                    // a nested list of steps
-	TargetMap                // a map NAME: TARGET or NAME: {target: TARGET, attr: ATTR}
-	ValueMap                 // a map NAME: template value
-	VarName                  // the name of a variable the step writes
-	Tool                     // the name of another workflow
-	Enum                     // one of Field.Enum
-	Ints                     // a list of whole numbers, like [200, 404] (or one number)
-	TemplateList             // a list of templates, or one template giving a list
-	Forms                    // a list of the kind's own long forms, each one of its OneOf (wait's any)
-	PageCond                 // one of wait's conditions, as a step's when: takes it (ask_human's until)
-)
-
-var typeNames = map[Type]string{
-	String: "string", Template: "template", Expr: "expression", Cond: "condition",
-	Target: "target", Duration: "duration", Int: "integer", Bound: "loop bound",
-	Bool: "boolean", Steps: "steps", TargetMap: "map of targets", ValueMap: "map of values",
-	VarName: "variable name", Tool: "tool name", Enum: "one of",
-	Ints: "list of numbers", TemplateList: "list of templates", Forms: "list of conditions",
-	PageCond: "condition",
-}
-
-func (t Type) String() string { return typeNames[t] }
-
 // Field declares one key of a step's long form.
 type Field struct {
 	Name     string
-	Type     Type
+	Type     decl.Type // one of this package's field types (String, Template, Target, ...)
 	Required bool
 	Doc      string
 	Enum     []string      // for Enum
@@ -97,11 +59,11 @@ type Field struct {
 type Spec struct {
 	Kind   string
 	Doc    string
-	Short  string   // the field a scalar short form fills ("" = no short form)
-	Fields []Field  // the long form's keys, in the order docs show them
-	OneOf  []string // exactly one of these fields must be present
-	Body   Type     // ValueMap: the whole long form is a free map (set); 0: fields
-	Acts   bool     // acts on its target: a read workflow may not use an effect: write target
+	Short  string    // the field a scalar short form fills ("" = no short form)
+	Fields []Field   // the long form's keys, in the order docs show them
+	OneOf  []string  // exactly one of these fields must be present
+	Body   decl.Type // ValueMap: the whole long form is a free map (set); Steps: a list of steps (do); nil: fields
+	Acts   bool      // acts on its target: a read workflow may not use an effect: write target
 	// Navigates: the step may start a navigation of its own (a clicked
 	// link, a key that submits a form); the executor then watches for it so
 	// a refused host is reported against this step.
@@ -183,29 +145,8 @@ func Register(s *Spec) {
 // defaultFits reports whether a field's Default is a value of its type,
 // as the decoder stores it (applyDefaults puts it in Args as it is).
 func defaultFits(f Field) bool {
-	switch f.Type {
-	case String, Target, VarName, Tool:
-		_, ok := f.Default.(string)
-		return ok
-	case Enum:
-		v, ok := f.Default.(string)
-		return ok && slices.Contains(f.Enum, v)
-	case Bool:
-		_, ok := f.Default.(bool)
-		return ok
-	case Int:
-		_, ok := f.Default.(int)
-		return ok
-	case Duration:
-		_, ok := f.Default.(time.Duration)
-		return ok
-	case Template:
-		switch f.Default.(type) {
-		case string, bool, int, float64:
-			return true
-		}
-	}
-	return false
+	t, ok := f.Type.(fieldType)
+	return ok && t.fits(f.Default, f)
 }
 
 // ConditionKind is the registered kind whose long form is a page condition
@@ -317,74 +258,13 @@ var DialogDecl = &decl.Object{
 	},
 }
 
-// Decl is the field as a declaration of the shared declaration package, so
-// docs and the JSON Schema describe step fields the way they describe
-// every other key an author writes.
+// Decl is the field as a declaration of the shared declaration package:
+// its Type decodes it, and docs and the JSON Schema describe it the way
+// they describe every other key an author writes. Ext is the field itself
+// (its Secrets, URL, Scoped, Yields), for the Type's Decode.
 func (f Field) Decl() decl.Field {
-	d := decl.Field{Name: f.Name, Doc: f.Doc, Required: f.Required, Default: f.Default, Raw: true}
-	switch f.Type {
-	case String, Tool:
-		d.Type = decl.String
-	case VarName:
-		d.Type, d.Pattern = decl.String, varNameRE.String()
-	case Template:
-		d.Type, d.Schema = decl.String, TemplateSchema
-	case Expr, Cond:
-		d.Type = decl.String
-		d.Schema = func() *decl.Obj { return decl.NewObj("type", []string{"string", "boolean", "number"}) }
-	case Target:
-		d.Type = decl.String
-	case Duration:
-		d.Type, d.MaxDur = decl.Duration, f.Max
-	case Int:
-		d.Type, d.Min = decl.Int, decl.F(0)
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer", "minimum", 0), wholeTemplateSchema()})
-		}
-	case Bound:
-		d.Type = decl.Int
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{
-				decl.NewObj("type", "integer", "minimum", 1),
-				decl.NewObj("type", "string", "pattern", `^\$\{\{\s*params\.[a-z][a-z0-9_]*\s*\}\}$`),
-			})
-		}
-	case Bool:
-		d.Type = decl.Bool
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{decl.NewObj("type", "boolean"), paramTemplateSchema()})
-		}
-	case Steps:
-		d.Type = decl.List
-		d.Schema = func() *decl.Obj { return decl.NewObj("$ref", "#/definitions/steps") }
-	case TargetMap:
-		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.String, Doc: "a target"}
-	case ValueMap:
-		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.Any}
-	case Enum:
-		d.Type, d.Enum = decl.Enum, f.Enum
-	case Ints:
-		d.Type = decl.List
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{decl.NewObj("type", "integer"), decl.NewObj("type", "array", "items", decl.NewObj("type", "integer"))})
-		}
-	case TemplateList:
-		d.Type = decl.List
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("anyOf", []any{decl.NewObj("type", "string"), decl.NewObj("type", "array", "items", decl.NewObj("type", "string"))})
-		}
-	case PageCond:
-		d.Type, d.Elem = decl.Map, &decl.Field{Type: decl.Any}
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("type", "object", "minProperties", 1)
-		}
-	case Forms:
-		d.Type = decl.List
-		d.Schema = func() *decl.Obj {
-			return decl.NewObj("type", "array", "minItems", 1, "items", decl.NewObj("type", "object", "minProperties", 1, "maxProperties", 1))
-		}
-	}
-	return d
+	return decl.Field{Name: f.Name, Type: f.Type, Doc: f.Doc, Required: f.Required, Default: f.Default,
+		Enum: f.Enum, MaxDur: f.Max, Raw: true, Ext: f}
 }
 
 // DialogSchema describes the common key dialog: a short form or DialogDecl.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/tmpl"
@@ -29,7 +30,7 @@ type Step struct {
 	// typed lists the Int and Bool fields written as one template of a
 	// parameter of that type (nth: ${{ params.n }}); Bind evaluates them
 	// for a call, so Run reads them as literals.
-	typed map[string]Type
+	typed map[string]decl.Type
 }
 
 // Bind returns the step with its typed template fields evaluated in env

@@ -46,10 +46,9 @@ func fieldSchema(f step.Field, targets []string) *decl.Obj {
 	case step.Target:
 		d.Schema = func() *decl.Obj { return targetSchema(targets) }
 	case step.TargetMap:
-		long := *step.TargetEntryDecl
-		long.Fields = append([]decl.Field(nil), long.Fields...)
-		long.Fields[0].Schema = func() *decl.Obj { return targetSchema(targets) }
-		d.Elem.Schema = func() *decl.Obj { return decl.NewObj("anyOf", []any{targetSchema(targets), long.Schema()}) }
+		d.Schema = func() *decl.Obj {
+			return step.TargetMapSchema(func() *decl.Obj { return targetSchema(targets) })
+		}
 	}
 	return d.Schema1()
 }
