@@ -332,11 +332,12 @@ func NewPage(t testing.TB, b *rod.Browser, u string) *rod.Page {
 	return p
 }
 
-// Goto navigates p to u and waits for the load event (10s at most), also
-// when the page goes on to another one by script.
+// Goto navigates p to u and waits for the load event (a minute at most: a
+// loopback page took over 10s to load with a test suite running beside
+// at a load of 70), also when the page goes on to another one by script.
 func Goto(t testing.TB, p *rod.Page, u string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pc := p.Context(ctx)
 	if err := pc.Navigate(u); err != nil {
