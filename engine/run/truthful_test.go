@@ -182,7 +182,8 @@ output:
 // TestReadsSeeSkippedContent: in rows styled content-visibility: auto,
 // reads see every match, rendered or not (a text or role target, a field
 // of several text nodes, a wait for text far down the list), and a click
-// on the 31st row's button clicks that one.
+// on the 31st row's button clicks that one; also when the rows live in an
+// open shadow root with its own style sheet (?shadow=1).
 func TestReadsSeeSkippedContent(t *testing.T) {
 	t.Parallel()
 	h, _ := truthfulHarness(t, map[string]string{
@@ -190,8 +191,10 @@ func TestReadsSeeSkippedContent(t *testing.T) {
 name: feed_read
 description: Read every entry of a feed whose entries skip rendering off screen.
 risk: read
+params:
+  query: {type: string, description: the page's query, enum: ["", "?shadow=1"], default: ""}
 steps:
-  - goto: ${{ config.shop_base }}/cvrows.html
+  - goto: ${{ config.shop_base }}/cvrows.html${{ urlraw(params.query) }}
   - wait: {text: "Summary of entry 40."}
   - extract: {from: tr.feed.titles, list: true, into: titles}
   - extract: {from: tr.feed.title_texts, list: true, into: texts}
@@ -210,30 +213,34 @@ risk: read
 params:
   nth: {type: integer, description: "which entry, 0-based", min: 0, max: 39, required: true}
   target: {type: target, prefix: tr.feed., description: the buttons, default: tr.feed.open_buttons}
+  query: {type: string, description: the page's query, enum: ["", "?shadow=1"], default: ""}
 steps:
-  - goto: ${{ config.shop_base }}/cvrows.html
+  - goto: ${{ config.shop_base }}/cvrows.html${{ urlraw(params.query) }}
   - click: {target: "${{ params.target }}", nth: "${{ params.nth }}"}
   - extract: {from: tr.status, into: status}
 output:
   status: ${{ vars.status }}
 `})
-	env := h.ok(h.call("feed_read", `{}`))
-	for _, name := range []string{"titles", "texts", "entries", "buttons"} {
-		if n := list(t, env, name).Count; n != 40 {
-			t.Errorf("%s: %d matches, want 40", name, n)
+	for _, query := range []string{"", "?shadow=1"} {
+		arg := `"query": "` + query + `"`
+		env := h.ok(h.call("feed_read", `{`+arg+`}`))
+		for _, name := range []string{"titles", "texts", "entries", "buttons"} {
+			if n := list(t, env, name).Count; n != 40 {
+				t.Errorf("%q: %s: %d matches, want 40", query, name, n)
+			}
 		}
-	}
-	entries := list(t, env, "entries").Items
-	if len(entries) == 40 {
-		last, _ := entries[39].(map[string]any)
-		if last["title"] != "Entry 40" || last["byline"] != "by Ann on day 40" {
-			t.Errorf("entry 40 read as %v", last)
+		entries := list(t, env, "entries").Items
+		if len(entries) == 40 {
+			last, _ := entries[39].(map[string]any)
+			if last["title"] != "Entry 40" || last["byline"] != "by Ann on day 40" {
+				t.Errorf("%q: entry 40 read as %v", query, last)
+			}
 		}
-	}
-	for _, target := range []string{"tr.feed.open_buttons", "tr.feed.open_css"} {
-		env = h.ok(h.call("feed_open", `{"nth": 30, "target": "`+target+`"}`))
-		if got := env.Data["status"]; got != "Opened entry 31" {
-			t.Errorf("%s: click nth 30: status %v, want Opened entry 31", target, got)
+		for _, target := range []string{"tr.feed.open_buttons", "tr.feed.open_css"} {
+			env = h.ok(h.call("feed_open", `{"nth": 30, "target": "`+target+`", `+arg+`}`))
+			if got := env.Data["status"]; got != "Opened entry 31" {
+				t.Errorf("%q: %s: click nth 30: status %v, want Opened entry 31", query, target, got)
+			}
 		}
 	}
 }

@@ -196,14 +196,22 @@ function (op, req, ...nodes) {
   // with no rule that may skip content (known from their style sheets,
   // remembered per window until the sheets change) are left alone.
   const CV = "__toolwright_cv";
-  const maySkip = () => {
+  // The open shadow roots of the document (their style sheets are their
+  // own: the document's neither skip nor unskip content inside them).
+  const shadowRoots = () => {
+    const out = [];
+    if (hasShadow()) walk(doc, (e) => { if (e.shadowRoot) out.push(e.shadowRoot); });
+    return out;
+  };
+  const maySkip = (roots) => {
     const w = doc.defaultView;
     if (!w || !doc.adoptedStyleSheets) return false;
-    const sheets = doc.styleSheets;
-    const n = sheets.length + doc.adoptedStyleSheets.length;
+    const owners = [doc, ...roots];
+    let n = 0;
+    for (const o of owners) n += o.styleSheets.length + o.adoptedStyleSheets.length;
     const known = w[CV];
     let v;
-    if (known && known.n === n) v = known.v;
+    if (known && known.n === n && known.r === roots.length) v = known.v;
     else {
       const scan = (rules) => {
         for (let i = 0; i < rules.length; i++) {
@@ -215,30 +223,38 @@ function (op, req, ...nodes) {
         return false;
       };
       v = false;
-      for (const sh of [...sheets, ...doc.adoptedStyleSheets]) {
-        try { if (scan(sh.cssRules)) { v = true; break; } } catch (e) { v = true; break; } // another origin's sheet: it may
+      outer: for (const o of owners) {
+        for (const sh of [...o.styleSheets, ...o.adoptedStyleSheets]) {
+          try { if (scan(sh.cssRules)) { v = true; break outer; } } catch (e) { v = true; break outer; } // another origin's sheet: it may
+        }
       }
-      Object.defineProperty(w, CV, { value: { n, v }, configurable: true });
+      Object.defineProperty(w, CV, { value: { n, r: roots.length, v }, configurable: true });
     }
-    return v || !!doc.querySelector("[style*=content-visibility]");
+    return v || owners.some((o) => !!o.querySelector("[style*=content-visibility]"));
   };
+  // unskipped is the sheet rendering skipped content and the document and
+  // shadow roots it was adopted by, while it is.
   let unskipped = null;
   const unskip = () => {
-    if (unskipped || !maySkip()) return false;
+    if (unskipped) return false;
+    const roots = shadowRoots();
+    if (!maySkip(roots)) return false;
     const sh = new doc.defaultView.CSSStyleSheet();
     sh.replaceSync("* { content-visibility: visible !important; }");
-    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sh];
-    unskipped = sh;
+    const owners = [doc, ...roots];
+    for (const o of owners) o.adoptedStyleSheets = [...o.adoptedStyleSheets, sh];
+    unskipped = { sh, owners };
     return true;
   };
-  const reskip = (sh) => {
-    if (sh) doc.adoptedStyleSheets = doc.adoptedStyleSheets.filter((x) => x !== sh);
+  const reskip = (u) => {
+    if (!u) return;
+    for (const o of u.owners) o.adoptedStyleSheets = o.adoptedStyleSheets.filter((x) => x !== u.sh);
   };
   // unskipped runs f with skipped content rendered (see unskip).
   const withUnskipped = (f) => {
     if (!unskip()) return f();
-    const sh = unskipped;
-    try { return f(); } finally { unskipped = null; reskip(sh); }
+    const u = unskipped;
+    try { return f(); } finally { unskipped = null; reskip(u); }
   };
   const textual = (locs) => !!locs && locs.some((l) => l.kind === "text" || l.kind === "label");
   const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE", "META", "LINK", "BR"]);
@@ -661,7 +677,7 @@ function (op, req, ...nodes) {
     };
     // Only a pointer action needs the element to stand still: a focus
     // (fill, press) lands wherever it is (req.settle).
-    return (req.settle ? (scrolled && maySkip() ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
+    return (req.settle ? (scrolled && maySkip(shadowRoots()) ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
       // A pointer reaches only what is drawn inside the window: an element
@@ -689,7 +705,7 @@ function (op, req, ...nodes) {
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
         if (req.press) watchPress(el, win);
-        if (req.settle && (outOfProcess(win) || maySkip())) {
+        if (req.settle && (outOfProcess(win) || maySkip(shadowRoots()))) {
           watchHit(el, win);
           out.verify = true;
         }
