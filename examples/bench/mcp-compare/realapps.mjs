@@ -82,7 +82,7 @@ async function startToolwright(app, dir, vars, secrets, env) {
   });
   const client = new Client({ name: "toolwright-realapps-bench", version: "0" });
   await client.connect(transport);
-  return { client, transport };
+  return { client, transport, cfg };
 }
 
 let taskN = 0;
@@ -96,6 +96,7 @@ async function toolwright(client, tool, args, write) {
   if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
   rec.run.code = env.code;
   rec.run.data = env.data;
+  rec.run.trace = env.trace_id;
   return rec.run;
 }
 
@@ -562,6 +563,39 @@ function actions(ctx) {
   ];
 }
 
+// ---- where toolwright's time goes -----------------------------------------------------
+
+/**
+ * The medians of a toolwright action's timed runs, read from their traces (`toolwright traces ID`):
+ * each top-level step (its attempts summed), the server's time outside the steps (the
+ * environment, checks, the record: the trace's duration less its steps) and the rest of the
+ * client's time (the MCP round trip: the client's ms less the trace's duration).
+ */
+function stepTimes(server, runs) {
+  const per = [];
+  for (const r of runs) {
+    if (!r.trace) continue;
+    const t = JSON.parse(execFileSync(opt.toolwright, ["--config", server.cfg, "--log-level", "error", "traces", r.trace]).toString());
+    const steps = new Map();
+    for (const st of t.steps || []) {
+      if (String(st.path ?? st.index).includes(".")) continue;
+      const key = `${st.path ?? st.index}`;
+      const prev = steps.get(key) || { name: st.kind + (st.target ? ` ${st.target}` : ""), ms: 0 };
+      prev.ms += st.duration_ms;
+      steps.set(key, prev);
+    }
+    const inSteps = [...steps.values()].reduce((a, x) => a + x.ms, 0);
+    per.push({ steps: [...steps.values()], server: t.duration_ms - inSteps, transport: r.ms - t.duration_ms });
+  }
+  if (!per.length) return null;
+  const first = per[0].steps;
+  return {
+    steps: first.map((st, i) => ({ name: st.name, ms: round(median(per.map((p) => p.steps[i]?.ms ?? 0))) })),
+    outside_steps_ms: round(median(per.map((p) => p.server))),
+    transport_ms: round(median(per.map((p) => p.transport))),
+  };
+}
+
 // ---- main --------------------------------------------------------------------------------
 
 const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
@@ -626,6 +660,7 @@ try {
       action: a.name, answer: answers.floor, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p, floor_ms: f.ms,
       bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)), floor_ratio: Number((t.ms / f.ms).toFixed(2)),
       pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool),
+      tw_steps: (() => { try { return stepTimes(a.app === "mw" ? twMW : twPMA, runs.toolwright); } catch (e) { return { error: e.message.split("\n")[0] }; } })(),
     };
     report.actions.push(row);
     writeMarkdown();
@@ -661,6 +696,10 @@ function markdown() {
     "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in (the sign-ins: a fresh context each run). MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), so on those two every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
     "",
     "Playwright MCP's steps per action: " + done.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
+    "",
+    "Where toolwright's time goes (medians of the timed runs' traces, ms: each top-level step, the server outside its steps, the MCP round trip): " +
+      done.filter((r) => r.tw_steps).map((r) => r.tw_steps.error ? `${r.action}: traces not read (${r.tw_steps.error})` :
+        `${r.action}: ${r.tw_steps.steps.map((x) => `${x.name} ${x.ms}`).join(" · ")} · outside the steps ${r.tw_steps.outside_steps_ms} · round trip ${r.tw_steps.transport_ms}`).join("; "),
   ];
   return lines.join("\n");
 }
