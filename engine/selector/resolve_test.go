@@ -99,7 +99,9 @@ func resolveIn(t testing.TB, p *rod.Page, parent *rod.Element, tg *Target, timeo
 
 func mustResolve(t testing.TB, p *rod.Page, parent *rod.Element, tg *Target) *Match {
 	t.Helper()
-	m, err := resolveIn(t, p, parent, tg, 3*time.Second, Options{})
+	// A generous ceiling: the target is there, and resolving ends when it
+	// is found (3s failed at a load of 80).
+	m, err := resolveIn(t, p, parent, tg, 30*time.Second, Options{})
 	if err != nil {
 		t.Fatalf("resolve %s: %v", tg.Locators[0].Describe(), err)
 	}
