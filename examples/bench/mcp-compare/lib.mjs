@@ -1,7 +1,15 @@
 // Helpers shared by the scripted MCP clients of the benchmarks
 // (compare.mjs: the Acme demo; realsite.mjs: the realistic shop).
 
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
 
 /** Bytes of a tool result's content blocks: what the agent's model is handed. */
 export function contentBytes(res) {
@@ -130,3 +138,76 @@ export async function settle(serverPids, gapMs) {
     if (busy() - c0 <= 0.01) return;
   }
 }
+
+// ---- the sides of the real-site and real-application benchmarks ----------------
+
+/** An MCP client on a stdio server (command args), named for the server's logs. */
+export async function startClient(name, command, args, opts = {}) {
+  const transport = new StdioClientTransport({ command, args, stderr: "inherit", ...opts });
+  const client = new Client({ name, version: "0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** One toolwright server on the config file cfg, its logs at warn on stderr. */
+export const startToolwrightServer = (name, bin, cfg, env) =>
+  startClient(name, bin, ["--config", cfg, "--log-level", "warn", "serve"], { env: { ...process.env, ...env } });
+
+let taskN = 0;
+/**
+ * One timed toolwright call; the run's data is its envelope's data and its trace the
+ * envelope's trace_id. A write call gets a task id of its own.
+ */
+export async function toolwrightCall(client, tool, args, write) {
+  const rec = recorder(client);
+  const t0 = performance.now();
+  const res = await rec.call(tool, write ? { ...args, task_id: `bench-${process.pid}-${++taskN}` } : args);
+  rec.run.ms = performance.now() - t0;
+  const env = res.structuredContent ?? JSON.parse(textOf(res));
+  if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
+  rec.run.code = env.code;
+  rec.run.data = env.data;
+  rec.run.trace = env.trace_id;
+  return rec.run;
+}
+
+/** Playwright MCP (the pinned package) on the given Chromium, headless, isolated, in a folder of its own. */
+export async function startPlaywrightMCP(name, chromiumPath) {
+  const outDir = mkdtempSync(join(tmpdir(), `${name}-pw-mcp-`));
+  const side = await startClient(name, process.execPath,
+    [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
+      "--executable-path", chromiumPath, "--headless", "--isolated", "--no-sandbox", "--output-dir", outDir],
+    { cwd: outDir });
+  return { ...side, outDir };
+}
+
+/** The floor's browser: playwright-core on the same Chromium with toolwright's launch flags, and its pid for settle. */
+export async function startFloorBrowser(chromiumPath) {
+  const before = new Set(children(process.pid));
+  const browser = await chromium.launch({
+    executablePath: chromiumPath, headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+  });
+  // Its Chromium: the one child of this process that is new.
+  return { browser, pid: children(process.pid).find((p) => !before.has(p)) };
+}
+
+/**
+ * Runs each side n times, alternating (the order reversed every other round), each run once
+ * the machine settled (before(side) first, untimed); returns the runs of each side.
+ */
+export async function alternate(sides, n, before) {
+  const runs = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
+  for (let i = 0; i < n; i++) {
+    const order = Object.keys(sides);
+    if (i % 2) order.reverse();
+    for (const side of order) {
+      await before(side);
+      runs[side].push(await sides[side]());
+    }
+  }
+  return runs;
+}
+
+/** The medians of a side's runs: calls, bytes, ms. */
+export const medians = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });

@@ -25,15 +25,12 @@
 // The apps must be running: examples/bench/realapps.sh starts them (and
 // stops them after), builds toolwright and writes the RESULTS.md section.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { chromium } from "playwright-core";
-import { textOf, round, median, recorder, ref, settle, children } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -76,44 +73,10 @@ async function startToolwright(app, dir, vars, secrets, env) {
     `browser: {idle_timeout: 3h}`,
     "",
   ].join("\n"));
-  const transport = new StdioClientTransport({
-    command: opt.toolwright, args: ["--config", cfg, "--log-level", "warn", "serve"], stderr: "inherit",
-    env: { ...process.env, ...env },
-  });
-  const client = new Client({ name: "toolwright-realapps-bench", version: "0" });
-  await client.connect(transport);
-  return { client, transport, cfg };
-}
-
-let taskN = 0;
-/** One toolwright call; the run's data is its envelope's data. */
-async function toolwright(client, tool, args, write) {
-  const rec = recorder(client);
-  const t0 = performance.now();
-  const res = await rec.call(tool, write ? { ...args, task_id: `bench-${process.pid}-${++taskN}` } : args);
-  rec.run.ms = performance.now() - t0;
-  const env = res.structuredContent ?? JSON.parse(textOf(res));
-  if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
-  rec.run.code = env.code;
-  rec.run.data = env.data;
-  rec.run.trace = env.trace_id;
-  return rec.run;
+  return { ...await startToolwrightServer("toolwright-realapps-bench", opt.toolwright, cfg, env), cfg };
 }
 
 // ---- Playwright MCP ------------------------------------------------------------
-
-async function startPlaywright() {
-  const outDir = mkdtempSync(join(tmpdir(), "pw-mcp-realapps-"));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
-      "--executable-path", opt.chromium, "--headless", "--isolated", "--no-sandbox", "--output-dir", outDir],
-    cwd: outDir, stderr: "inherit",
-  });
-  const client = new Client({ name: "toolwright-realapps-bench", version: "0" });
-  await client.connect(transport);
-  return { client, transport, outDir };
-}
 
 /** Runs script(rec, snap) on Playwright MCP, timed; its return value is the answer. */
 async function playwright(client, script) {
@@ -175,15 +138,6 @@ async function snapUntil(rec, snap, pred, what) {
 }
 
 // ---- the floor -------------------------------------------------------------------
-
-async function startFloor() {
-  const before = new Set(children(process.pid));
-  const browser = await chromium.launch({
-    executablePath: opt.chromium, headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  });
-  return { browser, pid: children(process.pid).find((p) => !before.has(p)) };
-}
 
 /** Signs a page in with the fewest round trips: the form filled and submitted by one script, then the next document. */
 async function floorSignIn(page, app) {
@@ -601,8 +555,8 @@ function stepTimes(server, runs) {
 const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
 const twMW = await startToolwright("mediawiki", dir, { wiki_base: W }, { mw_user: { env: "MW_USER", redact: false }, mw_password: { env: "MW_PASSWORD" } }, { MW_USER: MW.user, MW_PASSWORD: MW.password });
 const twPMA = await startToolwright("phpmyadmin", dir, { pma_base: P }, { pma_user: { env: "PMA_USER", redact: false }, pma_password: { env: "PMA_PASSWORD" } }, { PMA_USER: PMA.user, PMA_PASSWORD: PMA.password });
-const pw = await startPlaywright();
-const floorSide = await startFloor();
+const pw = await startPlaywrightMCP("toolwright-realapps-bench", opt.chromium);
+const floorSide = await startFloorBrowser(opt.chromium);
 const report = { runs: opt.runs, gap_ms: opt.gap, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
 let signInPW = async () => {};
 const pidsOf = () => [twMW.transport.pid, twPMA.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean);
@@ -642,20 +596,10 @@ try {
     for (const side of Object.keys(sides)) { await prep(side); warm[side] = await sides[side](); }
     const answers = { toolwright: a.twAnswer(warm.toolwright.data), playwright_mcp: warm.playwright_mcp.data, floor: warm.floor.data };
     if (new Set(Object.values(answers)).size !== 1) throw new Error(`${a.name}: the sides disagree: ${JSON.stringify(answers)}`);
-    const runs = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
-    for (let i = 0; i < opt.runs; i++) {
-      const order = Object.keys(sides);
-      if (i % 2) order.reverse();
-      for (const side of order) {
-        await prep(side);
-        await settle(pidsOf(), opt.gap);
-        runs[side].push(await sides[side]());
-      }
-    }
+    const runs = await alternate(sides, opt.runs, async (side) => { await prep(side); await settle(pidsOf(), opt.gap); });
     // A sign-in action leaves Playwright MCP signed out of the other app's cookies: sign in again, untimed.
     if (a.pwPrep) await signInPW();
-    const sum = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
-    const t = sum(runs.toolwright), p = sum(runs.playwright_mcp), f = sum(runs.floor);
+    const t = medians(runs.toolwright), p = medians(runs.playwright_mcp), f = medians(runs.floor);
     const row = {
       action: a.name, answer: answers.floor, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p, floor_ms: f.ms,
       bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)), floor_ratio: Number((t.ms / f.ms).toFixed(2)),

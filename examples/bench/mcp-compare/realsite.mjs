@@ -9,7 +9,7 @@
 // history (a confirm()). Both sides are checked to get the same answer.
 // Where the page's own timing bounds an action (the infinite list), a third
 // side measures its floor: one script in the page through the Playwright
-// library, with no tool between the steps (see startFloor).
+// library, with no tool between the steps (see the floor section).
 // Reported per action: tool calls, bytes of tool-result content handed to the
 // agent, wall time; medians over --runs runs that alternate the two sides,
 // after one untimed warm-up run each. Every timed run starts after the same
@@ -25,16 +25,13 @@
 // The shop is served by this script on a loopback port; toolwright runs with
 // examples/realsite's workflows and selector map on a temporary config.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import http from "node:http";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, extname, resolve, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { chromium } from "playwright-core";
-import { textOf, round, median, recorder, ref, settle, children } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -92,27 +89,7 @@ async function startToolwright(base, dir) {
     `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "localhost"]}`,
     "",
   ].join("\n"));
-  const transport = new StdioClientTransport({
-    command: opt.toolwright, args: ["--config", cfg, "--log-level", "warn", "serve"], stderr: "inherit",
-    env: { ...process.env, NW_USER: "hiker@example.com", NW_PASSWORD: "bench-password" },
-  });
-  const client = new Client({ name: "toolwright-realsite-bench", version: "0" });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-let taskN = 0;
-/** One toolwright call of tool; the answer is its envelope's data. */
-async function toolwright(client, tool, args, write) {
-  const rec = recorder(client);
-  const t0 = performance.now();
-  const res = await rec.call(tool, write ? { ...args, task_id: `bench-${process.pid}-${++taskN}` } : args);
-  rec.run.ms = performance.now() - t0;
-  const env = res.structuredContent ?? JSON.parse(textOf(res));
-  if (!env.ok || !env.code) throw new Error(`${tool}: ${JSON.stringify(env)}`);
-  rec.run.code = env.code;
-  rec.run.data = env.data;
-  return rec.run;
+  return startToolwrightServer("toolwright-realsite-bench", opt.toolwright, cfg, { NW_USER: "hiker@example.com", NW_PASSWORD: "bench-password" });
 }
 
 // ---- the floor --------------------------------------------------------------
@@ -123,15 +100,6 @@ async function toolwright(client, tool, args, write) {
 // model between the steps (the Playwright library drives the same
 // Chromium, with toolwright's launch flags and window). Only the actions
 // the page's own timing bounds have one (the infinite list).
-async function startFloor() {
-  const before = new Set(children(process.pid));
-  const browser = await chromium.launch({
-    executablePath: opt.chromium, headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-  });
-  // Its Chromium, for settle: the one child of this process that is new.
-  return { browser, pid: children(process.pid).find((p) => !before.has(p)) };
-}
 
 /** Runs script(page) in a fresh context, timed from the navigation on; the answer is its return value. */
 async function floor(browser, url, script) {
@@ -148,19 +116,6 @@ async function floor(browser, url, script) {
 }
 
 // ---- Playwright MCP --------------------------------------------------------
-
-async function startPlaywright() {
-  const outDir = mkdtempSync(join(tmpdir(), "pw-mcp-realsite-"));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(here, "node_modules", "@playwright", "mcp", "cli.js"),
-      "--executable-path", opt.chromium, "--headless", "--isolated", "--no-sandbox", "--output-dir", outDir],
-    cwd: outDir, stderr: "inherit",
-  });
-  const client = new Client({ name: "toolwright-realsite-bench", version: "0" });
-  await client.connect(transport);
-  return { client, transport, outDir };
-}
 
 /**
  * Runs script(rec, snap) on Playwright MCP; its return value is the answer.
@@ -335,8 +290,8 @@ const actions = (base, pwFiles) => [
 const { srv, base } = await serveShop();
 const dir = mkdtempSync(join(tmpdir(), "tw-realsite-bench-"));
 const tw = await startToolwright(base, dir);
-const pw = await startPlaywright();
-const floorSide = await startFloor();
+const pw = await startPlaywrightMCP("toolwright-realsite-bench", opt.chromium);
+const floorSide = await startFloorBrowser(opt.chromium);
 const floorBrowser = floorSide.browser;
 const report = { runs: opt.runs, gap_ms: opt.gap, base, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
 try {
@@ -354,17 +309,8 @@ try {
       if (w3.data !== w2.data) throw new Error(`${a.name}: the floor answered ${w3.data}, Playwright MCP ${w2.data}`);
       sides.floor = () => a.floor(floorBrowser);
     }
-    const runs = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
-    for (let i = 0; i < opt.runs; i++) {
-      const order = Object.keys(sides);
-      if (i % 2) order.reverse();
-      for (const side of order) {
-        await settle([tw.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean), opt.gap);
-        runs[side].push(await sides[side]());
-      }
-    }
-    const sum = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
-    const t = sum(runs.toolwright), p = sum(runs.playwright_mcp);
+    const runs = await alternate(sides, opt.runs, () => settle([tw.transport.pid, pw.transport.pid, floorSide.pid].filter(Boolean), opt.gap));
+    const t = medians(runs.toolwright), p = medians(runs.playwright_mcp);
     const row = { action: a.name, answer: w2.data, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p,
       bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)),
       pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool) };
