@@ -65,6 +65,20 @@ type Object struct {
 	// may rewrite with its value); "" falls back to the generic checks.
 	// meant names the declared key it was taken for, if any.
 	Hint func(key string, value *yaml.Node) (text, meant string)
+	// Terse: an unknown key with no hint is reported without the list of
+	// the known keys (a step's long form: its kind's docs list them).
+	Terse bool
+	// Elsewhere may say better what an unknown key is (a step's own keys
+	// written inside its kind's map, a matcher that is not one): the whole
+	// message, which replaces "unknown key"; "" to leave it to Hint and
+	// the generic checks. where names the map.
+	Elsewhere func(where, key string) string
+	// Path names a key's value in messages (default: where.key).
+	Path func(where, key string) string
+	// Missing, when set, reports missing keys instead of the check of
+	// Required ones (a step kind's one-of group, held back while a key is
+	// misspelt); it runs once the keys are decoded.
+	Missing func(v *Values, ps *lint.Problems)
 }
 
 // F is a float64 pointer, for Min and Max.
@@ -99,6 +113,7 @@ type Values struct {
 	Where   string // the map's path in messages ("" at the top of a file)
 	MapNode *yaml.Node
 	Entries []yamlx.KV // known keys in written order (duplicates dropped)
+	Unknown int        // how many keys were reported as not declared here
 	obj     *Object
 	kv      map[string]yamlx.KV
 	val     map[string]any
@@ -127,6 +142,11 @@ func (o *Object) Decode(file string, n *yaml.Node, where string, ps *lint.Proble
 	return o.decode(&Decoder{File: file, Problems: ps}, n, where)
 }
 
+// DecodeWith is Decode in a decoding run whose Env the owner's Types read.
+func (o *Object) DecodeWith(d *Decoder, n *yaml.Node, where string) *Values {
+	return o.decode(d, n, where)
+}
+
 func (o *Object) decode(c *Decoder, n *yaml.Node, where string) *Values {
 	kvs, ok := yamlx.Map(c.File, n, label(where, o), c.Problems)
 	if !ok {
@@ -136,17 +156,7 @@ func (o *Object) decode(c *Decoder, n *yaml.Node, where string) *Values {
 	for _, kv := range kvs {
 		f, ok := o.Field(kv.Key)
 		if !ok {
-			if msg, split := yamlx.CommaSplit(kvs, kv); split {
-				if msg != "" {
-					c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.Syntax, "%s: %s", label(where, o), msg)
-				}
-				continue
-			}
-			text, meant := o.explain(c, kv.Key, kv.Value)
-			c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
-			if meant != "" {
-				v.meant[meant] = true
-			}
+			o.unknown(c, v, kvs, kv, where)
 			continue
 		}
 		v.Entries = append(v.Entries, kv)
@@ -155,9 +165,13 @@ func (o *Object) decode(c *Decoder, n *yaml.Node, where string) *Values {
 			continue
 		}
 		sub := &Decoder{File: c.File, Problems: c.Problems, Env: c.Env, parent: o, pwhere: where}
-		if x, ok := f.decode(sub, kv.Value, join(where, kv.Key)); ok {
+		if x, ok := f.decode(sub, kv.Value, o.path(where, kv.Key)); ok {
 			v.val[kv.Key] = x
 		}
+	}
+	if o.Missing != nil {
+		o.Missing(v, c.Problems)
+		return v
 	}
 	for _, f := range o.Fields {
 		if f.Required && !v.Has(f.Name) && !v.meant[f.Name] {
@@ -165,6 +179,38 @@ func (o *Object) decode(c *Decoder, n *yaml.Node, where string) *Values {
 		}
 	}
 	return v
+}
+
+// unknown reports a key o does not declare: a value split at an unquoted
+// comma, a key of another level, or a misspelling.
+func (o *Object) unknown(c *Decoder, v *Values, kvs []yamlx.KV, kv yamlx.KV, where string) {
+	if msg, split := yamlx.CommaSplit(kvs, kv); split {
+		if msg != "" {
+			v.Unknown++
+			c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.Syntax, "%s: %s", label(where, o), msg)
+		}
+		return
+	}
+	v.Unknown++
+	if o.Elsewhere != nil {
+		if msg := o.Elsewhere(label(where, o), kv.Key); msg != "" {
+			c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.UnknownKey, "%s", msg)
+			return
+		}
+	}
+	text, meant := o.explain(c, kv.Key, kv.Value)
+	c.Problems.Addf(lint.At(c.File, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", label(where, o), kv.Key, text)
+	if meant != "" {
+		v.meant[meant] = true
+	}
+}
+
+// path names a key's value in messages.
+func (o *Object) path(where, key string) string {
+	if o.Path != nil {
+		return o.Path(where, key)
+	}
+	return join(where, key)
 }
 
 func join(where, key string) string {
@@ -215,6 +261,9 @@ func (o *Object) explain(c *Decoder, key string, value *yaml.Node) (string, stri
 		if _, ok := c.parent.Field(key); ok {
 			return fmt.Sprintf(" (%s belongs one level up, beside the keys of %s)", key, label(c.pwhere, c.parent)), ""
 		}
+	}
+	if o.Terse {
+		return "", ""
 	}
 	return fmt.Sprintf(" (known keys: %s)", strings.Join(o.Names(), ", ")), ""
 }
@@ -435,6 +484,9 @@ func (v *Values) Pairs(name string) []yamlx.KV {
 	}
 	return nil
 }
+
+// Value returns a key's value as its Type decoded it.
+func (v *Values) Value(name string) (any, bool) { return v.get(name) }
 
 // Get returns the decoded value as Go values: strings, numbers, booleans,
 // durations, lists; for Any or Raw fields, the plain value of the node.

@@ -280,25 +280,8 @@ func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) (t *Target, group
 	if v == nil {
 		return nil, false
 	}
-	if v.Has(pagesKey) {
-		t.Pages = v.Strings(pagesKey)
-		if len(t.Pages) == 0 && v.OK(pagesKey) {
-			ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages must list at least one page (a URL glob such as \"/login.html*\"); leave it out for a target that may be on any page", where)
-		}
-		for _, g := range t.Pages {
-			if strings.TrimSpace(g) == "" {
-				ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages: a page must not be empty", where)
-			}
-		}
-		only := true
-		for _, e := range v.Entries {
-			if e.Key != pagesKey && e.Key != descKey {
-				only = false
-			}
-		}
-		if only {
-			return t, true
-		}
+	if v.Has(pagesKey) && decodePages(t, v, where, ps) {
+		return t, true
 	}
 	t.Description = v.Str(descKey, "")
 	t.Many = v.Bool("many", false)
@@ -307,30 +290,7 @@ func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) (t *Target, group
 	if v.Str("effect", "") == "write" {
 		t.Effect = "write"
 	}
-	broken := false
-	if fb, ok := v.KV("fallbacks"); ok {
-		n := yamlx.Resolve(fb.Value)
-		if n == nil || n.Kind != yaml.SequenceNode {
-			ps.Addf(lint.At(file, fb.Value), lint.BadValue, "%s.fallbacks must be a list of locators, found %s", where, yamlx.Describe(fb.Value))
-			broken = true
-		} else {
-			for i, c := range n.Content {
-				fw := fmt.Sprintf("%s.fallbacks[%d]", where, i+1)
-				fv := LocatorDecl.Decode(file, c, fw, ps)
-				if fv == nil {
-					broken = true
-					continue
-				}
-				if len(fv.Entries) == 0 && meantLocator(fv) {
-					broken = true
-				} else if l, ok := decodeLocator(file, c, fv.Entries, fw, ps); ok {
-					t.Locators = append(t.Locators, l)
-				} else {
-					broken = true
-				}
-			}
-		}
-	}
+	fallbacks, broken := decodeFallbacks(v, where, ps)
 	var strategyKVs []yamlx.KV
 	for _, e := range v.Entries {
 		if isLocatorKey(e.Key) {
@@ -348,11 +308,60 @@ func decodeTarget(file string, kv yamlx.KV, ps *lint.Problems) (t *Target, group
 		t.Broken = true
 	}
 	if ok {
-		t.Locators = append([]Locator{primary}, t.Locators...)
-	} else {
-		t.Locators = nil // fallbacks are numbered after the primary
+		t.Locators = append([]Locator{primary}, fallbacks...) // fallbacks are numbered after the primary
 	}
 	return t, false
+}
+
+// decodePages reads an entry's pages: and reports whether the entry says
+// nothing else (beside a description): a group's.
+func decodePages(t *Target, v *decl.Values, where string, ps *lint.Problems) (only bool) {
+	t.Pages = v.Strings(pagesKey)
+	if len(t.Pages) == 0 && v.OK(pagesKey) {
+		ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages must list at least one page (a URL glob such as \"/login.html*\"); leave it out for a target that may be on any page", where)
+	}
+	for _, g := range t.Pages {
+		if strings.TrimSpace(g) == "" {
+			ps.Addf(v.Pos(pagesKey), lint.BadValue, "%s.pages: a page must not be empty", where)
+		}
+	}
+	for _, e := range v.Entries {
+		if e.Key != pagesKey && e.Key != descKey {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeFallbacks reads an entry's fallbacks: locators tried after the
+// primary, in order; broken reports one that did not decode.
+func decodeFallbacks(v *decl.Values, where string, ps *lint.Problems) (locs []Locator, broken bool) {
+	fb, ok := v.KV("fallbacks")
+	if !ok {
+		return nil, false
+	}
+	file := v.File
+	n := yamlx.Resolve(fb.Value)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		ps.Addf(lint.At(file, fb.Value), lint.BadValue, "%s.fallbacks must be a list of locators, found %s", where, yamlx.Describe(fb.Value))
+		return nil, true
+	}
+	for i, c := range n.Content {
+		fw := fmt.Sprintf("%s.fallbacks[%d]", where, i+1)
+		fv := LocatorDecl.Decode(file, c, fw, ps)
+		if fv == nil {
+			broken = true
+			continue
+		}
+		if len(fv.Entries) == 0 && meantLocator(fv) {
+			broken = true
+		} else if l, ok := decodeLocator(file, c, fv.Entries, fw, ps); ok {
+			locs = append(locs, l)
+		} else {
+			broken = true
+		}
+	}
+	return locs, broken
 }
 
 // meantLocator: an unknown key was reported as a misspelt strategy.

@@ -104,14 +104,12 @@ func (c *Checker) Decode(n *yaml.Node, path string, sc tmpl.Scope) []*Step {
 	return steps
 }
 
+// decodeStep reads one step: a map with one kind key, the common keys
+// beside it, and the kind's value (decodeBody).
 func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 	n = yamlx.Resolve(n)
 	if n != nil && n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
-		if sp, ok := Lookup(n.Value); ok {
-			c.Addf(c.Pos(n), lint.BadValue, "step %q needs a value: write `%s: ...`", n.Value, sp.Kind)
-		} else {
-			c.Addf(c.Pos(n), lint.BadValue, "a step must be a map with one kind key such as `click: TARGET`, found %s%s", yamlx.Describe(n), lint.Suggest(n.Value, KindNames()))
-		}
+		c.scalarStep(n)
 		return nil
 	}
 	kvs, ok := yamlx.Map(c.File, n, "step", c.Problems)
@@ -119,53 +117,13 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 		return nil
 	}
 	s := &Step{Pos: c.Pos(n), Path: path, Args: map[string]any{}}
-	var kindKV *yamlx.KV
-	var unknown []yamlx.KV
-	for i := range kvs {
-		kv := kvs[i]
-		if common[kv.Key] != nil {
-			continue
-		}
-		if _, ok := Lookup(kv.Key); ok {
-			if kindKV != nil {
-				c.Addf(c.Pos(kv.KeyN), lint.BadValue, "a step has exactly one kind, found %q after %q: make it a separate step", kv.Key, kindKV.Key)
-				continue
-			}
-			kindKV = &kvs[i]
-			continue
-		}
-		unknown = append(unknown, kv)
-	}
+	kindKV, unknown := c.kindKey(kvs)
 	if kindKV == nil {
-		if len(unknown) > 0 {
-			kv := unknown[0]
-			hint := lint.Suggest(kv.Key, KindNames())
-			if sp, ok := kindOfField(kv.Key); ok && hint == "" {
-				hint = fmt.Sprintf(" (%s is a field of %s: write the kind first, as in `- %s: {%s: ...}`)", kv.Key, sp, strings.SplitN(sp, ",", 2)[0], kv.Key)
-			}
-			c.Addf(c.Pos(kv.KeyN), lint.UnknownKind, "unknown step kind %q%s", kv.Key, hint)
-		} else {
-			c.Addf(s.Pos, lint.Missing, "the step has no kind: add one of %s", strings.Join(KindNames(), ", "))
-		}
+		c.noKind(s, unknown)
 		return nil
 	}
 	s.Spec, _ = Lookup(kindKV.Key)
-	misplaced := false
-	for _, kv := range unknown {
-		if _, ok := s.Spec.Field(kv.Key); ok {
-			// `- fill:` with its fields on the next lines at the kind's
-			// own indentation: they belong one level down.
-			misplaced = true
-			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s is a field of %s: indent it under %s: (two more spaces than %s)", kindKV.Key, kv.Key, kindKV.Key, kindKV.Key, kindKV.Key)
-			continue
-		}
-		if sp, ok := kindOfField(kv.Key); ok && lint.Closest(kv.Key, CommonNames()) == "" {
-			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q (%s is a field of %s, not of %s)", kindKV.Key, kv.Key, kv.Key, sp, kindKV.Key)
-			continue
-		}
-		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", kindKV.Key, kv.Key, lint.Suggest(kv.Key, append(CommonNames(), fieldNames(s.Spec)...)))
-	}
-	if misplaced && yamlx.IsNull(kindKV.Value) {
+	if misplaced := c.unknownStepKeys(s.Spec, unknown); misplaced && yamlx.IsNull(kindKV.Value) {
 		return nil // the fields were reported where they are; no "needs a value" too
 	}
 	s.Pos = c.Pos(kindKV.KeyN)
@@ -185,6 +143,73 @@ func (c *Checker) decodeStep(n *yaml.Node, path string, sc tmpl.Scope) *Step {
 		c.compiled = append(c.compiled, s)
 	}
 	return s
+}
+
+// scalarStep reports a step written as a bare word: a kind without its
+// value, or not a step at all.
+func (c *Checker) scalarStep(n *yaml.Node) {
+	if sp, ok := Lookup(n.Value); ok {
+		c.Addf(c.Pos(n), lint.BadValue, "step %q needs a value: write `%s: ...`", n.Value, sp.Kind)
+		return
+	}
+	c.Addf(c.Pos(n), lint.BadValue, "a step must be a map with one kind key such as `click: TARGET`, found %s%s", yamlx.Describe(n), lint.Suggest(n.Value, KindNames()))
+}
+
+// kindKey finds a step's kind key (reporting a second one) and the keys
+// that are neither a kind nor a common key.
+func (c *Checker) kindKey(kvs []yamlx.KV) (kindKV *yamlx.KV, unknown []yamlx.KV) {
+	for i := range kvs {
+		kv := kvs[i]
+		if common[kv.Key] != nil {
+			continue
+		}
+		if _, ok := Lookup(kv.Key); ok {
+			if kindKV != nil {
+				c.Addf(c.Pos(kv.KeyN), lint.BadValue, "a step has exactly one kind, found %q after %q: make it a separate step", kv.Key, kindKV.Key)
+				continue
+			}
+			kindKV = &kvs[i]
+			continue
+		}
+		unknown = append(unknown, kv)
+	}
+	return kindKV, unknown
+}
+
+// noKind reports a step without a kind key: its first unknown key as a
+// misspelt kind (or a field written before its kind), else the kinds.
+func (c *Checker) noKind(s *Step, unknown []yamlx.KV) {
+	if len(unknown) == 0 {
+		c.Addf(s.Pos, lint.Missing, "the step has no kind: add one of %s", strings.Join(KindNames(), ", "))
+		return
+	}
+	kv := unknown[0]
+	hint := lint.Suggest(kv.Key, KindNames())
+	if sp, ok := kindOfField(kv.Key); ok && hint == "" {
+		hint = fmt.Sprintf(" (%s is a field of %s: write the kind first, as in `- %s: {%s: ...}`)", kv.Key, sp, strings.SplitN(sp, ",", 2)[0], kv.Key)
+	}
+	c.Addf(c.Pos(kv.KeyN), lint.UnknownKind, "unknown step kind %q%s", kv.Key, hint)
+}
+
+// unknownStepKeys reports the keys beside a kind that are neither common
+// keys nor another kind; misplaced says one was a field of the kind,
+// written at the kind's own indentation.
+func (c *Checker) unknownStepKeys(sp *Spec, unknown []yamlx.KV) (misplaced bool) {
+	for _, kv := range unknown {
+		if _, ok := sp.Field(kv.Key); ok {
+			// `- fill:` with its fields on the next lines at the kind's
+			// own indentation: they belong one level down.
+			misplaced = true
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s is a field of %s: indent it under %s: (two more spaces than %s)", sp.Kind, kv.Key, sp.Kind, sp.Kind, sp.Kind)
+			continue
+		}
+		if other, ok := kindOfField(kv.Key); ok && lint.Closest(kv.Key, CommonNames()) == "" {
+			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q (%s is a field of %s, not of %s)", sp.Kind, kv.Key, kv.Key, other, sp.Kind)
+			continue
+		}
+		c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: unknown key %q%s", sp.Kind, kv.Key, lint.Suggest(kv.Key, append(CommonNames(), fieldNames(sp)...)))
+	}
+	return misplaced
 }
 
 // kindOfField names the kinds that have a field called name.
@@ -298,38 +323,21 @@ func (c *Checker) decodeBodyAt(s *Step, n *yaml.Node, sc tmpl.Scope, where strin
 		f, _ := sp.Field(sp.Short)
 		c.decodeField(s, f, n, sc)
 		applyDefaults(s)
-		c.requireFields(s, n, map[string]bool{f.Name: true})
+		sp.requireFields(n, c.File, func(name string) bool { return name == f.Name }, c.Problems)
 		return
-	}
-	kvs, _ := yamlx.Map(c.File, n, where, c.Problems)
-	names := make([]string, len(sp.Fields))
-	for i, f := range sp.Fields {
-		names[i] = f.Name
-	}
-	before := len(*c.Problems)
-	kvs = c.tooDeep(sp, kvs)
-	yamlx.Known(c.File, kvs, names, where, c.Problems)
-	unknown := len(*c.Problems) > before
-	given := map[string]bool{}
-	for _, kv := range kvs {
-		given[kv.Key] = true
 	}
 	// Nested steps last: their scope depends on fields such as for_each's
 	// `as`, written or its default.
-	for _, nested := range []bool{false, true} {
-		if nested {
-			applyDefaults(s)
-		}
-		for _, kv := range kvs {
-			f, ok := sp.Field(kv.Key)
-			if !ok || (f.Type == Steps) != nested {
-				continue
-			}
-			c.decodeField(s, f, kv.Value, sc)
+	env := &fieldEnv{c: c, s: s, sc: sc, later: []func(){}}
+	v := sp.object().DecodeWith(&decl.Decoder{File: c.File, Problems: c.Problems, Env: env}, n, where)
+	for _, kv := range v.Entries {
+		if x, ok := v.Value(kv.Key); ok {
+			s.Args[kv.Key] = x
 		}
 	}
-	if !unknown { // a misspelt key was reported with its suggestion already
-		c.requireFields(s, n, given)
+	applyDefaults(s)
+	for _, f := range env.later {
+		f()
 	}
 }
 
@@ -348,20 +356,6 @@ func applyDefaults(s *Step) {
 	}
 }
 
-// tooDeep reports the step's own keys (if, timeout, retry, ...) written one
-// level too deep, inside the kind's map, and returns the other keys.
-func (c *Checker) tooDeep(sp *Spec, kvs []yamlx.KV) []yamlx.KV {
-	out := kvs[:0:0]
-	for _, kv := range kvs {
-		if _, field := sp.Field(kv.Key); common[kv.Key] != nil && !field {
-			c.Addf(c.Pos(kv.KeyN), lint.UnknownKey, "step %s: %s belongs to the step, not inside %s: move `%s` out one level, beside `%s:`", sp.Kind, kv.Key, sp.Kind, kv.Key, sp.Kind)
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
 func fieldList(sp *Spec) string {
 	names := make([]string, len(sp.Fields))
 	for i, f := range sp.Fields {
@@ -371,23 +365,23 @@ func fieldList(sp *Spec) string {
 }
 
 // requireFields reports required fields and one-of groups missing from
-// the keys given (a key given with a bad value was reported already).
-func (c *Checker) requireFields(s *Step, at *yaml.Node, given map[string]bool) {
-	sp := s.Spec
+// the keys given (a key given with a bad value was reported already),
+// at the map (or short form) at.
+func (sp *Spec) requireFields(at *yaml.Node, file string, given func(string) bool, ps *lint.Problems) {
 	for _, f := range sp.Fields {
-		if f.Required && !given[f.Name] {
-			c.Addf(c.Pos(at), lint.Missing, "step %s: missing %s (%s)", sp.Kind, f.Name, f.Doc)
+		if f.Required && !given(f.Name) {
+			ps.Addf(lint.At(file, at), lint.Missing, "step %s: missing %s (%s)", sp.Kind, f.Name, f.Doc)
 		}
 	}
 	if len(sp.OneOf) > 0 {
 		var found []string
 		for _, name := range sp.OneOf {
-			if given[name] {
+			if given(name) {
 				found = append(found, name)
 			}
 		}
 		if len(found) != 1 {
-			c.Addf(c.Pos(at), lint.BadValue, "step %s takes exactly one of %s, found %d", sp.Kind, strings.Join(sp.OneOf, ", "), len(found))
+			ps.Addf(lint.At(file, at), lint.BadValue, "step %s takes exactly one of %s, found %d", sp.Kind, strings.Join(sp.OneOf, ", "), len(found))
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/decl"
+	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/tmpl"
 	"github.com/toolwright/toolwright/engine/yamlx"
@@ -264,7 +265,7 @@ var DialogDecl = &decl.Object{
 // (its Secrets, URL, Scoped, Yields), for the Type's Decode.
 func (f Field) Decl() decl.Field {
 	return decl.Field{Name: f.Name, Type: f.Type, Doc: f.Doc, Required: f.Required, Default: f.Default,
-		Enum: f.Enum, MaxDur: f.Max, Raw: true, Ext: f}
+		Enum: f.Enum, MaxDur: f.Max, Ext: f}
 }
 
 // DialogSchema describes the common key dialog: a short form or DialogDecl.
@@ -326,14 +327,42 @@ func TemplateSchema() *decl.Obj {
 	return decl.NewObj("type", []string{"string", "number", "boolean"})
 }
 
-// Object declares the kind's long form.
+// Object declares the kind's long form; it is what decodes it. A key's
+// value is named "step KIND KEY" in messages; the step's own keys written
+// inside the kind's map are told to move out one level; Required fields
+// and the OneOf group are checked by requireFields, which holds back while
+// a key is misspelt (the misspelling is the problem).
 func (s *Spec) Object() *decl.Object {
-	o := &decl.Object{Name: "step " + s.Kind, Title: s.Kind, Doc: s.Doc}
+	o := &decl.Object{Name: "step " + s.Kind, Title: s.Kind, Doc: s.Doc, Terse: true,
+		Path: func(_, key string) string { return "step " + s.Kind + " " + key },
+		Elsewhere: func(_, key string) string {
+			if common[key] == nil {
+				return ""
+			}
+			return fmt.Sprintf("step %s: %s belongs to the step, not inside %s: move `%s` out one level, beside `%s:`", s.Kind, key, s.Kind, key, s.Kind)
+		},
+		Missing: func(v *decl.Values, ps *lint.Problems) {
+			if v.Unknown == 0 { // a misspelt key was reported with its suggestion already
+				s.requireFields(v.MapNode, v.File, v.Has, ps)
+			}
+		},
+	}
 	for _, f := range s.Fields {
 		o.Fields = append(o.Fields, f.Decl())
 	}
 	return o
 }
+
+// object is Object, made once per kind.
+func (s *Spec) object() *decl.Object {
+	if o, ok := objects.Load(s); ok {
+		return o.(*decl.Object)
+	}
+	o, _ := objects.LoadOrStore(s, s.Object())
+	return o.(*decl.Object)
+}
+
+var objects sync.Map // *Spec → *decl.Object
 
 // RetryDecl declares the common key retry.
 var RetryDecl = &decl.Object{

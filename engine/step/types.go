@@ -52,6 +52,10 @@ type fieldEnv struct {
 	c  *Checker
 	s  *Step
 	sc tmpl.Scope
+	// later, in a long form, holds the decoding of nested steps until the
+	// other fields (and their defaults) are in: their scope may depend on
+	// them (for_each's as). nil: decode them at once.
+	later []func()
 }
 
 // fieldOf returns the env and the step's own declaration of the field
@@ -237,6 +241,15 @@ func (stepsType) String() string { return "steps" }
 // Decode reads nested steps, in the scope the kind gives them.
 func (stepsType) Decode(d *decl.Decoder, f *decl.Field, n *yaml.Node, _ string) (any, bool) {
 	e, _ := fieldOf(d, f)
+	if e.later != nil {
+		now := *e
+		now.later = nil
+		e.later = append(e.later, func() {
+			x, _ := stepsType{}.Decode(&decl.Decoder{File: d.File, Problems: d.Problems, Env: &now}, f, n, "")
+			e.s.Args[f.Name] = x
+		})
+		return nil, false // stored by the call above, once the other fields are in
+	}
 	inner := e.sc
 	if e.s.Spec.Scope != nil {
 		inner = e.s.Spec.Scope(e.s, e.sc)

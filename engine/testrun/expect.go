@@ -19,7 +19,7 @@ import (
 var envelopeFields = []string{"ok", "code", "message", "retryable", "needs_human", "data", "task_id", "trace_id", "attempts", "duration_ms", "step"}
 
 // matcherKeys are the keys of a matcher map.
-var matcherKeys = []string{"equals", "contains", "matches", "len", "exists"}
+var matcherKeys = MatcherDecl.Names()
 
 // check is one line of expect: a path and what must be there.
 type check struct {

@@ -89,7 +89,29 @@ var CaseDecl = &decl.Object{
 }
 
 func matcherSchema() *decl.Obj {
-	return decl.NewObj("description", "a value to equal, or a map of matchers: equals, contains, matches, len, exists")
+	return decl.NewObj("description", "a value to equal, or a map of matchers: "+strings.Join(matcherKeys, ", "))
+}
+
+// MatcherDecl declares the matchers of an expect value written as a map
+// holding at least one of them (a map without one is a value to equal).
+var MatcherDecl = &decl.Object{
+	Name: "matcher",
+	Fields: []decl.Field{
+		// Raw: values to compare, which may hold templates (value).
+		{Name: "equals", Type: decl.Any, Raw: true, Doc: "a value the field must equal"},
+		{Name: "contains", Type: decl.Any, Raw: true, Doc: "text the field contains, an item of a list, or a part of a map"},
+		{Name: "matches", Type: decl.String, Doc: "an RE2 regular expression the text matches"},
+		{Name: "len", Type: decl.Int, Doc: "the length of a list, a map or a text (0 or more)"},
+		{Name: "exists", Type: decl.Bool, Doc: "whether the field is there (exists: false goes alone)"},
+	},
+	Path: func(where, key string) string { return where + " " + key },
+}
+
+func init() {
+	MatcherDecl.Elsewhere = func(where, key string) string {
+		return fmt.Sprintf("%s: unknown matcher %q%s (matchers: %s); to compare a whole map, write {equals: {...}}",
+			where, key, lint.Suggest(key, matcherKeys), strings.Join(matcherKeys, ", "))
+	}
 }
 
 type decoder struct {
@@ -376,7 +398,7 @@ func (d *decoder) want(n *yaml.Node, where string) want {
 		w.equals, w.hasEquals = d.value(n), true
 		return w
 	}
-	kvs, _ := yamlx.Map(d.file, n, where, d.ps)
+	kvs, _ := yamlx.Map(d.file, n, where, &lint.Problems{}) // reported below
 	matchers := 0
 	for _, kv := range kvs {
 		if contains(matcherKeys, kv.Key) {
@@ -393,47 +415,45 @@ func (d *decoder) want(n *yaml.Node, where string) want {
 		w.equals, w.hasEquals = d.value(n), true
 		return w
 	}
-	for _, kv := range kvs {
-		switch kv.Key {
-		case "equals":
-			w.equals, w.hasEquals = d.value(kv.Value), true
-		case "contains":
-			w.contains, w.hasContains = d.value(kv.Value), true
-			if yamlx.IsNull(kv.Value) {
-				d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: contains needs a value", where)
-			}
-		case "matches":
-			s, ok := yamlx.String(d.file, kv.Value, where+" matches", d.ps)
-			if !ok {
-				continue
-			}
-			re, err := regexp.Compile(s)
-			if err != nil {
-				d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: matches: %q is not a regular expression (RE2): %v", where, s, err)
-				continue
-			}
-			w.matches = re
-		case "len":
-			if v, ok := yamlx.Int(d.file, kv.Value, where+" len", d.ps); ok {
-				if v < 0 {
-					d.ps.Addf(d.at(kv.Value), lint.BadValue, "%s: len must be 0 or more, found %d", where, v)
-					continue
-				}
-				w.length = &v
-			}
-		case "exists":
-			if v, ok := yamlx.Bool(d.file, kv.Value, where+" exists", d.ps); ok {
-				w.exists = &v
-			}
-		default:
-			d.ps.Addf(d.at(kv.KeyN), lint.UnknownKey, "%s: unknown matcher %q%s (matchers: %s); to compare a whole map, write {equals: {...}}",
-				where, kv.Key, lint.Suggest(kv.Key, matcherKeys), strings.Join(matcherKeys, ", "))
-		}
-	}
+	v := MatcherDecl.Decode(d.file, n, where, d.ps)
+	d.matchers(&w, v, where)
 	if w.exists != nil && !*w.exists && len(kvs) > 1 {
 		d.ps.Addf(d.at(n), lint.BadValue, "%s: exists: false cannot go with other matchers", where)
 	}
 	return w
+}
+
+// matchers reads the matchers MatcherDecl decoded into w.
+func (d *decoder) matchers(w *want, v *decl.Values, where string) {
+	if v.Has("equals") {
+		w.equals, w.hasEquals = d.value(v.Node("equals")), true
+	}
+	if v.Has("contains") {
+		w.contains, w.hasContains = d.value(v.Node("contains")), true
+		if yamlx.IsNull(v.Node("contains")) {
+			d.ps.Addf(v.Pos("contains"), lint.BadValue, "%s: contains needs a value", where)
+		}
+	}
+	if v.OK("matches") {
+		s := v.Str("matches", "")
+		re, err := regexp.Compile(s)
+		if err != nil {
+			d.ps.Addf(v.Pos("matches"), lint.BadValue, "%s: matches: %q is not a regular expression (RE2): %v", where, s, err)
+		} else {
+			w.matches = re
+		}
+	}
+	if v.OK("len") {
+		if n := v.Int("len", 0); n < 0 {
+			d.ps.Addf(v.Pos("len"), lint.BadValue, "%s: len must be 0 or more, found %d", where, n)
+		} else {
+			w.length = &n
+		}
+	}
+	if v.OK("exists") {
+		b := v.Bool("exists", false)
+		w.exists = &b
+	}
 }
 
 // checkRefs checks every reference of the cases: site.url needs serve:, and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/selector"
@@ -127,76 +128,10 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 		return nil
 	}
 	w := &Workflow{File: d.file, Risk: v.Str("risk", Write), Env: v.Str("env", EnvTemporary), pos: d.pos(root)}
-	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
-	w.Name = v.Str("name", "")
-	if v.OK("name") && w.Name != base {
-		d.ps.Addf(v.Pos("name"), lint.BadName, "name %q must equal the file name %q (rename the file or the tool)", w.Name, base)
-	}
-	w.Title = v.Str("title", "")
-	w.Description = v.Str("description", "")
-	if v.OK("description") && strings.TrimSpace(w.Description) == "" {
-		d.ps.Addf(v.Pos("description"), lint.Missing, "description is empty (the agent reads it to choose this tool)")
-	}
-	w.Idempotent = v.Bool("idempotent", false)
-	if vp := v.Sub("viewport"); vp != nil {
-		x := config.ViewportOf(vp, d.cfg.Browser.Viewport)
-		w.Viewport = &x
-	}
-	if v.Has("purposes") {
-		w.Purposes = v.Strings("purposes")
-		switch {
-		case w.Env == EnvTemporary && len(w.Purposes) != 1:
-			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "an env: temporary workflow names one purpose (its environment's), got %d", len(w.Purposes))
-		case w.Env != EnvGiven && w.Env != EnvTemporary:
-			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "purposes applies only to env: given and env: temporary workflows")
-		}
-	}
-	w.Session = v.Str("session", "")
-	// Parameters.
-	params := map[string]step.ParamInfo{}
-	if n := v.Node("params"); n != nil && !yamlx.IsNull(n) {
-		pkvs, ok := yamlx.Map(d.file, n, "params", d.ps)
-		if ok {
-			for _, pkv := range pkvs {
-				switch {
-				case pkv.Key == "task_id" || pkv.Key == "env_id":
-					d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param %q is added by toolwright; choose another name", pkv.Key)
-					continue
-				case !nameRE.MatchString(pkv.Key):
-					d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param name %q must be snake_case", pkv.Key)
-				}
-				if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
-					w.Params = append(w.Params, p)
-					params[p.Name] = step.ParamInfo{Type: p.Type, Min: p.Min, Max: p.Max, Prefix: p.Prefix}
-				}
-			}
-		}
-	}
+	d.header(v, w)
+	params := d.decodeParams(v, w)
 	scope := tmpl.Scope{Params: paramNames(w.Params), Config: configNames(d.cfg), Secrets: d.cfg.SecretNames()}
-	// Deadline.
-	w.Deadline = tmpl.Literal(DefaultDeadline.String())
-	var literalDeadline = DefaultDeadline
-	if kv, ok := v.KV("deadline"); ok {
-		if s, ok := yamlx.Scalar(d.file, kv.Value, "deadline", d.ps); ok {
-			t := tmpl.CompileTemplate(s, tmpl.Site{File: d.file, Node: kv.Value}, scope, d.ps)
-			if t.IsLiteral() {
-				dd, err := yamlx.ParseDuration(s)
-				switch {
-				case err != nil:
-					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be a duration like 30s or 2m, found %q", s)
-				case dd <= 0:
-					d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be positive")
-				case dd > d.cfg.Limits.MaxDeadline:
-					d.ps.Addf(d.pos(kv.Value), lint.Unbounded, "deadline %s is above limits.max_deadline (%s)", dd, d.cfg.Limits.MaxDeadline)
-				default:
-					literalDeadline = dd
-				}
-			} else {
-				literalDeadline = 0
-			}
-			w.Deadline = t
-		}
-	}
+	literalDeadline := d.deadline(v, w, scope)
 	// Steps.
 	c := &step.Checker{
 		File: d.file, Map: d.sel, Params: params, MaxLoop: d.cfg.Limits.MaxLoop, MaxDownloadBytes: d.cfg.Limits.MaxDownloadBytes,
@@ -223,32 +158,128 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 			d.ps.Addf(d.pos(root), lint.Missing, "an env: new workflow must open its environment with an open_env step")
 		}
 	}
-	// Output.
-	if n := v.Node("output"); n != nil && !yamlx.IsNull(n) {
-		okvs, ok := yamlx.Map(d.file, n, "output", d.ps)
-		if ok {
-			outScope := scope
-			outScope.Vars = w.Vars
-			outScope.VarShapes = w.shapes
-			for _, o := range okvs {
-				if !nameRE.MatchString(o.Key) {
-					d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)
-				}
-				out := d.decodeOutput(o, outScope)
-				if sh := w.shapes[out.Value.VarRef]; sh.Kind == "list" && out.Value.VarRef != "" {
-					out.List = true
-					if out.Format == FormatTable {
-						out.Columns = sh.Fields
-					}
-				}
-				if p := w.Param(out.Value.ParamRef); p != nil && p.Type == TArray {
-					out.List = true
-				}
-				w.Output = append(w.Output, out)
-			}
+	d.outputs(v, w, scope)
+	return w
+}
+
+// header reads the keys that describe the tool: name (the file's),
+// title, description, idempotent, viewport, purposes and session.
+func (d *decoder) header(v *decl.Values, w *Workflow) {
+	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
+	w.Name = v.Str("name", "")
+	if v.OK("name") && w.Name != base {
+		d.ps.Addf(v.Pos("name"), lint.BadName, "name %q must equal the file name %q (rename the file or the tool)", w.Name, base)
+	}
+	w.Title = v.Str("title", "")
+	w.Description = v.Str("description", "")
+	if v.OK("description") && strings.TrimSpace(w.Description) == "" {
+		d.ps.Addf(v.Pos("description"), lint.Missing, "description is empty (the agent reads it to choose this tool)")
+	}
+	w.Idempotent = v.Bool("idempotent", false)
+	if vp := v.Sub("viewport"); vp != nil {
+		x := config.ViewportOf(vp, d.cfg.Browser.Viewport)
+		w.Viewport = &x
+	}
+	if v.Has("purposes") {
+		w.Purposes = v.Strings("purposes")
+		switch {
+		case w.Env == EnvTemporary && len(w.Purposes) != 1:
+			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "an env: temporary workflow names one purpose (its environment's), got %d", len(w.Purposes))
+		case w.Env != EnvGiven && w.Env != EnvTemporary:
+			d.ps.Addf(v.KeyPos("purposes"), lint.BadValue, "purposes applies only to env: given and env: temporary workflows")
 		}
 	}
-	return w
+	w.Session = v.Str("session", "")
+}
+
+// decodeParams reads params into w.Params and returns what step decoding
+// needs to know of each.
+func (d *decoder) decodeParams(v *decl.Values, w *Workflow) map[string]step.ParamInfo {
+	params := map[string]step.ParamInfo{}
+	n := v.Node("params")
+	if n == nil || yamlx.IsNull(n) {
+		return params
+	}
+	pkvs, ok := yamlx.Map(d.file, n, "params", d.ps)
+	if !ok {
+		return params
+	}
+	for _, pkv := range pkvs {
+		switch {
+		case pkv.Key == "task_id" || pkv.Key == "env_id":
+			d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param %q is added by toolwright; choose another name", pkv.Key)
+			continue
+		case !nameRE.MatchString(pkv.Key):
+			d.ps.Addf(d.pos(pkv.KeyN), lint.BadName, "param name %q must be snake_case", pkv.Key)
+		}
+		if p := d.decodeParam(pkv.Key, pkv.KeyN, pkv.Value, false); p != nil {
+			w.Params = append(w.Params, p)
+			params[p.Name] = step.ParamInfo{Type: p.Type, Min: p.Min, Max: p.Max, Prefix: p.Prefix}
+		}
+	}
+	return params
+}
+
+// deadline reads deadline into w.Deadline and returns it when literal
+// (0 when a template: known only when called).
+func (d *decoder) deadline(v *decl.Values, w *Workflow, scope tmpl.Scope) time.Duration {
+	w.Deadline = tmpl.Literal(DefaultDeadline.String())
+	kv, ok := v.KV("deadline")
+	if !ok {
+		return DefaultDeadline
+	}
+	s, ok := yamlx.Scalar(d.file, kv.Value, "deadline", d.ps)
+	if !ok {
+		return DefaultDeadline
+	}
+	t := tmpl.CompileTemplate(s, tmpl.Site{File: d.file, Node: kv.Value}, scope, d.ps)
+	w.Deadline = t
+	if !t.IsLiteral() {
+		return 0
+	}
+	dd, err := yamlx.ParseDuration(s)
+	switch {
+	case err != nil:
+		d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be a duration like 30s or 2m, found %q", s)
+	case dd <= 0:
+		d.ps.Addf(d.pos(kv.Value), lint.BadValue, "deadline must be positive")
+	case dd > d.cfg.Limits.MaxDeadline:
+		d.ps.Addf(d.pos(kv.Value), lint.Unbounded, "deadline %s is above limits.max_deadline (%s)", dd, d.cfg.Limits.MaxDeadline)
+	default:
+		return dd
+	}
+	return DefaultDeadline
+}
+
+// outputs reads output, once the variables and their shapes are known.
+func (d *decoder) outputs(v *decl.Values, w *Workflow, scope tmpl.Scope) {
+	n := v.Node("output")
+	if n == nil || yamlx.IsNull(n) {
+		return
+	}
+	okvs, ok := yamlx.Map(d.file, n, "output", d.ps)
+	if !ok {
+		return
+	}
+	outScope := scope
+	outScope.Vars = w.Vars
+	outScope.VarShapes = w.shapes
+	for _, o := range okvs {
+		if !nameRE.MatchString(o.Key) {
+			d.ps.Addf(d.pos(o.KeyN), lint.BadName, "output name %q must be snake_case", o.Key)
+		}
+		out := d.decodeOutput(o, outScope)
+		if sh := w.shapes[out.Value.VarRef]; sh.Kind == "list" && out.Value.VarRef != "" {
+			out.List = true
+			if out.Format == FormatTable {
+				out.Columns = sh.Fields
+			}
+		}
+		if p := w.Param(out.Value.ParamRef); p != nil && p.Type == TArray {
+			out.List = true
+		}
+		w.Output = append(w.Output, out)
+	}
 }
 
 // decodeHandlers reads handlers: with the steps' checker, so their targets,
