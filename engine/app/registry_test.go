@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/go-rod/rod"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -283,7 +284,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 		if err := p.Navigate(srv.URL + "/opener"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Eval(`u => { window.open(u) }`, fmt.Sprintf("%s/popped-%d", other, i)); err != nil {
+		if _, err := p.Evaluate(rod.Eval(`u => { window.open(u) }`, fmt.Sprintf("%s/popped-%d", other, i)).ByUser()); err != nil {
 			t.Fatal(err)
 		}
 		cancel()
@@ -309,7 +310,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	}
 	navigate(t, eb, srv.URL+"/opener-b")
 	ctx, cancel := eb.Bind(ctxT(t, 10*time.Second))
-	if _, err := eb.Page().Context(ctx).Eval(`u => { window.open(u) }`, other+"/popped-b"); err != nil {
+	if _, err := eb.Page().Context(ctx).Evaluate(rod.Eval(`u => { window.open(u) }`, other+"/popped-b").ByUser()); err != nil {
 		t.Fatal(err)
 	}
 	cancel()

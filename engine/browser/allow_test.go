@@ -2,6 +2,7 @@ package browser
 
 import (
 	"fmt"
+	"github.com/go-rod/rod"
 	"net/http"
 	"net/url"
 	"strings"
@@ -85,7 +86,7 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 	t.Run("popup", func(t *testing.T) {
 		mustNavigate(t, env, s.URL+"/popup")
 		p := env.Page().Context(testCtx(t, 10*time.Second))
-		if _, err := p.Eval(`u => { window.open(u) }`, other+"/popped"); err != nil {
+		if _, err := p.Evaluate(rod.Eval(`u => { window.open(u) }`, other+"/popped").ByUser()); err != nil {
 			t.Fatal(err)
 		}
 		var u string

@@ -57,7 +57,7 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 
 func mustOpen(t *testing.T, m *Manager, region, purpose string) *Env {
 	t.Helper()
-	env, err := m.Open(testCtx(t, 20*time.Second), region, purpose)
+	env, err := m.Open(testCtx(t, 2*time.Minute), region, purpose) // Chromium's start at a load of 80 took over 20s
 	if err != nil {
 		t.Fatalf("Open(%q, %q): %v", region, purpose, err)
 	}

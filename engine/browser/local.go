@@ -179,7 +179,12 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 		// pages then meet cross-site frames out of process, as they do in
 		// any Chrome a cdp endpoint offers.
 		Set("disable-features", "TranslateUI").
-		Delete("disable-site-isolation-trials")
+		Delete("disable-site-isolation-trials").
+		// Keep Chromium's popup blocker too (rod's launcher turns it off):
+		// a click opens one window, as in any Chrome, and a page calling
+		// window.open 1000 times in a row opens one, not 1000 pages that
+		// each take the guard's setup (a call's whole deadline at load 8).
+		Delete("disable-popup-blocking")
 	if os.Geteuid() == 0 {
 		l = l.NoSandbox(true)
 	}

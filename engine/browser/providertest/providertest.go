@@ -309,7 +309,14 @@ func testAllowedHosts(t *testing.T, _ Target, m *browser.Manager) {
 	}
 	mustNavigate(t, e, s.url("/notice.html"))
 	popup := s.alt("/popup")
-	eval(t, e, `u => { window.open(u); return "" }`, popup)
+	// A click's user gesture, as a page's popup has: Chromium's popup
+	// blocker refuses a window.open without one.
+	ctx, cancel := e.Bind(ctxT(t))
+	if _, err := e.Page().Context(ctx).Evaluate(rod.Eval(`u => { window.open(u) }`, popup).ByUser()); err != nil {
+		cancel()
+		t.Fatalf("window.open: %v", e.Check(err))
+	}
+	cancel()
 	eventually(t, "the popup to be refused", func() bool { u, ok := e.TakeBlocked(); return ok && u == popup })
 	host := strings.TrimPrefix(s.alt(""), "http://")
 	if s.reached(host+"/away") || s.reached(host+"/popup") {
