@@ -58,99 +58,113 @@ func (a rect) grow(d float64) rect { return rect{a.x - d, a.y - d, a.w + 2*d, a.
 // and the frame is as large as what is drawn in it.
 func layoutShot(p ReportPage) Shot {
 	s := Shot{Width: p.Width, Height: p.Height}
-	var placed, others []rect
+	lay := &layout{width: p.Width, height: p.Height, gutterBottom: float64(-labelGap)}
 	for _, t := range p.Targets {
 		for _, b := range t.Boxes {
-			others = append(others, rect{b.X, b.Y, b.W, b.H})
+			lay.others = append(lay.others, rect{b.X, b.Y, b.W, b.H})
 		}
 	}
-	gutterW, gutterBottom := 0.0, float64(-labelGap)
 	for _, t := range p.Targets {
 		if len(t.Boxes) == 0 {
 			continue
 		}
 		b := t.Boxes[0]
-		title := t.Name
-		if t.Locator != "" {
-			title += " · " + t.Locator
-		}
-		text := title
-		if utf8.RuneCountInString(text) > labelMaxRunes {
-			text = string([]rune(text)[:labelMaxRunes-1]) + "…"
-		}
-		w := float64(utf8.RuneCountInString(text)*labelCharW + labelPad)
-		if w > p.Width {
-			w = p.Width
-		}
-		l := Label{Target: t.Name, Status: t.Status, Text: text, Title: title, W: w}
+		l := labelOf(t.Name, t.Locator, p.Width)
+		l.Target, l.Status = t.Name, t.Status
 		own := rect{b.X, b.Y, b.W, b.H}
-		fits := func(x, y float64, avoidBoxes bool) (rect, bool) {
-			x = max(0, min(x, p.Width-w))
-			r := rect{x, y, w, labelH}
-			if y < 0 || y+labelH > p.Height {
-				return r, false
-			}
-			for _, q := range placed {
-				if r.overlaps(q.grow(labelGap)) {
-					return r, false
-				}
-			}
-			if avoidBoxes {
-				for _, q := range others {
-					if q != own && r.overlaps(q) {
-						return r, false
-					}
-				}
-			}
-			return r, true
-		}
-		near := [][2]float64{
-			{b.X, b.Y - labelH - labelGap},
-			{b.X, b.Y + b.H + labelGap},
-			{b.X + b.W + labelGap, b.Y},
-			{b.X - w - labelGap, b.Y},
-			{b.X, b.Y},
-		}
-		var at rect
-		found, far := false, false
-		for _, avoid := range []bool{true, false} {
-			for _, c := range near {
-				if at, found = fits(c[0], c[1], avoid); found {
-					break
-				}
-			}
-			if found {
-				break
-			}
-		}
-		for k := 1; !found && k <= maxShifts; k++ {
-			step := float64(k) * (labelH + labelGap)
-			for _, y := range []float64{b.Y + b.H + labelGap + step, b.Y - labelH - labelGap - step} {
-				if at, found = fits(b.X, y, false); found {
-					far = true
-					break
-				}
-			}
-		}
-		if !found {
-			y := max(0, b.Y, gutterBottom+labelGap)
-			at = rect{p.Width + gutterGap, y, w, labelH}
-			gutterW = max(gutterW, w)
-			gutterBottom = y + labelH
-			far = true
-		}
-		placed = append(placed, at)
+		at, far := lay.place(own, l.W)
 		l.X, l.Y = at.x, at.y
 		s.Labels = append(s.Labels, l)
 		if far {
 			s.Leaders = append(s.Leaders, leader(t.Status, own, at, p.Width, p.Height))
 		}
 	}
-	if gutterW > 0 {
-		s.Width = p.Width + gutterGap + gutterW
-		s.Height = max(p.Height, gutterBottom)
+	if lay.gutterW > 0 {
+		s.Width = p.Width + gutterGap + lay.gutterW
+		s.Height = max(p.Height, lay.gutterBottom)
 	}
 	return s
+}
+
+// labelOf is a target's label text (its name and locator, cut with an
+// ellipsis past labelMaxRunes), whole title and width (at most the
+// picture's).
+func labelOf(name, locator string, width float64) Label {
+	title := name
+	if locator != "" {
+		title += " · " + locator
+	}
+	text := title
+	if utf8.RuneCountInString(text) > labelMaxRunes {
+		text = string([]rune(text)[:labelMaxRunes-1]) + "…"
+	}
+	w := float64(utf8.RuneCountInString(text)*labelCharW + labelPad)
+	return Label{Text: text, Title: title, W: min(w, width)}
+}
+
+// layout is the labels placed so far on one picture, the targets' boxes,
+// and the gutter beside the picture.
+type layout struct {
+	width, height         float64
+	placed, others        []rect
+	gutterW, gutterBottom float64
+}
+
+// place finds where a label of width w for the box own goes (see
+// layoutShot); far says it is not beside its box, so a leader is drawn.
+func (lay *layout) place(own rect, w float64) (at rect, far bool) {
+	defer func() { lay.placed = append(lay.placed, at) }()
+	b := own
+	near := [][2]float64{
+		{b.x, b.y - labelH - labelGap},
+		{b.x, b.y + b.h + labelGap},
+		{b.x + b.w + labelGap, b.y},
+		{b.x - w - labelGap, b.y},
+		{b.x, b.y},
+	}
+	for _, avoid := range []bool{true, false} {
+		for _, c := range near {
+			if at, ok := lay.fits(c[0], c[1], w, own, avoid); ok {
+				return at, false
+			}
+		}
+	}
+	for k := 1; k <= maxShifts; k++ {
+		step := float64(k) * (labelH + labelGap)
+		for _, y := range []float64{b.y + b.h + labelGap + step, b.y - labelH - labelGap - step} {
+			if at, ok := lay.fits(b.x, y, w, own, false); ok {
+				return at, true
+			}
+		}
+	}
+	y := max(0, b.y, lay.gutterBottom+labelGap)
+	lay.gutterW = max(lay.gutterW, w)
+	lay.gutterBottom = y + labelH
+	return rect{lay.width + gutterGap, y, w, labelH}, true
+}
+
+// fits is the label's rectangle at x (moved into the picture), y, and
+// whether it is free there: inside the picture, clear of the labels
+// placed, and (avoidBoxes) of every box but its own.
+func (lay *layout) fits(x, y, w float64, own rect, avoidBoxes bool) (rect, bool) {
+	x = max(0, min(x, lay.width-w))
+	r := rect{x, y, w, labelH}
+	if y < 0 || y+labelH > lay.height {
+		return r, false
+	}
+	for _, q := range lay.placed {
+		if r.overlaps(q.grow(labelGap)) {
+			return r, false
+		}
+	}
+	if avoidBoxes {
+		for _, q := range lay.others {
+			if q != own && r.overlaps(q) {
+				return r, false
+			}
+		}
+	}
+	return r, true
 }
 
 // leader is the line from box b's edge nearest its label at to the label

@@ -356,20 +356,7 @@ func (d document) rows(els []Element, first, end int, used map[string]int, secre
 	for _, in := range infos {
 		byN[in.N] = in
 	}
-	type key struct{ row, inner, kind string }
-	groups := map[key][]int{}
-	var order []key
-	for i, e := range els {
-		in := byN[e.N]
-		if in.Row == "" || in.Inner == "" || e.Kind == "frame" || tainted(in.Row, secrets) || tainted(in.Inner, secrets) {
-			continue
-		}
-		k := key{in.Row, in.Inner, e.Kind}
-		if len(groups[k]) == 0 {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], i)
-	}
+	groups, order := rowGroups(els, byN, secrets)
 	var out []Entry
 	taken := map[int]bool{}
 	rowName := map[string]string{}
@@ -380,53 +367,84 @@ func (d document) rows(els []Element, first, end int, used map[string]int, secre
 		}
 		rn, ok := rowName[k.row]
 		if !ok {
-			rn = d.prefix + ".rows"
-			used[rn]++
-			if used[rn] > 1 {
-				rn = fmt.Sprintf("%s_%d", rn, used[rn])
-			}
+			rn = uniqueName(used, d.prefix+".rows")
 			rowName[k.row] = rn
 			out = append(out, Entry{Name: rn, Kind: "rows", Many: true, Description: fmt.Sprintf("each of the %d repeating rows (read fields and act inside one with within:)", byN[els[members[0]].N].Rows),
 				Locators: []selector.Locator{{Strategy: selector.CSS, Value: k.row}}})
 		}
-		e0 := els[members[0]]
-		same := true
-		for _, m := range members[1:] {
-			same = same && els[m].Text == e0.Text && els[m].Label == e0.Label && els[m].Name == e0.Name
-		}
-		slug := ""
-		if same {
-			slug = slugClean(e0, secrets)
-		} else {
-			// named after the cell's class: td.num > a → num_link
-			slug = e0.Kind
-			parts := strings.Split(k.inner, " > ")
-			for j := len(parts) - 1; j >= 0; j-- {
-				if i := strings.IndexByte(parts[j], '.'); i >= 0 {
-					slug = shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(parts[j][i+1:]), "_"), "_") + "_" + e0.Kind)
-					break
-				}
-			}
-		}
-		name := d.prefix + ".row_" + slug
-		used[name]++
-		if used[name] > 1 {
-			name = fmt.Sprintf("%s_%d", name, used[name])
-		}
-		locs := []selector.Locator{{Strategy: selector.CSS, Value: k.inner}}
-		if same && strings.TrimSpace(e0.Text) != "" && !tainted(e0.Text, secrets) && (e0.Kind == "button" || e0.Kind == "link") {
-			locs = append(locs, selector.Locator{Strategy: selector.Text, Value: selector.Normalize(e0.Text)})
-		}
-		desc := fmt.Sprintf("%s in each row (%d rows)", e0.Kind, len(members))
-		if same {
-			desc = Describe(e0, "") + " in each row"
-		}
-		out = append(out, Entry{Name: name, Kind: e0.Kind, Within: rn, Description: desc, Locators: locs})
+		out = append(out, d.rowEntry(els, k, members, rn, used, secrets))
 		for _, m := range members {
 			taken[m] = true
 		}
 	}
 	return out, taken
+}
+
+// rowKey is a kind of repeating element: the row's selector, the
+// element's inside the row, and its kind.
+type rowKey struct{ row, inner, kind string }
+
+// rowGroups groups els (by index) by the row they repeat in, in the order
+// the kinds first appear; frames and rows whose selectors hold a secret
+// are left out.
+func rowGroups(els []Element, byN map[int]rowInfo, secrets []string) (map[rowKey][]int, []rowKey) {
+	groups := map[rowKey][]int{}
+	var order []rowKey
+	for i, e := range els {
+		in := byN[e.N]
+		if in.Row == "" || in.Inner == "" || e.Kind == "frame" || tainted(in.Row, secrets) || tainted(in.Inner, secrets) {
+			continue
+		}
+		k := rowKey{in.Row, in.Inner, e.Kind}
+		if len(groups[k]) == 0 {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	return groups, order
+}
+
+// uniqueName returns name, or name_N when it was used N-1 times already.
+func uniqueName(used map[string]int, name string) string {
+	used[name]++
+	if used[name] > 1 {
+		return fmt.Sprintf("%s_%d", name, used[name])
+	}
+	return name
+}
+
+// rowEntry is the within entry of one element that repeats in the rows
+// named rn: named after its text when every row's is the same, else after
+// its cell's class (td.num > a → num_link).
+func (d document) rowEntry(els []Element, k rowKey, members []int, rn string, used map[string]int, secrets []string) Entry {
+	e0 := els[members[0]]
+	same := true
+	for _, m := range members[1:] {
+		same = same && els[m].Text == e0.Text && els[m].Label == e0.Label && els[m].Name == e0.Name
+	}
+	slug := ""
+	if same {
+		slug = slugClean(e0, secrets)
+	} else {
+		slug = e0.Kind
+		parts := strings.Split(k.inner, " > ")
+		for j := len(parts) - 1; j >= 0; j-- {
+			if i := strings.IndexByte(parts[j], '.'); i >= 0 {
+				slug = shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(parts[j][i+1:]), "_"), "_") + "_" + e0.Kind)
+				break
+			}
+		}
+	}
+	name := uniqueName(used, d.prefix+".row_"+slug)
+	locs := []selector.Locator{{Strategy: selector.CSS, Value: k.inner}}
+	if same && strings.TrimSpace(e0.Text) != "" && !tainted(e0.Text, secrets) && (e0.Kind == "button" || e0.Kind == "link") {
+		locs = append(locs, selector.Locator{Strategy: selector.Text, Value: selector.Normalize(e0.Text)})
+	}
+	desc := fmt.Sprintf("%s in each row (%d rows)", e0.Kind, len(members))
+	if same {
+		desc = Describe(e0, "") + " in each row"
+	}
+	return Entry{Name: name, Kind: e0.Kind, Within: rn, Description: desc, Locators: locs}
 }
 
 // collect reads d's elements, marking them from mark n on.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,91 +118,125 @@ func keysHint(key string, m map[string]any) string {
 // what is wrong: `data.rows.count: want 15, got 10`.
 func (c *check) eval(env any, sc *scope) string {
 	got, found, why := walk(env, c.segs)
-	w := c.want
-	fail := func(format string, args ...any) string { return c.path + ": " + fmt.Sprintf(format, args...) }
-	nothing := "got nothing (" + why + ")"
-	if w.exists != nil {
-		switch {
-		case *w.exists && !found:
-			return fail("want a value, %s", nothing)
-		case !*w.exists && found:
-			return fail("want nothing, got %s", show(got))
+	e := &evaluation{c: c, w: c.want, got: got, found: found, nothing: "got nothing (" + why + ")", sc: sc}
+	for _, matcher := range []func() string{e.exists, e.equals, e.contains, e.matches, e.length} {
+		if msg := matcher(); msg != "" {
+			return msg
 		}
 	}
-	if w.hasEquals {
-		v, err := resolve(w.equals, sc)
-		if err != nil {
-			return fail("%v", err)
-		}
-		v = normalize(v)
-		switch {
-		case !found && v != nil:
-			return fail("want %s, %s", show(v), nothing)
-		case found && !reflect.DeepEqual(v, got):
-			return fail("want %s, got %s%s", show(v), show(got), firstDiff(v, got, c.path))
-		}
+	return ""
+}
+
+// evaluation is one check against one envelope: what its path found, and
+// a method per matcher, each "" when it holds (or is not given).
+type evaluation struct {
+	c       *check
+	w       want
+	got     any
+	found   bool
+	nothing string // why nothing was found, as a message says it
+	sc      *scope
+}
+
+func (e *evaluation) fail(format string, args ...any) string {
+	return e.c.path + ": " + fmt.Sprintf(format, args...)
+}
+
+func (e *evaluation) exists() string {
+	switch {
+	case e.w.exists == nil:
+	case *e.w.exists && !e.found:
+		return e.fail("want a value, %s", e.nothing)
+	case !*e.w.exists && e.found:
+		return e.fail("want nothing, got %s", show(e.got))
 	}
-	if w.hasContains {
-		v, err := resolve(w.contains, sc)
-		if err != nil {
-			return fail("%v", err)
-		}
-		v = normalize(v)
-		if !found {
-			return fail("want something containing %s, %s", show(v), nothing)
-		}
-		switch g := got.(type) {
-		case string:
-			s, ok := v.(string)
-			if !ok {
-				s = textOf(v)
-			}
-			if !strings.Contains(g, s) {
-				return fail("want a string containing %s, got %s", show(s), show(g))
-			}
-		case []any:
-			in := false
-			for _, item := range g {
-				if reflect.DeepEqual(item, v) {
-					in = true
-					break
-				}
-			}
-			if !in {
-				return fail("want a list containing %s, got %s", show(v), show(g))
-			}
-		default:
-			return fail("want a string or list containing %s, got %s", show(v), show(got))
-		}
+	return ""
+}
+
+func (e *evaluation) equals() string {
+	if !e.w.hasEquals {
+		return ""
 	}
-	if w.matches != nil {
-		if !found {
-			return fail("want a string matching /%s/, %s", w.matches, nothing)
-		}
-		s, ok := got.(string)
-		if !ok || !w.matches.MatchString(s) {
-			return fail("want a string matching /%s/, got %s", w.matches, show(got))
-		}
+	v, err := resolve(e.w.equals, e.sc)
+	if err != nil {
+		return e.fail("%v", err)
 	}
-	if w.length != nil {
-		if !found {
-			return fail("want length %d, %s", *w.length, nothing)
+	v = normalize(v)
+	switch {
+	case !e.found && v != nil:
+		return e.fail("want %s, %s", show(v), e.nothing)
+	case e.found && !reflect.DeepEqual(v, e.got):
+		return e.fail("want %s, got %s%s", show(v), show(e.got), firstDiff(v, e.got, e.c.path))
+	}
+	return ""
+}
+
+func (e *evaluation) contains() string {
+	if !e.w.hasContains {
+		return ""
+	}
+	v, err := resolve(e.w.contains, e.sc)
+	if err != nil {
+		return e.fail("%v", err)
+	}
+	v = normalize(v)
+	if !e.found {
+		return e.fail("want something containing %s, %s", show(v), e.nothing)
+	}
+	switch g := e.got.(type) {
+	case string:
+		s, ok := v.(string)
+		if !ok {
+			s = textOf(v)
 		}
-		n := -1
-		switch g := got.(type) {
-		case string:
-			n = utf8.RuneCountInString(g)
-		case []any:
-			n = len(g)
-		case map[string]any:
-			n = len(g)
+		if !strings.Contains(g, s) {
+			return e.fail("want a string containing %s, got %s", show(s), show(g))
 		}
-		switch {
-		case n < 0:
-			return fail("want length %d, got %s, which has no length", *w.length, show(got))
-		case n != *w.length:
-			return fail("want length %d, got length %d", *w.length, n)
+	case []any:
+		if !slices.ContainsFunc(g, func(item any) bool { return reflect.DeepEqual(item, v) }) {
+			return e.fail("want a list containing %s, got %s", show(v), show(g))
 		}
+	default:
+		return e.fail("want a string or list containing %s, got %s", show(v), show(e.got))
+	}
+	return ""
+}
+
+func (e *evaluation) matches() string {
+	if e.w.matches == nil {
+		return ""
+	}
+	if !e.found {
+		return e.fail("want a string matching /%s/, %s", e.w.matches, e.nothing)
+	}
+	s, ok := e.got.(string)
+	if !ok || !e.w.matches.MatchString(s) {
+		return e.fail("want a string matching /%s/, got %s", e.w.matches, show(e.got))
+	}
+	return ""
+}
+
+func (e *evaluation) length() string {
+	if e.w.length == nil {
+		return ""
+	}
+	if !e.found {
+		return e.fail("want length %d, %s", *e.w.length, e.nothing)
+	}
+	n := -1
+	switch g := e.got.(type) {
+	case string:
+		n = utf8.RuneCountInString(g)
+	case []any:
+		n = len(g)
+	case map[string]any:
+		n = len(g)
+	}
+	switch {
+	case n < 0:
+		return e.fail("want length %d, got %s, which has no length", *e.w.length, show(e.got))
+	case n != *e.w.length:
+		return e.fail("want length %d, got length %d", *e.w.length, n)
 	}
 	return ""
 }

@@ -247,18 +247,7 @@ type Options struct {
 // Search signs in, searches and reads up to o.Pages result pages: the steps
 // of examples/demo/workflows/search_catalog.yaml.
 func Search(ctx context.Context, b *rod.Browser, o Options) ([]Row, error) {
-	if o.ElementPoll == nil {
-		o.ElementPoll = Every(100 * time.Millisecond)
-	}
-	if o.ChangePoll == nil {
-		o.ChangePoll = Every(50 * time.Millisecond)
-	}
-	if o.Step == nil {
-		o.Step = func(string) {}
-	}
-	if o.Fill == "" {
-		o.Fill = FillToolwright
-	}
+	o.defaults()
 	page := o.Page
 	if page == nil {
 		o.Step("open a browser context and its page")
@@ -271,38 +260,74 @@ func Search(ctx context.Context, b *rod.Browser, o Options) ([]Row, error) {
 			return nil, err
 		}
 	}
-	step := func(name string) (*rod.Page, context.CancelFunc) {
-		o.Step(name)
-		c, cancel := context.WithTimeout(ctx, StepTimeout)
-		return page.Context(c).Sleeper(o.ElementPoll), cancel
-	}
-	fill := func(css, value string) error {
-		p, cancel := step("fill " + css)
-		defer cancel()
-		el, err := p.Element(css)
-		if err != nil {
-			return fmt.Errorf("%s: %w", css, err)
-		}
-		return FillWith(o.Fill, el, value)
-	}
-
-	// goto login.html (wait for load)
-	p, cancel := step("goto login.html")
-	wait := p.WaitNavigation(proto.PageLifecycleEventNameLoad)
-	if err := p.Navigate(o.Base + "/login.html"); err != nil {
-		cancel()
+	s := &searcher{ctx: ctx, o: o, page: page}
+	if err := s.signIn(); err != nil {
 		return nil, err
+	}
+	if err := s.search(); err != nil {
+		return nil, err
+	}
+	return s.paginate()
+}
+
+// defaults fills the options left out.
+func (o *Options) defaults() {
+	if o.ElementPoll == nil {
+		o.ElementPoll = Every(100 * time.Millisecond)
+	}
+	if o.ChangePoll == nil {
+		o.ChangePoll = Every(50 * time.Millisecond)
+	}
+	if o.Step == nil {
+		o.Step = func(string) {}
+	}
+	if o.Fill == "" {
+		o.Fill = FillToolwright
+	}
+}
+
+// searcher runs Search's steps on one page.
+type searcher struct {
+	ctx  context.Context
+	o    Options
+	page *rod.Page
+}
+
+// step starts a named step: the page bound to a StepTimeout context.
+func (s *searcher) step(name string) (*rod.Page, context.CancelFunc) {
+	s.o.Step(name)
+	c, cancel := context.WithTimeout(s.ctx, StepTimeout)
+	return s.page.Context(c).Sleeper(s.o.ElementPoll), cancel
+}
+
+func (s *searcher) fill(css, value string) error {
+	p, cancel := s.step("fill " + css)
+	defer cancel()
+	el, err := p.Element(css)
+	if err != nil {
+		return fmt.Errorf("%s: %w", css, err)
+	}
+	return FillWith(s.o.Fill, el, value)
+}
+
+// signIn opens login.html, fills the form and clicks submit, which goes
+// to catalog.html.
+func (s *searcher) signIn() error {
+	p, cancel := s.step("goto login.html")
+	wait := p.WaitNavigation(proto.PageLifecycleEventNameLoad)
+	if err := p.Navigate(s.o.Base + "/login.html"); err != nil {
+		cancel()
+		return err
 	}
 	wait()
 	cancel()
-	if err := fill(CSSEmail, o.User); err != nil {
-		return nil, err
+	if err := s.fill(CSSEmail, s.o.User); err != nil {
+		return err
 	}
-	if err := fill(CSSPassword, o.Password); err != nil {
-		return nil, err
+	if err := s.fill(CSSPassword, s.o.Password); err != nil {
+		return err
 	}
-	// click submit, which goes to catalog.html
-	p, cancel = step("click sign in")
+	p, cancel = s.step("click sign in")
 	el, err := p.Element(CSSSubmit)
 	if err == nil {
 		wait := p.WaitNavigation(proto.PageLifecycleEventNameLoad)
@@ -312,42 +337,47 @@ func Search(ctx context.Context, b *rod.Browser, o Options) ([]Row, error) {
 	}
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("sign in: %w", err)
+		return fmt.Errorf("sign in: %w", err)
 	}
-	// wait for the search box, fill it, press Enter
-	p, cancel = step("wait for the search box")
-	el, err = p.Element(CSSSearchBox)
+	return nil
+}
+
+// search waits for the search box, fills it and presses Enter.
+func (s *searcher) search() error {
+	p, cancel := s.step("wait for the search box")
+	el, err := p.Element(CSSSearchBox)
 	if err == nil {
 		err = el.WaitVisible()
 	}
 	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("search box: %w", err)
+		return fmt.Errorf("search box: %w", err)
 	}
-	if err := fill(CSSSearchBox, o.Query); err != nil {
-		return nil, err
+	if err := s.fill(CSSSearchBox, s.o.Query); err != nil {
+		return err
 	}
-	p, cancel = step("press Enter")
+	p, cancel = s.step("press Enter")
 	err = p.Keyboard.Type(input.Enter)
 	cancel()
-	if err != nil {
-		return nil, err
-	}
-	// paginate
+	return err
+}
+
+// paginate reads up to o.Pages result pages.
+func (s *searcher) paginate() ([]Row, error) {
 	var rows []Row
 	for n := 1; ; n++ {
-		p, cancel = step(fmt.Sprintf("read page %d", n))
+		p, cancel := s.step(fmt.Sprintf("read page %d", n))
 		got, err := readPage(p)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", n, err)
 		}
 		rows = append(rows, got...)
-		if n >= o.Pages {
+		if n >= s.o.Pages {
 			return rows, nil
 		}
-		p, cancel = step(fmt.Sprintf("next page after %d", n))
-		more, err := nextPage(p, o.ChangePoll, got[0].SKU)
+		p, cancel = s.step(fmt.Sprintf("next page after %d", n))
+		more, err := nextPage(p, s.o.ChangePoll, got[0].SKU)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("next page after %d: %w", n, err)
