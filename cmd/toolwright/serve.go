@@ -95,6 +95,11 @@ redaction and audit as every call.`,
 			pruning := make(chan struct{})
 			go func() { defer close(pruning); a.Engine.KeepPruning(pctx, run.RetentionEvery) }()
 			defer func() { stopPruning(); <-pruning }()
+			// Handoffs a server before this one left open: finished as
+			// expired or lost now and every HandoffSweepEvery.
+			sweeping := make(chan struct{})
+			go func() { defer close(sweeping); a.Engine.KeepHandoffs(pctx, run.HandoffSweepEvery) }()
+			defer func() { stopPruning(); <-sweeping }()
 			srv := mcpserver.New(a.Engine, mcpserver.Options{
 				Name: "toolwright", Version: buildVersion(), Logger: log, Metrics: metrics,
 				ShutdownGrace: cfg.ShutdownGrace,

@@ -241,6 +241,9 @@ func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(sto
 	// registry only when its provider's browsers outlive this process
 	// (browser.Attacher).
 	bo.Registry = Registry(st)
+	// Browsers that die with this process (local) are in no registry:
+	// their environments are published for toolwright ui instead.
+	bo.Publisher = Publisher(st)
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		st.Close()

@@ -17,10 +17,11 @@ import (
 )
 
 // LiveEnvs is what `toolwright ui` shows of the environments (an
-// htmlview.Envs): those handed to a person (open handoffs) and the kept
-// environments of the shared registry. It reaches a page over its
-// browser's DevTools endpoint, as another replica would, and never closes
-// an environment.
+// htmlview.Envs): those handed to a person (open handoffs), those the
+// serving processes publish (their browsers die with them: provider local)
+// and the kept environments of the shared registry. It reaches a page over
+// its browser's DevTools endpoint, as another replica would, and never
+// closes an environment.
 type LiveEnvs struct {
 	Store store.Store
 	// Key seals what a person did when they press done (nil: sessions
@@ -29,17 +30,46 @@ type LiveEnvs struct {
 	TTL time.Duration
 }
 
-// ListEnvs implements htmlview.Envs.
+// ListEnvs implements htmlview.Envs. A handoff whose environment is gone
+// (its process died: not published, not open in the registry) is not
+// listed.
 func (l *LiveEnvs) ListEnvs(ctx context.Context) ([]htmlview.EnvView, error) {
 	hs, err := l.Store.ListHandoffs(ctx, true)
 	if err != nil {
 		return nil, err
 	}
+	pub, err := l.Store.PublishedEnvs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]store.PublishedEnv{}
+	for _, p := range pub {
+		byID[p.ID] = p
+	}
 	var out []htmlview.EnvView
 	seen := map[string]bool{}
 	for _, h := range hs {
+		alive, err := run.EnvAlive(ctx, l.Store, pub, h.EnvID)
+		if err != nil {
+			return nil, err
+		}
+		if !alive {
+			continue
+		}
 		seen[h.EnvID] = true
-		out = append(out, htmlview.EnvView{ID: h.EnvID, Purpose: h.Purpose, Provider: "handoff", Created: h.Created, LastUsed: h.Created, Waiting: h.Message, Until: h.Expires})
+		v := htmlview.EnvView{ID: h.EnvID, Purpose: h.Purpose, Provider: "handoff", Created: h.Created, LastUsed: h.Created, Waiting: h.Message, Until: h.Expires}
+		if p, ok := byID[h.EnvID]; ok {
+			v.Region, v.Provider, v.Kind, v.Owner = p.Region, p.Provider, kind(p.Temporary), p.Process
+		}
+		out = append(out, v)
+	}
+	for _, p := range pub {
+		if seen[p.ID] || p.Endpoint == "" || p.TargetID == "" {
+			continue
+		}
+		seen[p.ID] = true
+		out = append(out, htmlview.EnvView{ID: p.ID, Purpose: p.Purpose, Region: p.Region, Provider: p.Provider, Kind: kind(p.Temporary),
+			Owner: p.Process, Created: p.Created, LastUsed: p.LastUsed})
 	}
 	idle, err := l.Store.IdleEnvs(ctx, "", "", time.Time{})
 	if err != nil {
@@ -49,13 +79,21 @@ func (l *LiveEnvs) ListEnvs(ctx context.Context) ([]htmlview.EnvView, error) {
 		if seen[r.ID] || r.Endpoint == "" || r.TargetID == "" {
 			continue
 		}
-		out = append(out, htmlview.EnvView{ID: r.ID, Purpose: r.Purpose, Region: r.Region, Provider: r.Provider, Created: r.Created, LastUsed: r.LastUsed})
+		out = append(out, htmlview.EnvView{ID: r.ID, Purpose: r.Purpose, Region: r.Region, Provider: r.Provider, Kind: kind(r.Temporary),
+			Created: r.Created, LastUsed: r.LastUsed})
 	}
 	return out, nil
 }
 
-// locate is where environment id lives: its open handoff, else its
-// registry record.
+func kind(temporary bool) string {
+	if temporary {
+		return "temporary"
+	}
+	return "kept"
+}
+
+// locate is where environment id lives: its open handoff, else the
+// record a live process published, else its registry record.
 func (l *LiveEnvs) locate(ctx context.Context, id string) (endpoint, target, purpose string, handoff bool, err error) {
 	hs, err := l.Store.ListHandoffs(ctx, true)
 	if err != nil {
@@ -64,6 +102,15 @@ func (l *LiveEnvs) locate(ctx context.Context, id string) (endpoint, target, pur
 	for _, h := range hs {
 		if h.EnvID == id {
 			return h.Endpoint, h.TargetID, h.Purpose, true, nil
+		}
+	}
+	pub, err := l.Store.PublishedEnvs(ctx)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	for _, p := range pub {
+		if p.ID == id && p.Endpoint != "" && p.TargetID != "" {
+			return p.Endpoint, p.TargetID, p.Purpose, false, nil
 		}
 	}
 	rec, err := l.Store.GetEnv(ctx, id)

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/browser"
@@ -76,4 +78,27 @@ func (g envRegistry) Idle(ctx context.Context, region, purpose string, usedBefor
 func (g envRegistry) ByContext(ctx context.Context, contextID string) (*browser.Record, error) {
 	r, err := g.s.FindEnvByContext(ctx, contextID)
 	return toRecord(r), err
+}
+
+// envPublisher publishes a process's environments in the store for
+// toolwright ui.
+type envPublisher struct {
+	s       store.Published
+	process string
+}
+
+// Publisher adapts a store for browser.Options.Publisher; each record
+// names this process (host and pid) for the operator.
+func Publisher(s store.Published) browser.Publisher {
+	host, _ := os.Hostname()
+	return envPublisher{s: s, process: fmt.Sprintf("%s pid %d", host, os.Getpid())}
+}
+
+func (p envPublisher) Publish(ctx context.Context, owner string, envs []browser.Record, until time.Time) error {
+	out := make([]store.PublishedEnv, 0, len(envs))
+	for _, r := range envs {
+		out = append(out, store.PublishedEnv{ID: r.ID, Process: p.process, Provider: r.Provider, Endpoint: r.Endpoint, TargetID: r.TargetID,
+			Region: r.Region, Purpose: r.Purpose, Temporary: r.Temporary, LastUsed: r.LastUsed})
+	}
+	return p.s.PublishEnvs(ctx, owner, out, until)
 }

@@ -33,7 +33,9 @@ type Manager struct {
 	log      *slog.Logger
 	provider Provider
 	proxies  map[string]proxy
-	reg      Registry // nil: environments live in this process only
+	reg      Registry      // nil: environments live in this process only
+	pub      Publisher     // set without reg: the open environments are published (publish.go)
+	changes  chan struct{} // tells the publisher of a change (nil without pub)
 	replica  string
 	idleHook atomic.Pointer[func(context.Context, *Env)]
 
@@ -100,6 +102,11 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	if _, ok := m.proxies[DefaultRegion]; ok && o.Spare > 0 {
 		m.spareRegion = DefaultRegion
+	}
+	if reg == nil && o.Publisher != nil {
+		m.pub, m.changes = o.Publisher, make(chan struct{}, 1)
+		m.wg.Add(1)
+		go m.publishLoop()
 	}
 	m.wg.Add(1)
 	go m.reap()
@@ -215,6 +222,7 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 				}
 			}
 			m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary, "spare", true)
+			m.changed()
 			return env, nil
 		}
 		full := m.totalLocked() >= m.opts.MaxEnvironments
@@ -276,6 +284,7 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		return nil, err
 	}
 	m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary)
+	m.changed()
 	return env, nil
 }
 
@@ -579,6 +588,7 @@ func (m *Manager) lostConn(conn *Conn) {
 		e.end(cause)
 		conn.guard.unregister(e.ctxID)
 	}
+	m.changed()
 	if conn.Session() != "" && len(lost) == 0 {
 		return // a session's browser ended with its closed environment
 	}
@@ -899,6 +909,7 @@ func (m *Manager) closeEnv(env *Env, cause *errs.Error, why string) {
 	m.unhold(env)
 	m.regClose(env.ID, why)
 	m.dispose(env, cause)
+	m.changed()
 	m.log.Info("environment closed", "env", env.ID, "purpose", env.Purpose, "why", why)
 	m.refill() // a call ended, or there is room for a spare again
 }
@@ -1083,6 +1094,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	m.disposing.Wait() // m.closed is set: no dispose starts another
 	err := m.provider.Close(ctx)
 	m.wg.Wait()
+	m.withdraw()
 	return err
 }
 

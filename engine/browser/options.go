@@ -78,6 +78,10 @@ type Options struct {
 	// (Attacher); nil, or a provider without Attacher, keeps them in this
 	// process only.
 	Registry Registry
+	// Publisher, used only when no Registry is (the provider's browsers
+	// die with this process), is told of the open environments so that
+	// another process lists them (Publisher); nil publishes nothing.
+	Publisher Publisher
 	// Replica names this process in leases (default: a random id).
 	Replica string
 	// LeaseDuration is how long a registry lease lasts without a heartbeat

@@ -29,7 +29,10 @@ type Envs interface {
 // EnvView is one open environment in the ui's list.
 type EnvView struct {
 	ID, Purpose, Region, Provider string
-	Created, LastUsed             time.Time
+	// Kind is "kept" or "temporary" ("" when unknown); Owner is the
+	// process that has it ("HOST pid N"), when it published it.
+	Kind, Owner       string
+	Created, LastUsed time.Time
 	// Waiting is an ask_human step's message while a call (or a timed-out
 	// call's handoff) waits for a person; Until is when the handoff ends.
 	Waiting string

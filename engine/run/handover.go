@@ -29,6 +29,11 @@ func (r *runner) HandOver(ctx context.Context, message string, expires time.Time
 	if env == nil || env.Page() == nil {
 		return nil, errs.New(errs.ConfigError, "ask_human needs an environment to hand over; %s has none", c.w.Name)
 	}
+	// Its environment is published first (local browsers), so no other
+	// process takes the handoff for one whose environment is gone.
+	if err := c.e.browsers.PublishNow(ctx); err != nil {
+		return nil, errs.Wrap(errs.StoreUnavailable, err, "the environment cannot be published for the handoff in the store")
+	}
 	h := &store.Handoff{EnvID: env.ID, Purpose: env.Purpose, Message: message, Endpoint: env.Endpoint(),
 		TargetID: string(env.Page().TargetID), TraceID: c.traceID, Created: time.Now(), Expires: expires}
 	if err := st.SaveHandoff(ctx, h); err != nil {
@@ -63,8 +68,8 @@ func (r *runner) HandOver(ctx context.Context, message string, expires time.Time
 		c.auditHandoff(ctx, env, who, "kept")
 		// Past expires the environment is closed for good; the handoff
 		// ends as expired unless a person finished it first. (A server
-		// that stops before then leaves it open in the store, where
-		// ListHandoffs no longer counts it open once it has expired.)
+		// that stops before then leaves it to the next one's
+		// SweepHandoffs: expired, or lost with its environment.)
 		time.AfterFunc(time.Until(expires), func() {
 			xctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

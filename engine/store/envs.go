@@ -83,3 +83,38 @@ type Environments interface {
 	// or nil, nil.
 	FindEnvByContext(ctx context.Context, contextID string) (*EnvRecord, error)
 }
+
+// PublishedEnv is an open environment whose browser no other process can
+// share (provider local: the browser dies with its process), published by
+// the process that has it so that `toolwright ui`, another process, lists
+// it and takes it over. The owner renews its records while it runs; past
+// AliveUntil it is taken for dead and its records are neither listed nor
+// kept.
+type PublishedEnv struct {
+	ID         string    `json:"id"`
+	Owner      string    `json:"owner"`     // the replica id of the process that has it
+	Process    string    `json:"process"`   // where that process runs: "HOST pid N"
+	Provider   string    `json:"provider"`  // local
+	Endpoint   string    `json:"endpoint"`  // its browser's DevTools URL
+	TargetID   string    `json:"target_id"` // its page's CDP target
+	Region     string    `json:"region"`
+	Purpose    string    `json:"purpose"`
+	Temporary  bool      `json:"temporary"`
+	Created    time.Time `json:"created"` // when it was first published
+	LastUsed   time.Time `json:"last_used"`
+	AliveUntil time.Time `json:"alive_until"`
+}
+
+// Published is where processes publish the environments the registry
+// does not hold.
+type Published interface {
+	// PublishEnvs makes envs exactly owner's published environments, alive
+	// until until (a record keeps the Created of its first publication),
+	// and deletes every record whose owner let it run out (a process that
+	// died without withdrawing them). An empty envs withdraws all of
+	// owner's.
+	PublishEnvs(ctx context.Context, owner string, envs []PublishedEnv, until time.Time) error
+	// PublishedEnvs lists the published environments whose owner is alive
+	// (AliveUntil after now), oldest first.
+	PublishedEnvs(ctx context.Context) ([]PublishedEnv, error)
+}

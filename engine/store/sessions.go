@@ -38,7 +38,8 @@ type Handoff struct {
 	Expires  time.Time `json:"expires"`
 	// Finished is zero while the handoff is open; FinishedBy says who
 	// finished it ("the call": until held while the call waited; "ui
-	// ADDR": the person's done button; "expired").
+	// ADDR": the person's done button; "expired"; "lost": its environment
+	// closed with the server that had it).
 	Finished   time.Time `json:"finished"`
 	FinishedBy string    `json:"finished_by,omitempty"`
 }
@@ -61,6 +62,10 @@ type Sessions interface {
 	// ListHandoffs returns handoffs, newest first; openOnly: those not
 	// finished and not expired.
 	ListHandoffs(ctx context.Context, openOnly bool) ([]Handoff, error)
+	// UnfinishedHandoffs returns the handoffs nobody finished, expired
+	// ones too (a server that stopped before their expiry left them so),
+	// newest first.
+	UnfinishedHandoffs(ctx context.Context) ([]Handoff, error)
 	// FinishHandoff finishes envID's open handoff; it reports whether
 	// there was one.
 	FinishHandoff(ctx context.Context, envID, by string) (bool, error)

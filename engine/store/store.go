@@ -181,6 +181,7 @@ type Store interface {
 	Audit
 	Grants
 	Environments
+	Published
 	Sessions
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)

@@ -142,6 +142,25 @@ var migrations = [][]string{
 			finished_by TEXT   NOT NULL DEFAULT ''
 		)`,
 	},
+	{ // 7: the open environments of processes whose browsers die with them
+		// (provider local), published for toolwright ui while the owner
+		// renews alive_until_ms
+		`CREATE TABLE IF NOT EXISTS published_envs (
+			id             TEXT    NOT NULL PRIMARY KEY,
+			owner          TEXT    NOT NULL,
+			process        TEXT    NOT NULL DEFAULT '',
+			provider       TEXT    NOT NULL DEFAULT '',
+			endpoint       TEXT    NOT NULL DEFAULT '',
+			target_id      TEXT    NOT NULL DEFAULT '',
+			region         TEXT    NOT NULL DEFAULT '',
+			purpose        TEXT    NOT NULL DEFAULT '',
+			temporary      INTEGER NOT NULL DEFAULT 0,
+			created_ms     BIGINT  NOT NULL,
+			last_used_ms   BIGINT  NOT NULL DEFAULT 0,
+			alive_until_ms BIGINT  NOT NULL
+		)`,
+		`CREATE INDEX IF NOT EXISTS published_envs_owner ON published_envs (owner)`,
+	},
 }
 
 // migrate creates or upgrades the schema in one write transaction, under

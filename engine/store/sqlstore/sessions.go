@@ -114,16 +114,23 @@ func msOrZero(h *store.Handoff) int64 {
 
 // ListHandoffs implements store.Sessions.
 func (s *DB) ListHandoffs(ctx context.Context, openOnly bool) ([]store.Handoff, error) {
+	if openOnly {
+		return s.handoffs(ctx, ` WHERE finished_ms = 0 AND expires_ms > $1`, s.nowMS())
+	}
+	return s.handoffs(ctx, "")
+}
+
+// UnfinishedHandoffs implements store.Sessions.
+func (s *DB) UnfinishedHandoffs(ctx context.Context) ([]store.Handoff, error) {
+	return s.handoffs(ctx, ` WHERE finished_ms = 0`)
+}
+
+func (s *DB) handoffs(ctx context.Context, where string, args ...any) ([]store.Handoff, error) {
 	if s.isClosed() {
 		return nil, store.ErrClosed
 	}
-	q := `SELECT env_id, purpose, message, endpoint, target_id, trace_id, created_ms, expires_ms, finished_ms, finished_by FROM handoffs`
-	var args []any
-	if openOnly {
-		q += ` WHERE finished_ms = 0 AND expires_ms > $1`
-		args = append(args, s.nowMS())
-	}
-	q += ` ORDER BY created_ms DESC, env_id`
+	q := `SELECT env_id, purpose, message, endpoint, target_id, trace_id, created_ms, expires_ms, finished_ms, finished_by FROM handoffs` +
+		where + ` ORDER BY created_ms DESC, env_id`
 	return queryAll(ctx, s, "list handoffs", func(r scanner) (store.Handoff, error) {
 		var h store.Handoff
 		var created, expires, finished int64

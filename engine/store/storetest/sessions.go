@@ -101,6 +101,17 @@ func testHandoffs(t *testing.T, b Backend) {
 	if open, _ = a.ListHandoffs(ctx, true); len(open) != 0 {
 		t.Errorf("open after finishing one and the other expiring: %+v", open)
 	}
+	// env-2 expired unfinished (its server stopped before its timer):
+	// still unfinished, for the next server to finish as expired
+	if un, err := other.UnfinishedHandoffs(ctx); err != nil || len(un) != 1 || un[0].EnvID != "env-2" {
+		t.Errorf("unfinished handoffs = %+v, %v; want env-2", un, err)
+	}
+	if ok, err := other.FinishHandoff(ctx, "env-2", "expired"); err != nil || !ok {
+		t.Errorf("finish the expired env-2 = %v, %v", ok, err)
+	}
+	if un, err := a.UnfinishedHandoffs(ctx); err != nil || len(un) != 0 {
+		t.Errorf("unfinished handoffs after finishing env-2 = %+v, %v", un, err)
+	}
 	all, err := a.ListHandoffs(ctx, false)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("all handoffs = %+v, %v", all, err)

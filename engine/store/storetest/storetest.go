@@ -92,6 +92,7 @@ func Run(t *testing.T, b Backend) {
 		{"EnvClose", testEnvClose},
 		{"Sessions", testSessions},
 		{"Handoffs", testHandoffs},
+		{"PublishedEnvs", testPublishedEnvs},
 		{"EnvTemporaryLostClosed", testEnvTemporaryLostClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
