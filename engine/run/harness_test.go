@@ -18,6 +18,7 @@ import (
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/engine/workflow"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -182,7 +183,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bm, err := browser.NewManager(bo)
+	bm, err := browser.NewManager(testbrowser.Options(tb, bo))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -350,6 +351,7 @@ func TestCancelMidCall(t *testing.T) {
 
 func TestBrowserKilledMidCall(t *testing.T) {
 	t.Parallel()
+	testbrowser.OwnBrowser(t) // it kills its browser
 	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
 	h.ok(h.call("search_catalog", `{}`)) // the browser is up
 	done := make(chan *result.Envelope)

@@ -30,6 +30,7 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 
 // counter is a loopback HTTP server that counts every request it gets, by
@@ -99,7 +100,7 @@ func (h *harness) restart() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	bm, err := browser.NewManager(bo)
+	bm, err := browser.NewManager(testbrowser.Options(h.t, bo))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -752,6 +753,7 @@ func secretHarness(t *testing.T, workflows map[string]string) *harness {
 
 func TestSecretsNeverWritten(t *testing.T) {
 	t.Parallel()
+	testbrowser.OwnBrowser(t) // it scans the browser's profile, which lives in the harness's folder
 	h := secretHarness(t, map[string]string{"leaky_login": leakyLogin})
 	env := h.code(h.call("leaky_login", `{}`), "target_not_found")
 	for _, hit := range findSecrets(env.JSON()) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 
 // TestSubresourcesCountedInTrace: under policy.subresources: allowed_hosts a
@@ -131,6 +132,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // environment is closed (env_not_found afterwards) and a new one works.
 func TestRendererCrashIsEnvUnavailable(t *testing.T) {
 	t.Parallel()
+	testbrowser.OwnBrowser(t) // it crashes a renderer
 	wfs := map[string]string{
 		"crash_open": `name: crash_open
 description: Open an environment on the demo site.

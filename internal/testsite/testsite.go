@@ -136,7 +136,8 @@ var ErrNoChromium = errors.New("no Chromium found (install the chromium package)
 // project's test flags and profile dir, and connects to it. stop closes the
 // browser and waits for it to exit.
 func Launch(userDataDir string) (b *rod.Browser, stop func(), err error) {
-	return launch(userDataDir, nil)
+	b, _, stop, err = launch(userDataDir, nil)
+	return b, stop, err
 }
 
 // Counter counts the CDP requests a browser's client sends.
@@ -160,7 +161,7 @@ func (c *Counter) Requests() int64 { return c.n.Load() }
 func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
 	t.Helper()
 	var c *Counter
-	b, stop, err := launch(t.TempDir(), func(u string) (rod.CDPClient, error) {
+	b, _, stop, err := launch(t.TempDir(), func(u string) (rod.CDPClient, error) {
 		ws := &cdp.WebSocket{}
 		if err := ws.Connect(context.Background(), u, nil); err != nil {
 			return nil, err
@@ -178,10 +179,12 @@ func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
 	return b, c
 }
 
-func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, stop func(), err error) {
+// launch starts Chromium with the flags of the engine's local provider and
+// connects to it; u is its DevTools WebSocket URL.
+func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, u string, stop func(), err error) {
 	bin, found := launcher.LookPath()
 	if !found {
-		return nil, nil, ErrNoChromium
+		return nil, "", nil, ErrNoChromium
 	}
 	l := launcher.New().Bin(bin).
 		Headless(true).
@@ -195,22 +198,22 @@ func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b
 		Set("disable-features", "TranslateUI"). // keep site isolation, as the engine's launcher does
 		Delete("disable-site-isolation-trials").
 		UserDataDir(userDataDir)
-	u, err := l.Launch()
+	u, err = l.Launch()
 	if err != nil {
-		return nil, nil, fmt.Errorf("launch %s: %w", bin, err)
+		return nil, "", nil, fmt.Errorf("launch %s: %w", bin, err)
 	}
 	b = rod.New().ControlURL(u).NoDefaultDevice() // as the engine: Chromium's own viewport and user agent
 	if client != nil {
 		c, err := client(u)
 		if err != nil {
 			l.Kill()
-			return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)
+			return nil, "", nil, fmt.Errorf("connect to %s: %w", bin, err)
 		}
 		b = rod.New().Client(c).NoDefaultDevice()
 	}
 	if err := b.Connect(); err != nil {
 		l.Kill()
-		return nil, nil, fmt.Errorf("connect to %s: %w", bin, err)
+		return nil, "", nil, fmt.Errorf("connect to %s: %w", bin, err)
 	}
 	stop = func() {
 		_ = b.Close()
@@ -223,7 +226,7 @@ func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b
 			<-done
 		}
 	}
-	return b, stop, nil
+	return b, u, stop, nil
 }
 
 // LaunchBrowser starts a browser of its own for t, closed when t ends. It
@@ -244,6 +247,7 @@ func LaunchBrowser(t testing.TB) *rod.Browser {
 var shared struct {
 	once sync.Once
 	b    *rod.Browser
+	url  string
 	stop func()
 	dir  string
 	err  error
@@ -255,10 +259,25 @@ var shared struct {
 // Give each test its own incognito context with NewPage.
 func Browser(t testing.TB) *rod.Browser {
 	t.Helper()
+	startShared(t)
+	return shared.b
+}
+
+// BrowserURL is the DevTools WebSocket URL of Browser's browser, launched
+// on first use, for clients of their own (internal/testbrowser connects
+// the engine's browser managers to it).
+func BrowserURL(t testing.TB) string {
+	t.Helper()
+	startShared(t)
+	return shared.url
+}
+
+func startShared(t testing.TB) {
+	t.Helper()
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "toolwright-chromium-")
 		if shared.err == nil {
-			shared.b, shared.stop, shared.err = Launch(shared.dir)
+			shared.b, shared.url, shared.stop, shared.err = launch(shared.dir, nil)
 		}
 	})
 	if errors.Is(shared.err, ErrNoChromium) {
@@ -267,7 +286,6 @@ func Browser(t testing.TB) *rod.Browser {
 	if shared.err != nil {
 		t.Fatal(shared.err)
 	}
-	return shared.b
 }
 
 // Parallel is how many parallel tests (t.Parallel) of a browser test
