@@ -606,8 +606,9 @@ steps:
   - goto: ${{ config.real_base }}/combobox.html
   - select: {target: real.combo.size, value: Huge}
     if: params.native
+  - wait: {visible: real.combo.country}
   - select: {target: real.combo.country, value: Spain}
-    timeout: 600ms
+    timeout: 3s
 `,
 	}, nil)
 	env := h.ok(h.call("choose", `{}`))

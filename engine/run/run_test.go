@@ -303,9 +303,11 @@ steps:
 	if env.Attempts != 3 || !env.Retryable || !strings.Contains(env.Message, "acme.missing") || !strings.Contains(env.Message, "/login.html") {
 		t.Errorf("retries: %s", env.JSON())
 	}
+	// The capture is bounded (3 s): on a busy machine it may keep less,
+	// and the trace then says why.
 	tr := h.trace(env)
-	if len(tr.Artifacts) < 2 {
-		t.Errorf("a failed call keeps a screenshot and the page HTML, got %v", tr.Artifacts)
+	if len(tr.Artifacts) < 2 && !strings.Contains(tr.Error, "failure capture") {
+		t.Errorf("a failed call keeps a screenshot and the page HTML, or says why not; got %v (%q)", tr.Artifacts, tr.Error)
 	}
 
 	env = h.ok(h.call("optional_step", `{}`))
