@@ -185,3 +185,28 @@ func TestStoreLostMidCallKeepsWriteOutcome(t *testing.T) {
 		t.Fatalf("write envelope %s", env.JSON())
 	}
 }
+
+// The database's header overwritten in place under a running engine (a
+// stray write, a disk fault; issue 22, item 12): calls are refused with
+// store_unavailable before they run, never run unrecorded.
+func TestStoreHeaderOverwrittenFailsClosed(t *testing.T) {
+	t.Parallel()
+	h, p, db := newStoreHarness(t)
+	h.ok(h.call("read_probe", `{}`))
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Repeat("not a database! ", 7)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := p.hits.Load()
+	wantStoreCode(t, h.call("read_probe", `{}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.call("write_probe", `{"task_id":"T-header"}`), errs.StoreUnavailable)
+	if n := p.hits.Load() - before; n != 0 {
+		t.Fatalf("%d requests reached the site after the header was overwritten", n)
+	}
+}

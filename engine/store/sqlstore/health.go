@@ -79,17 +79,44 @@ func (s *DB) sameFile() error {
 	}
 	now, err := os.Stat(s.where)
 	if err == nil && os.SameFile(s.file, now) {
-		return nil
+		// The same file, but its header overwritten in place (a stray
+		// write, a disk fault): the open connection keeps working from its
+		// cache and the WAL, and every record it takes is lost at the next
+		// restart, when the file no longer opens.
+		if sqliteHeaderOK(s.where) {
+			return nil
+		}
+		err = errHeader
 	}
 	why := "the database file was replaced"
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		why = "the database file was deleted"
+	case errors.Is(err, errHeader):
+		why = "the database file's header was overwritten"
 	case err != nil:
 		why = "the database file cannot be checked"
 	}
 	return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %s since the store opened it", s.where, why),
 		"the state store cannot record calls (%s under the running server); an operator must restore it and restart the server", why)
+}
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+var errHeader = errors.New("the header is not SQLite's")
+
+// sqliteHeaderOK reports whether the file at path starts with SQLite's
+// header (one small read, before every call).
+func sqliteHeaderOK(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(sqliteHeader))
+	_, err = f.ReadAt(b, 0)
+	return err == nil && string(b) == sqliteHeader
 }
 
 var (
