@@ -23,6 +23,12 @@ environment, sealed with sessions.key in the store. export and import use
 Playwright's storage-state JSON ({cookies: [...], origins: [{origin,
 localStorage: [{name, value}]}]}).`,
 	}
+	cmd.AddCommand(sessionsListCmd(g), sessionsClearCmd(g), sessionsExportCmd(g), sessionsImportCmd(g))
+	return cmd
+}
+
+// sessionsListCmd is `sessions list`.
+func sessionsListCmd(g *globals) *cobra.Command {
 	var format string
 	list := &cobra.Command{
 		Use:   "list",
@@ -58,7 +64,11 @@ localStorage: [{name, value}]}]}).`,
 		},
 	}
 	list.Flags().StringVar(&format, "format", "text", "text or json")
+	return list
+}
 
+// sessionsClearCmd is `sessions clear`.
+func sessionsClearCmd(g *globals) *cobra.Command {
 	var purpose string
 	var all bool
 	clear := &cobra.Command{
@@ -81,7 +91,12 @@ localStorage: [{name, value}]}]}).`,
 	}
 	clear.Flags().StringVar(&purpose, "purpose", "", "the purpose whose session to delete")
 	clear.Flags().BoolVar(&all, "all", false, "delete every saved session")
+	return clear
+}
 
+// sessionsExportCmd is `sessions export`.
+func sessionsExportCmd(g *globals) *cobra.Command {
+	var purpose string
 	var out string
 	export := &cobra.Command{
 		Use:   "export --purpose P [--out FILE]",
@@ -112,7 +127,12 @@ localStorage: [{name, value}]}]}).`,
 	}
 	export.Flags().StringVar(&purpose, "purpose", "", "the purpose whose session to export")
 	export.Flags().StringVar(&out, "out", "", "write to FILE (mode 0600) instead of stdout")
+	return export
+}
 
+// sessionsImportCmd is `sessions import`.
+func sessionsImportCmd(g *globals) *cobra.Command {
+	var purpose string
 	var in string
 	imp := &cobra.Command{
 		Use:   "import --purpose P FILE|-",
@@ -151,8 +171,7 @@ localStorage: [{name, value}]}]}).`,
 		},
 	}
 	imp.Flags().StringVar(&purpose, "purpose", "", "the purpose to save the session for")
-	cmd.AddCommand(list, clear, export, imp)
-	return cmd
+	return imp
 }
 
 // sessionKey is sessions.key; without one, export and import are a usage
