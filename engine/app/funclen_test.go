@@ -23,8 +23,6 @@ const maxFuncLines = 80
 // decoders and runtime: one that lands without editing this list must not
 // turn the suite red.)
 var longFuncs = map[string]bool{
-	// decoding, replaced by engine/decl
-	"engine/selector:decodeTarget": true,
 	// the step runtime (kinds)
 	"engine/run:runner.attempt":     true,
 	"engine/step/kinds:runDownload": true,
@@ -33,9 +31,6 @@ var longFuncs = map[string]bool{
 	"engine/browser:Manager.attach":       true,
 	"engine/browser:localProvider.launch": true,
 	// not split yet
-	"cmd/toolwright:recordCmd":      true,
-	"cmd/toolwright:sessionsCmd":    true,
-	"cmd/toolwright:serveCmd":       true,
 	"engine/record:drafter.steps":   true,
 	"engine/record:Recorder.handle": true,
 	"engine/selector:Map.wait":      true,
