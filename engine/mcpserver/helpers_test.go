@@ -14,6 +14,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/mcpserver"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -126,6 +127,7 @@ func newFixtureWith(t testing.TB, o mcpserver.Options, files map[string]string) 
 	f := &fixture{dir: t.TempDir(), logs: &testsite.Buffer{}, events: &events{changed: make(chan struct{}, 16)}}
 	cfgPath := writeSet(t, f.dir, site.URL(""), files)
 	f.cfg = loadConfig(t, cfgPath)
+	testbrowser.Config(t, f.cfg) // its environments in the package's shared Chromium
 	log := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var wrap func(store.Store) store.Store
 	if o.Metrics != nil {

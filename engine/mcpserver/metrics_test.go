@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/mcpserver"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -61,6 +62,7 @@ func metric(t *testing.T, body, name string, labels ...string) string {
 func TestMetricsAndProbes(t *testing.T) {
 	t.Parallel()
 	testsite.NeedChromium(t)
+	testbrowser.OwnBrowser(t) // the environments gauge is labelled with the provider: local's
 	files := map[string]string{"open_catalog_env.yaml": openEnvWorkflow}
 	for k, v := range workflowFiles {
 		files[k] = v
