@@ -2,6 +2,7 @@ package lint
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -26,29 +27,15 @@ var Synonyms = map[string][]string{
 	"bool": {"boolean"}, "flag": {"boolean"}, "checkbox": {"boolean"},
 	"list": {"array"}, "[]": {"array"}, "tuple": {"array"}, "selector": {"target", "css"},
 	// workflow keys
-	"parameters": {"params"}, "inputs": {"params"}, "input": {"params", "fill"}, "arguments": {"params", "with"}, "args": {"params", "with"},
+	"parameters": {"params"}, "inputs": {"params"}, "input": {"params"}, "arguments": {"params", "with"}, "args": {"params", "with"},
 	"outputs": {"output"}, "returns": {"output"}, "result": {"output"}, "results": {"output"}, "return": {"output"},
-	"actions": {"steps"}, "tasks": {"steps"}, "commands": {"steps"}, "script": {"steps"}, "do": {"steps"},
-	"tool": {"name", "tool"}, "id": {"name"}, "timeout": {"deadline", "timeout"},
+	"actions": {"steps"}, "tasks": {"steps"}, "commands": {"steps"}, "script": {"steps"},
+	"tool": {"name", "tool"}, "id": {"name"}, "timeout": {"deadline", "timeout"}, "variables": {"vars"},
 	"readonly": {"risk", "read"}, "read_only": {"risk", "read"}, "readwrite": {"write"}, "permission": {"risk"}, "environment": {"env"},
-	// step kinds (Playwright, Selenium, Maestro, Cypress, go-task habits)
-	"navigate": {"goto"}, "open": {"goto"}, "visit": {"goto"}, "go": {"goto"}, "url": {"goto", "url"}, "go_to": {"goto"}, "open_url": {"goto"},
-	"type": {"fill", "type"}, "enter": {"fill"}, "type_text": {"fill"}, "input_text": {"fill"}, "send_keys": {"fill"},
-	"tap": {"click"}, "tap_on": {"click"}, "press_button": {"click"},
-	"keypress": {"press"}, "key": {"press", "key"}, "keys": {"press"},
-	"wait_for": {"wait"}, "waitfor": {"wait"}, "wait_until": {"wait", "wait_until"}, "wait_for_selector": {"wait"},
-	"pause": {"sleep"}, "delay": {"sleep"},
-	"expect": {"assert", "expect"}, "verify": {"assert"}, "check": {"assert", "check"}, "should": {"assert"},
-	"scrape": {"extract"}, "read": {"extract", "read"}, "get": {"extract"}, "get_text": {"extract"},
-	"let": {"set"}, "assign": {"set"}, "variables": {"set", "vars"}, "store": {"set", "into"}, "save_as": {"into"}, "as": {"as", "into"},
-	"loop": {"repeat"}, "while_loop": {"repeat"}, "for": {"for_each"}, "foreach": {"for_each"}, "each": {"for_each"}, "map": {"for_each"},
-	"run": {"call"}, "invoke": {"call"}, "use": {"call"}, "include": {"call"},
-	"error": {"fail"}, "raise": {"fail"}, "throw": {"fail"}, "abort": {"fail"},
-	"choose": {"select"}, "pick": {"select"}, "dropdown": {"select"},
-	"mouse_over": {"hover"}, "mouseover": {"hover"},
-	"capture": {"screenshot"}, "snapshot": {"screenshot"},
-	"next_page": {"paginate", "next"}, "pages": {"paginate", "max_pages"},
-	"retries": {"retry"}, "attempt": {"attempts"}, "skip_on_error": {"optional"}, "continue_on_error": {"optional"}, "when": {"if"}, "condition": {"if"},
+	// step fields (a kind's own synonyms come with its declaration: AddSynonyms)
+	"save_as": {"into"}, "as": {"as", "into"}, "store": {"into"},
+	"attempt": {"attempts"}, "next_page": {"next"}, "pages": {"max_pages"},
+	"retries": {"retry"}, "skip_on_error": {"optional"}, "continue_on_error": {"optional"}, "when": {"if"}, "condition": {"if"},
 	// selector-map entries
 	"multiple": {"many"}, "all": {"many"}, "plural": {"many"}, "parent": {"within"}, "inside": {"within"}, "scope": {"within"},
 	"fallback": {"fallbacks"}, "alternatives": {"fallbacks"}, "alternates": {"fallbacks"}, "backup": {"fallbacks"},
@@ -67,6 +54,19 @@ var Synonyms = map[string][]string{
 	"fresh": {"temporary"}, "temp": {"temporary"}, "existing": {"given"}, "shared": {"given"}, "create": {"new"},
 }
 
+var synonymsMu sync.RWMutex
+
+// AddSynonyms records words authors bring for word, a toolwright word
+// declared elsewhere (a step kind, from its Spec): Suggest offers word
+// where it is a candidate, after the table's own words for the same name.
+func AddSynonyms(word string, from ...string) {
+	synonymsMu.Lock()
+	defer synonymsMu.Unlock()
+	for _, f := range from {
+		Synonyms[f] = append(Synonyms[f], word)
+	}
+}
+
 // synonym finds the toolwright word for name among candidates: from the
 // table, or by writing a camelCase or kebab-case name in snake_case.
 func synonym(name string, candidates []string) string {
@@ -81,6 +81,8 @@ func synonym(name string, candidates []string) string {
 	if snake := SnakeCase(name); snake != name && has(snake) {
 		return snake
 	}
+	synonymsMu.RLock()
+	defer synonymsMu.RUnlock()
 	for _, key := range []string{strings.ToLower(name), strings.ToLower(SnakeCase(name))} {
 		for _, w := range Synonyms[key] {
 			if w != name && has(w) {

@@ -426,7 +426,7 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 	if !env.OK {
 		lvl = c.e.log.Warn
 	}
-	lvl("call", "tool", c.w.Name, "trace_id", c.traceID, "task_id", c.taskID, "code", env.Code, "duration_ms", env.DurationMS)
+	lvl("tool call", "tool", c.w.Name, "trace_id", c.traceID, "task_id", c.taskID, "code", env.Code, "duration_ms", env.DurationMS)
 	return env
 }
 

@@ -536,6 +536,22 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // --- step.Exec -------------------------------------------------------------
 
+// The runner offers every kind all it may ask for: step.Exec and each
+// optional interface (step.Handover in handover.go).
+var (
+	_ step.Exec         = (*runner)(nil)
+	_ step.Nesting      = (*runner)(nil)
+	_ step.Lists        = (*runner)(nil)
+	_ step.Readying     = (*runner)(nil)
+	_ step.Scrolling    = (*runner)(nil)
+	_ step.Popups       = (*runner)(nil)
+	_ step.Caller       = (*runner)(nil)
+	_ step.Environments = (*runner)(nil)
+	_ step.Artifacts    = (*runner)(nil)
+	_ step.Uploads      = (*runner)(nil)
+	_ step.Downloads    = (*runner)(nil)
+)
+
 func (r *runner) refreshPage(ctx context.Context) {
 	r.c.mu.Lock()
 	dialog := r.c.lastDialog
@@ -1026,6 +1042,15 @@ func (r *runner) currentPath() string {
 	return strings.TrimPrefix(r.c.steps[r.current].Path, r.prefix)
 }
 
+// activeKind is the kind of the innermost step running now, for records
+// that say what did something ("" for the output).
+func (r *runner) activeKind() string {
+	if r.active == nil {
+		return ""
+	}
+	return r.active.Spec.Kind
+}
+
 // OpenEnv opens (or reuses) an environment for an env: new call.
 func (r *runner) OpenEnv(ctx context.Context, region, purpose string) error {
 	if r.c.currentEnv() != nil {
@@ -1061,7 +1086,7 @@ func (r *runner) CloseEnv(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.c.e.sessions.save(ctx, env, "close_env")
+	r.c.e.sessions.save(ctx, env, r.activeKind())
 	r.c.e.sessions.forget(env.ID)
 	// Close while this call still holds it, so no other call can take it
 	// in between; the later Release of a closed environment does nothing.

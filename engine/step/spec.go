@@ -87,8 +87,11 @@ type Spec struct {
 	// bounded by the call's deadline, not the default step timeout (opening
 	// an environment: a browser start and a new context, as env: temporary's).
 	CallBound bool
-	EnvNew    bool   // allowed only in env: new workflows
-	Example   string // a YAML example for docs
+	EnvNew    bool // allowed only in env: new workflows
+	// Synonyms are words authors bring from other tools for this kind
+	// (navigate for goto): "did you mean" offers the kind for them.
+	Synonyms []string
+	Example  string // a YAML example for docs
 	// Check adds kind-specific lint after decoding (optional).
 	Check func(c *Checker, s *Step)
 	// AfterCompile adds kind-specific lint once the step's templates are
@@ -141,6 +144,12 @@ func Register(s *Spec) {
 		}
 	}
 	kinds[s.Kind] = s
+	lint.AddSynonyms(s.Kind, s.Synonyms...)
+	if s.Body == Steps {
+		// A kind that is a list of steps, written where a workflow's
+		// steps: belongs, meant steps:.
+		lint.AddSynonyms("steps", s.Kind)
+	}
 }
 
 // defaultFits reports whether a field's Default is a value of its type,

@@ -44,3 +44,31 @@ func TestLoopScope(t *testing.T) {
 		})
 	}
 }
+
+// TestKindSynonyms: a word from another tool gets its kind as "did you
+// mean", from the kind's own declaration (Spec.Synonyms), and a container
+// kind written for a workflow's steps: suggests steps.
+func TestKindSynonyms(t *testing.T) {
+	cfg := testConfig(t)
+	sel, ps := selector.Load(cfg.Selectors)
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	head := "name: t\ndescription: A test.\nrisk: read\n"
+	for _, c := range []struct{ body, want string }{
+		{"steps:\n  - navigate: http://127.0.0.1/\n", `unknown step kind "navigate" (did you mean "goto"?)`},
+		{"steps:\n  - tap: acme.login.submit\n", `(did you mean "click"?)`},
+		{"steps:\n  - type: {target: acme.login.email, value: x}\n", `(did you mean "fill"?)`},
+		{"steps:\n  - foreach: {items: \"[1]\", max: 1, steps: []}\n", `(did you mean "for_each"?)`},
+		{"steps:\n  - next_page: acme.catalog.next_page\n", `(did you mean "paginate"?)`},
+		{"steps:\n  - store: {a: 1}\n", `(did you mean "set"?)`},
+		{"steps:\n  - goto: http://127.0.0.1/\ndo:\n  - goto: http://127.0.0.1/\n", `unknown key "do" (did you mean "steps"?)`},
+	} {
+		file := filepath.Join(t.TempDir(), "t.yaml")
+		writeTestFile(t, file, head+c.body)
+		_, ps := workflow.Build(cfg, sel, []string{file})
+		if got := ps.Err(); got == nil || !strings.Contains(got.Error(), c.want) {
+			t.Errorf("%q: problems %v, want %q", c.body, got, c.want)
+		}
+	}
+}

@@ -12,10 +12,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "assert",
-		Doc:   "Check that something holds now; if not, end the call with assertion_failed or your own code.",
-		Risk:  "read",
-		OneOf: []string{"visible", "text", "url", "that"},
+		Kind:     "assert",
+		Synonyms: []string{"expect", "verify", "check", "should"},
+		Doc:      "Check that something holds now; if not, end the call with assertion_failed or your own code.",
+		Risk:     "read",
+		OneOf:    []string{"visible", "text", "url", "that"},
 		Fields: append(condFields("", "visible", "text", "url"),
 			step.Field{Name: "that", Type: step.Cond, Doc: "this condition is true"},
 			step.Field{Name: "code", Type: step.String, Doc: "the code to fail with (default assertion_failed)"},

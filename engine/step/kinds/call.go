@@ -8,8 +8,9 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "call",
-		Doc:  "Run another workflow in the same environment and keep its data. Cycles are load errors.",
+		Kind:     "call",
+		Synonyms: []string{"run", "invoke", "use", "include"},
+		Doc:      "Run another workflow in the same environment and keep its data. Cycles are load errors.",
 		Fields: []step.Field{
 			{Name: "tool", Type: step.Tool, Required: true, Doc: "the workflow to run"},
 			{Name: "with", Type: step.ValueMap, Args: true, Doc: "its arguments"},
@@ -17,6 +18,10 @@ func init() {
 		},
 		Example: "call: {tool: product_details, with: {sku: \"${{ params.sku }}\"}, into: details}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			caller, err := step.Need[step.Caller](x, s)
+			if err != nil {
+				return err
+			}
 			args := map[string]any{}
 			for _, nv := range s.Values("with") {
 				v, err := x.Eval(ctx, nv.Value)
@@ -25,7 +30,7 @@ func init() {
 				}
 				args[nv.Name] = v
 			}
-			data, err := x.Call(ctx, s.Str("tool"), args)
+			data, err := caller.Call(ctx, s.Str("tool"), args)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 func init() {
 	step.Register(&step.Spec{
 		Kind:      "click",
+		Synonyms:  []string{"tap", "tap_on", "press_button"},
 		Doc:       "Click a target once it is visible, enabled and stable. A target covered by another element (a cookie banner, a modal) fails at once with target_covered, naming the cover.",
 		Short:     "target",
 		Risk:      "write",
@@ -28,7 +29,7 @@ func init() {
 				// Found, in view, still, enabled and not covered in one
 				// round trip when the page can tell on its own; else the
 				// way below, which waits.
-				rd, err := x.Ready(ctx, s.Str("target"), selector.ReadyOptions{})
+				rd, err := ready(ctx, x, s.Str("target"), selector.ReadyOptions{})
 				if err != nil {
 					return err
 				}

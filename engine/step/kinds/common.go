@@ -86,3 +86,21 @@ func timeoutErr(ctx context.Context, err error, code, format string, args ...any
 	}
 	return err
 }
+
+// ready is the executor's Readying.Ready when it offers one; nil, nil
+// otherwise: the caller finds the target and waits.
+func ready(ctx context.Context, x step.Exec, target string, o selector.ReadyOptions) (*selector.Ready, error) {
+	if r, ok := x.(step.Readying); ok {
+		return r.Ready(ctx, target, o)
+	}
+	return nil, nil
+}
+
+// typing is the executor's Readying.Typing when it offers one; nil, nil
+// otherwise: the caller finds the target and waits.
+func typing(ctx context.Context, x step.Exec, target string, clear bool) (*selector.Typing, error) {
+	if r, ok := x.(step.Readying); ok {
+		return r.Typing(ctx, target, clear)
+	}
+	return nil, nil
+}

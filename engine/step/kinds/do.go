@@ -13,7 +13,11 @@ func init() {
 		Body:    step.Steps,
 		Example: "do: [{click: acme.catalog.next_page}]\nif: page.url contains 'catalog'",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			return x.RunSteps(ctx, s.Steps(""), nil)
+			n, err := step.Need[step.Nesting](x, s)
+			if err != nil {
+				return err
+			}
+			return n.RunSteps(ctx, s.Steps(""), nil)
 		},
 	})
 }

@@ -48,11 +48,15 @@ type downloadEvent struct {
 }
 
 func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
-	max := x.MaxDownloadBytes()
+	dl, err := step.Need[step.Downloads](x, s)
+	if err != nil {
+		return err
+	}
+	max := dl.MaxDownloadBytes()
 	if n := int64(s.Int("max_bytes")); n > 0 && (max <= 0 || n < max) {
 		max = n
 	}
-	dir, err := x.DownloadDir()
+	dir, err := dl.DownloadDir()
 	if err != nil {
 		return err
 	}
@@ -119,7 +123,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 					removeDownload(dir, begin.GUID)
 					return errs.New(errs.NavigationFailed, "the download %q was cancelled by the browser or the site", begin.SuggestedFilename)
 				case proto.BrowserDownloadProgressStateCompleted:
-					ref, err := keepDownload(x, dir, begin, max)
+					ref, err := keepDownload(dl, dir, begin, max)
 					if err != nil {
 						return err
 					}
@@ -149,7 +153,7 @@ func removeDownload(dir, guid string) {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)
 
 // keepDownload gives the saved file its suggested name and describes it.
-func keepDownload(x step.Exec, dir string, begin *proto.BrowserDownloadWillBegin, max int64) (map[string]any, error) {
+func keepDownload(x step.Downloads, dir string, begin *proto.BrowserDownloadWillBegin, max int64) (map[string]any, error) {
 	src := filepath.Join(dir, begin.GUID)
 	st, err := os.Stat(src)
 	if err != nil {

@@ -19,8 +19,11 @@ func init() {
 		},
 		Example: "open_env: {region: \"${{ params.region }}\", purpose: \"${{ params.purpose }}\"}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			envs, err := step.Need[step.Environments](x, s)
+			if err != nil {
+				return err
+			}
 			var region, purpose string
-			var err error
 			if t := s.Tmpl("region"); t != nil {
 				if region, err = x.Text(ctx, t); err != nil {
 					return err
@@ -31,7 +34,7 @@ func init() {
 					return err
 				}
 			}
-			return x.OpenEnv(ctx, region, purpose)
+			return envs.OpenEnv(ctx, region, purpose)
 		},
 	})
 	step.Register(&step.Spec{
@@ -40,7 +43,11 @@ func init() {
 		Risk:    "read",
 		Example: "close_env: {}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			return x.CloseEnv(ctx)
+			envs, err := step.Need[step.Environments](x, s)
+			if err != nil {
+				return err
+			}
+			return envs.CloseEnv(ctx)
 		},
 	})
 	step.Register(&step.Spec{
@@ -49,7 +56,11 @@ func init() {
 		Risk:    "read",
 		Example: "check_egress: {}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			return x.CheckEgress(ctx)
+			envs, err := step.Need[step.Environments](x, s)
+			if err != nil {
+				return err
+			}
+			return envs.CheckEgress(ctx)
 		},
 	})
 }

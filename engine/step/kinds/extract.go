@@ -11,7 +11,8 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "extract",
+		Kind:     "extract",
+		Synonyms: []string{"scrape", "read", "get", "get_text"},
 		Doc: "Read text, values or attributes from the page into a variable, in one round trip for a whole page of matches. " +
 			"A list with no match is empty ({items: [], count: 0}), not an error; a single value waits for its target. Password fields always read as empty.",
 		Risk: "read",
@@ -49,6 +50,10 @@ func init() {
 }
 
 func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
+	lists, err := step.Need[step.Lists](x, s)
+	if err != nil {
+		return err
+	}
 	from := s.Str("from")
 	list := s.Bool("list")
 	// A many target reads as a list unless list: false. A target parameter
@@ -60,7 +65,7 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 		}
 	}
 	limit := s.Int("limit")
-	if max := x.MaxListItems(); max > 0 && (limit <= 0 || limit > max) {
+	if max := lists.MaxListItems(); max > 0 && (limit <= 0 || limit > max) {
 		limit = max
 	}
 	spec := selector.ExtractSpec{From: from, Attr: s.Str("attr"), List: list, Limit: limit}
@@ -82,7 +87,7 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	}
 	x.SetVar(into, ex.Items, s.Bool("append"))
 	if ex.Truncated() {
-		x.MarkTruncated(into)
+		lists.MarkTruncated(into)
 	}
 	return nil
 }

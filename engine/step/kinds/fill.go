@@ -9,10 +9,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "fill",
-		Doc:  "Clear a field, then type a value into it. The only place secrets.* may be used. A covered field fails at once with target_covered.",
-		Risk: "write",
-		Acts: true,
+		Kind:     "fill",
+		Synonyms: []string{"input", "type", "enter", "type_text", "input_text", "send_keys"},
+		Doc:      "Clear a field, then type a value into it. The only place secrets.* may be used. A covered field fails at once with target_covered.",
+		Risk:     "write",
+		Acts:     true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the field to fill"},
 			{Name: "value", Type: step.Template, Required: true, Secrets: true, Doc: "the text to type; may use secrets.*"},
@@ -26,7 +27,7 @@ func init() {
 			// Found, in view, enabled, not covered, focused and cleared in
 			// one round trip when the page can tell on its own, then typed
 			// into (see selector.Typing); else the way below, which waits.
-			ty, err := x.Typing(ctx, s.Str("target"), true)
+			ty, err := typing(ctx, x, s.Str("target"), true)
 			if err != nil {
 				return err
 			}

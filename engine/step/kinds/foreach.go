@@ -13,8 +13,9 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "for_each",
-		Doc:  "Run steps once for each item of a list, at most max items.",
+		Kind:     "for_each",
+		Synonyms: []string{"for", "foreach", "each", "map"},
+		Doc:      "Run steps once for each item of a list, at most max items.",
 		Scope: func(s *step.Step, sc tmpl.Scope) tmpl.Scope {
 			return sc.InLoop().With(func(x *tmpl.Scope) { x.Items = append(x.Items, s.Str("as")) })
 		},
@@ -38,6 +39,10 @@ func init() {
 			}
 		},
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			n, err := step.Need[step.Nesting](x, s)
+			if err != nil {
+				return err
+			}
 			max, err := x.BoundOf(s.Bound("max"))
 			if err != nil {
 				return err
@@ -55,7 +60,7 @@ func init() {
 			}
 			as := s.Str("as")
 			for i, it := range items {
-				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i, Names: map[string]any{as: it}}); err != nil {
+				if err := n.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i, Names: map[string]any{as: it}}); err != nil {
 					return err
 				}
 			}

@@ -14,6 +14,7 @@ import (
 func init() {
 	step.Register(&step.Spec{
 		Kind:        "goto",
+		Synonyms:    []string{"navigate", "open", "visit", "go", "url", "go_to", "open_url"},
 		Doc:         "Open a URL in the environment's page. The host must be allowed by policy.allowed_hosts. A main document answering with a status outside expect_status (by default any 4xx or 5xx) is navigation_failed.",
 		Short:       "url",
 		Risk:        "read",

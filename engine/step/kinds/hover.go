@@ -9,10 +9,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "hover",
-		Doc:   "Move the mouse over a target (menus that open on hover), with the guarantees of click: in view, standing still, not covered (target_covered), its tab in front.",
-		Short: "target",
-		Risk:  "read",
+		Kind:     "hover",
+		Synonyms: []string{"mouse_over", "mouseover"},
+		Doc:      "Move the mouse over a target (menus that open on hover), with the guarantees of click: in view, standing still, not covered (target_covered), its tab in front.",
+		Short:    "target",
+		Risk:     "read",
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the target to hover"},
 		},

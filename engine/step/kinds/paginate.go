@@ -13,7 +13,8 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "paginate",
+		Kind:     "paginate",
+		Synonyms: []string{"next_page", "pages"},
 		Doc: "Run steps on each result page, clicking next between pages, at most max_pages pages. " +
 			"It checks that the page really changed after next (a new URL, or the first match of the " +
 			"list the steps read going stale), stops when next is missing or disabled, and marks the " +
@@ -35,6 +36,14 @@ func init() {
 const loopPage = "page"
 
 func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
+	n, err := step.Need[step.Nesting](x, s)
+	if err != nil {
+		return err
+	}
+	lists, err := step.Need[step.Lists](x, s)
+	if err != nil {
+		return err
+	}
 	max, err := x.BoundOf(s.Bound("max_pages"))
 	if err != nil {
 		return err
@@ -44,7 +53,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 	touched := map[string]bool{}
 	for page := 1; ; page++ {
 		f := &step.Frame{Index: page - 1, Loop: map[string]any{loopPage: page}, Touched: touched}
-		if err := x.RunSteps(ctx, s.Steps("steps"), f); err != nil {
+		if err := n.RunSteps(ctx, s.Steps("steps"), f); err != nil {
 			return err
 		}
 		if page >= max {
@@ -54,7 +63,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 				return err
 			}
 			for name := range touched {
-				x.MarkTruncated(name)
+				lists.MarkTruncated(name)
 			}
 			return nil
 		}
@@ -64,7 +73,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 		}
 		// Next found, enabled, readied for the click and the marker's text
 		// read, in one round trip when the page can find next on its own.
-		rd, err := x.Ready(ctx, next, selector.ReadyOptions{ClassDisabled: true, Marker: before.el})
+		rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Marker: before.el})
 		if err != nil {
 			return err
 		}
@@ -96,7 +105,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 
 // hasNext reports whether the next control is there and enabled.
 func hasNext(ctx context.Context, x step.Exec, next string) (bool, error) {
-	rd, err := x.Ready(ctx, next, selector.ReadyOptions{ClassDisabled: true, Probe: true})
+	rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Probe: true})
 	if err != nil || rd != nil {
 		return rd != nil && !rd.Disabled, err
 	}

@@ -36,6 +36,14 @@ func init() {
 }
 
 func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
+	n, err := step.Need[step.Nesting](x, s)
+	if err != nil {
+		return err
+	}
+	pops, err := step.Need[step.Popups](x, s)
+	if err != nil {
+		return err
+	}
 	name := targetLabel(x, s, "click")
 	el, err := element(ctx, x, s, "click", 0)
 	if err != nil {
@@ -59,7 +67,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 	go wait()
 	// The page it opens is watched from before it runs: a dialog its
 	// scripts open while it loads is answered by the step's dialog rule.
-	defer x.WatchPopups(opener)()
+	defer pops.WatchPopups(opener)()
 	if err := selector.Click(openCtx, el, selector.ActOptions{Name: name}); err != nil {
 		if ctx.Err() == nil && openCtx.Err() != nil {
 			return errs.Wrap(errs.TargetNotFound, err, "target %s could not be clicked within %s (hidden or covered?)", name, popupOpenWait)
@@ -95,7 +103,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 	page = page.Context(context.WithoutCancel(ctx))
 	// Its requests followed (network_idle), and its dialogs answered unless
 	// WatchPopups does (a page the guard did not hand over paused).
-	stop := x.Watch(page)
+	stop := pops.Watch(page)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
@@ -105,7 +113,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err := waitOpened(openCtx, page.Context(openCtx)); err != nil && ctx.Err() != nil {
 		return err
 	}
-	return x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Window: page, Watched: true})
+	return n.RunSteps(ctx, s.Steps("steps"), &step.Frame{Window: page, Watched: true})
 }
 
 // waitOpened waits until the new page left about:blank and loaded (or its

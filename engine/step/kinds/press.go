@@ -11,6 +11,7 @@ import (
 func init() {
 	step.Register(&step.Spec{
 		Kind:      "press",
+		Synonyms:  []string{"keypress", "key", "keys"},
 		Doc:       "Press a key, in the focused element or in a target: a named key, one character (an application's shortcut such as j or /) or a chord, with the keydown, keypress, input and keyup a person's key gives.",
 		Short:     "key",
 		Risk:      "write",
@@ -37,7 +38,7 @@ func init() {
 				// Found and focused in one round trip when the page can
 				// tell on its own (see selector.Typing); else the way
 				// below, which waits.
-				ty, err := x.Typing(ctx, s.Str("target"), false)
+				ty, err := typing(ctx, x, s.Str("target"), false)
 				if err != nil {
 					return err
 				}

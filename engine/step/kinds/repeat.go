@@ -10,8 +10,9 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "repeat",
-		Doc:  "Run steps again and again while a condition holds (or until it holds), at most max times.",
+		Kind:     "repeat",
+		Synonyms: []string{"loop", "while_loop"},
+		Doc:      "Run steps again and again while a condition holds (or until it holds), at most max times.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
 			return sc.InLoop()
 		},
@@ -24,6 +25,10 @@ func init() {
 		},
 		Example: "repeat: {max: 5, until: vars.done, steps: [{click: acme.catalog.next_page}]}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			n, err := step.Need[step.Nesting](x, s)
+			if err != nil {
+				return err
+			}
 			max, err := x.BoundOf(s.Bound("max"))
 			if err != nil {
 				return err
@@ -31,23 +36,23 @@ func init() {
 			while, until := s.Expr("while"), s.Expr("until")
 			for i := 0; i < max; i++ {
 				if while != nil {
-					ok, err := x.TestIn(ctx, while, &step.Frame{Index: i})
+					ok, err := n.TestIn(ctx, while, &step.Frame{Index: i})
 					if err != nil || !ok {
 						return err
 					}
 				}
-				if err := x.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i}); err != nil {
+				if err := n.RunSteps(ctx, s.Steps("steps"), &step.Frame{Index: i}); err != nil {
 					return err
 				}
 				if until != nil {
-					ok, err := x.TestIn(ctx, until, &step.Frame{Index: i})
+					ok, err := n.TestIn(ctx, until, &step.Frame{Index: i})
 					if err != nil || ok {
 						return err
 					}
 				}
 			}
 			if while != nil {
-				if ok, err := x.TestIn(ctx, while, &step.Frame{Index: max}); err != nil || !ok {
+				if ok, err := n.TestIn(ctx, while, &step.Frame{Index: max}); err != nil || !ok {
 					return err
 				}
 				return errs.New(errs.LimitExceeded, "repeat ran %d times and `while: %s` still holds", max, while.Source)

@@ -17,9 +17,10 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "screenshot",
-		Doc:  "Save a PNG of the page or of one target under the state dir; the result is a file reference, never image bytes.",
-		Risk: "read",
+		Kind:     "screenshot",
+		Synonyms: []string{"capture", "snapshot"},
+		Doc:      "Save a PNG of the page or of one target under the state dir; the result is a file reference, never image bytes.",
+		Risk:     "read",
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Doc: "only this element (default: the viewport)"},
 			{Name: "full_page", Type: step.Bool, Doc: "the whole scrollable page (at most 16384 px each way and 16384×1280 px in all: a larger page is clipped from its top left and the result says clipped: true)"},
@@ -30,8 +31,12 @@ func init() {
 		},
 		Example: "screenshot: {full_page: true, into: shot}",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			arts, err := step.Need[step.Artifacts](x, s)
+			if err != nil {
+				return err
+			}
 			// Fields and text holding a secret are hidden while capturing.
-			restore, err := x.MaskSecrets(ctx)
+			restore, err := arts.MaskSecrets(ctx)
 			if err != nil {
 				return err
 			}
@@ -58,10 +63,10 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if max := x.MaxArtifactBytes(); max > 0 && int64(len(data)) > max {
+			if max := arts.MaxArtifactBytes(); max > 0 && int64(len(data)) > max {
 				return errs.New(errs.LimitExceeded, "the screenshot is %d bytes, above limits.max_artifact_bytes (%d): screenshot a target instead of the page, or raise the limit", len(data), max)
 			}
-			path, uri, err := x.Artifact("png")
+			path, uri, err := arts.Artifact("png")
 			if err != nil {
 				return err
 			}

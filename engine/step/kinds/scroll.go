@@ -140,6 +140,10 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 		}
 		return el.ScrollIntoView()
 	}
+	sw, err := step.Need[step.Scrolling](x, s)
+	if err != nil {
+		return err
+	}
 	cond, err := untilOf(s)
 	if err != nil {
 		return errs.Wrap(errs.Internal, err, "scroll: %v", err)
@@ -191,7 +195,7 @@ func runScroll(ctx context.Context, x step.Exec, s *step.Step) error {
 			stuck = 0
 			continue
 		}
-		w, err := x.ScrollWait(ctx, look, box, st.Height, screen+1 < max, scrollSettle)
+		w, err := sw.ScrollWait(ctx, look, box, st.Height, screen+1 < max, scrollSettle)
 		if err != nil || w.Held {
 			return err
 		}

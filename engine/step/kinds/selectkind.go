@@ -10,6 +10,7 @@ import (
 func init() {
 	step.Register(&step.Spec{
 		Kind:      "select",
+		Synonyms:  []string{"choose", "pick", "dropdown"},
 		Doc:       "Choose an option of a <select> by its value or its visible label, or of an ARIA combobox or listbox by the option's accessible name (the control is opened, the option clicked).",
 		Risk:      "write",
 		Acts:      true,

@@ -9,10 +9,11 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:  "sleep",
-		Doc:   "Pause for a fixed time (at most 10s). Prefer wait: it ends as soon as the page is ready.",
-		Short: "duration",
-		Risk:  "read",
+		Kind:     "sleep",
+		Synonyms: []string{"pause", "delay"},
+		Doc:      "Pause for a fixed time (at most 10s). Prefer wait: it ends as soon as the page is ready.",
+		Short:    "duration",
+		Risk:     "read",
 		Fields: []step.Field{
 			{Name: "duration", Type: step.Duration, Required: true, Max: 10 * time.Second, Doc: "how long to pause, at most 10s"},
 		},

@@ -36,6 +36,10 @@ func init() {
 			}
 		},
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
+			up, err := step.Need[step.Uploads](x, s)
+			if err != nil {
+				return err
+			}
 			var paths []string
 			for _, v := range s.Values("files") {
 				val, err := x.Eval(ctx, v.Value)
@@ -47,7 +51,7 @@ func init() {
 					names = []any{val}
 				}
 				for _, n := range names {
-					p, err := uploadPath(x.UploadsDir(), tmpl.Text(n), !v.Value.IsLiteral())
+					p, err := uploadPath(up.UploadsDir(), tmpl.Text(n), !v.Value.IsLiteral())
 					if err != nil {
 						return err
 					}

@@ -24,7 +24,8 @@ var waitFields = append(noted(condFields("wait until", "visible", "hidden", "tex
 
 func init() {
 	step.Register(&step.Spec{
-		Kind: "wait",
+		Kind:     "wait",
+		Synonyms: []string{"wait_for", "waitfor", "wait_until", "wait_for_selector"},
 		Doc: "Wait until a condition holds: a target is visible or hidden, a text appears anywhere on the page (frames included), " +
 			"the URL matches a glob (also after history.pushState), a target has at least N visible matches, the network is quiet, " +
 			"or the first of several conditions (any). The page itself answers most conditions, so the wait ends within a frame of the change.",
