@@ -81,7 +81,10 @@ func (s *serveRun) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	metrics := mcpserver.NewMetrics()
+	metrics, err := mcpserver.NewMetrics(nil)
+	if err != nil {
+		return err
+	}
 	a, err := app.OpenServer(cfg, log, metrics.Store)
 	if err != nil {
 		if le := (*lint.Error)(nil); errors.As(err, &le) {
@@ -109,12 +112,15 @@ func (s *serveRun) run(cmd *cobra.Command) error {
 	sweeping := make(chan struct{})
 	go func() { defer close(sweeping); a.Engine.KeepHandoffs(pctx, run.HandoffSweepEvery) }()
 	defer func() { stopPruning(); <-sweeping }()
-	srv := mcpserver.New(a.Engine, mcpserver.Options{
+	srv, err := mcpserver.New(a.Engine, mcpserver.Options{
 		Name: "toolwright", Version: buildVersion(), Logger: log, Metrics: metrics,
 		ShutdownGrace: cfg.ShutdownGrace,
 		MaxSessions:   cfg.HTTP.MaxSessions, SessionIdleTimeout: cfg.HTTP.SessionIdleTimeout,
 		Stateless: cfg.HTTP.Stateless,
 	})
+	if err != nil {
+		return err
+	}
 	if s.recording {
 		if err := srv.EnableRecording(cfg); err != nil {
 			return err

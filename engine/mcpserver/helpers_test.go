@@ -13,6 +13,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
@@ -144,9 +145,30 @@ func newFixtureWith(t testing.TB, o mcpserver.Options, files map[string]string) 
 		_ = a.Close(ctx)
 	})
 	o.Logger = log
-	f.srv = mcpserver.New(a.Engine, o)
+	f.srv = newServer(t, a.Engine, o)
 	f.session = f.connect(t)
 	return f
+}
+
+// newServer is mcpserver.New, failing t on its error.
+func newServer(t testing.TB, eng *run.Engine, o mcpserver.Options) *mcpserver.Server {
+	t.Helper()
+	srv, err := mcpserver.New(eng, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// newMetrics is mcpserver.NewMetrics on a registry of their own, failing t
+// on its error.
+func newMetrics(t testing.TB) *mcpserver.Metrics {
+	t.Helper()
+	m, err := mcpserver.NewMetrics(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func loadConfig(t testing.TB, path string) *config.Config {

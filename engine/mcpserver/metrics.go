@@ -3,7 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,12 +52,17 @@ type Metrics struct {
 	live     *liveCollector
 }
 
-// NewMetrics makes the metrics. Pass them in Options.Metrics, and wrap the
-// engine's store with Store before the engine is made, to get store latency
-// and step durations.
-func NewMetrics() *Metrics {
+// NewMetrics makes the metrics and registers them on reg (nil: a registry
+// of their own). Pass them in Options.Metrics, and wrap the engine's store
+// with Store before the engine is made, to get store latency and step
+// durations. A registry that already holds one of them (NewMetrics twice on
+// one registry) is an error naming it, and reg is left as it was.
+func NewMetrics(reg *prometheus.Registry) (*Metrics, error) {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg: reg,
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolwright_calls_total", Help: "Tool calls answered, by tool and envelope code.",
 		}, []string{"tool", "code"}),
@@ -76,9 +84,32 @@ func NewMetrics() *Metrics {
 			busy: prometheus.NewDesc("toolwright_calls_in_flight", "Tool calls running now.", nil, nil),
 		},
 	}
-	m.reg.MustRegister(m.calls, m.callDur, m.stepDur, m.storeLat, m.live,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
+	cs := []struct {
+		name string
+		c    prometheus.Collector
+	}{
+		{"toolwright_calls_total", m.calls},
+		{"toolwright_call_duration_seconds", m.callDur},
+		{"toolwright_step_duration_seconds", m.stepDur},
+		{"toolwright_store_latency_seconds", m.storeLat},
+		{"toolwright_environments_open, toolwright_sessions_open and toolwright_calls_in_flight", m.live},
+		{"the Go runtime collector", collectors.NewGoCollector()},
+		{"the process collector", collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})},
+	}
+	for i, c := range cs {
+		err := reg.Register(c.c)
+		if err == nil {
+			continue
+		}
+		for _, done := range cs[:i] {
+			reg.Unregister(done.c)
+		}
+		if errors.As(err, &prometheus.AlreadyRegisteredError{}) {
+			return nil, fmt.Errorf("metrics: %s is already registered on this registry (NewMetrics once per registry)", c.name)
+		}
+		return nil, fmt.Errorf("metrics: registering %s: %w", c.name, err)
+	}
+	return m, nil
 }
 
 // Registry is where the metrics are registered (to add more, or to gather in tests).
@@ -102,7 +133,7 @@ func (m *Metrics) Store(st store.Store) store.Store {
 // liveCollector reads the gauges of what is open when Prometheus scrapes.
 type liveCollector struct {
 	envs, sess, busy *prometheus.Desc
-	srv              *Server // set by New
+	srv              atomic.Pointer[Server] // set once, by New
 }
 
 func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -112,7 +143,7 @@ func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.srv
+	s := c.srv.Load()
 	if s == nil {
 		return
 	}

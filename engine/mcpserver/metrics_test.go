@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/toolwright/toolwright/engine/mcpserver"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testbrowser"
@@ -67,7 +69,7 @@ func TestMetricsAndProbes(t *testing.T) {
 	for k, v := range workflowFiles {
 		files[k] = v
 	}
-	m := mcpserver.NewMetrics()
+	m := newMetrics(t)
 	f := newFixtureWith(t, mcpserver.Options{Metrics: m}, files)
 	ctx := context.Background()
 	call := func(tool string, args map[string]any) {
@@ -143,7 +145,7 @@ func TestReadyzNoticesLostDatabase(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"deleted", "replaced"} {
 		t.Run(how, func(t *testing.T) {
-			f := newFixtureWith(t, mcpserver.Options{Metrics: mcpserver.NewMetrics()}, workflowFiles)
+			f := newFixtureWith(t, mcpserver.Options{Metrics: newMetrics(t)}, workflowFiles)
 			h := f.srv.Handler("127.0.0.1", "")
 			if code, body := get(t, h, "/readyz", ""); code != 200 {
 				t.Fatalf("/readyz: %d %s", code, body)
@@ -164,5 +166,47 @@ func TestReadyzNoticesLostDatabase(t *testing.T) {
 				t.Fatalf("/readyz with the database %s: %d %s", how, code, body)
 			}
 		})
+	}
+}
+
+// NewMetrics twice on one registry, and one Metrics for two servers, are
+// errors that say so, not a panic (the registration was MustRegister) and
+// not a second server silently taking the first's gauges; the registry
+// keeps what it held.
+func TestMetricsRegisteredTwice(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	m, err := mcpserver.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := mcpserver.NewMetrics(reg)
+	if err == nil || again != nil || !strings.Contains(err.Error(), "toolwright_calls_total is already registered on this registry") {
+		t.Errorf("NewMetrics twice on one registry: %v, %v; want an error naming toolwright_calls_total", again, err)
+	}
+	if after, err := reg.Gather(); err != nil || len(after) != len(before) {
+		t.Errorf("after the second NewMetrics the registry has %d families (%v), want %d", len(after), err, len(before))
+	}
+
+	// A registry that holds one of them only: the error names it and the
+	// metrics registered before it are taken back.
+	reg = prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector())
+	if _, err := mcpserver.NewMetrics(reg); err == nil || !strings.Contains(err.Error(), "the Go runtime collector is already registered") {
+		t.Errorf("NewMetrics on a registry with a Go collector: %v", err)
+	}
+	reg.Unregister(collectors.NewGoCollector())
+	if _, err := mcpserver.NewMetrics(reg); err != nil {
+		t.Errorf("NewMetrics after the Go collector left: %v (a failed NewMetrics left some registered)", err)
+	}
+
+	// One Metrics, two servers.
+	f := newFixtureWith(t, mcpserver.Options{Metrics: m}, workflowFiles)
+	if srv, err := mcpserver.New(f.app.Engine, mcpserver.Options{Metrics: m}); err == nil || srv != nil || !strings.Contains(err.Error(), "already count another server") {
+		t.Errorf("a second server on the same Metrics: made %t, err %v; want an error", srv != nil, err)
 	}
 }

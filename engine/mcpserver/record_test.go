@@ -57,7 +57,7 @@ func TestAgentRecords(t *testing.T) {
 	a, err := app.OpenServer(cfg, slog.New(slog.DiscardHandler), nil)
 	must(t, err)
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
-	srv := mcpserver.New(a.Engine, mcpserver.Options{})
+	srv := newServer(t, a.Engine, mcpserver.Options{})
 	must(t, srv.EnableRecording(cfg))
 	f := &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
 	cs := f.connect(t)

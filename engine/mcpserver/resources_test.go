@@ -43,7 +43,7 @@ func TestDownloadResources(t *testing.T) {
 		defer cancel()
 		_ = a.Close(ctx)
 	})
-	srv := mcpserver.New(a.Engine, mcpserver.Options{})
+	srv := newServer(t, a.Engine, mcpserver.Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -102,8 +102,11 @@ type Server struct {
 	posts    atomic.Int64 // HTTP POSTs not yet answered (their answers may still be on the way)
 }
 
-// New makes a server and registers the engine's current workflows.
-func New(eng *run.Engine, o Options) *Server {
+// New makes a server and registers the engine's current workflows. Its
+// metrics (o.Metrics, or new ones) count this server only: metrics that
+// already serve another server are an error, as is a registry that already
+// holds them.
+func New(eng *run.Engine, o Options) (*Server, error) {
 	if o.Name == "" {
 		o.Name = DefaultName
 	}
@@ -140,10 +143,16 @@ func New(eng *run.Engine, o Options) *Server {
 		o.MaxClientRequests = DefaultMaxClientRequests
 	}
 	if o.Metrics == nil {
-		o.Metrics = NewMetrics()
+		m, err := NewMetrics(nil)
+		if err != nil {
+			return nil, err
+		}
+		o.Metrics = m
 	}
 	s := &Server{eng: eng, log: o.Logger, o: o, tools: map[string][]byte{}, metrics: o.Metrics}
-	o.Metrics.live.srv = s
+	if !o.Metrics.live.srv.CompareAndSwap(nil, s) {
+		return nil, errors.New("metrics: these Metrics already count another server's sessions and calls (NewMetrics once per server)")
+	}
 	s.base, s.abort = context.WithCancel(context.Background())
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: "toolwright", Version: o.Version}, &mcp.ServerOptions{
 		// The SDK's own chatter (sessions opening and closing) is debug detail.
@@ -159,7 +168,7 @@ func New(eng *run.Engine, o Options) *Server {
 		URITemplate: run.DownloadURITemplate,
 	}, s.readDownload)
 	s.Sync(eng.Workflows())
-	return s
+	return s, nil
 }
 
 // MCP is the underlying SDK server (to connect in-process transports).

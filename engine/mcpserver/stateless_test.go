@@ -43,7 +43,7 @@ func TestStatelessReplicasRoundRobin(t *testing.T) {
 	f := newFixture(t, mcpserver.Options{})
 	replicas := func(stateless bool) (http.Handler, http.Handler) {
 		o := mcpserver.Options{Stateless: stateless}
-		return mcpserver.New(f.app.Engine, o).Handler("127.0.0.1", ""), mcpserver.New(f.app.Engine, o).Handler("127.0.0.1", "")
+		return newServer(t, f.app.Engine, o).Handler("127.0.0.1", ""), newServer(t, f.app.Engine, o).Handler("127.0.0.1", "")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
