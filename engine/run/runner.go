@@ -273,13 +273,9 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	}
 	defer cancel()
 	if s.Dialog != nil {
-		a := &dialogAnswer{accept: s.Dialog.Accept}
-		if s.Dialog.Text != nil {
-			text, err := r.Text(ctx, s.Dialog.Text)
-			if err != nil {
-				return r.classify(ctx, ctx, s, err)
-			}
-			a.text = text
+		a, err := r.stepDialog(ctx, s)
+		if err != nil {
+			return r.classify(ctx, ctx, s, err)
 		}
 		defer r.c.setDialog(r.c.setDialog(a))
 	}
@@ -335,6 +331,27 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	if err != nil && !errors.As(err, &fe) {
 		err = r.classify(ctx, sctx, s, err)
 	}
+	r.endAttempt(rec, start, n, err)
+	return err
+}
+
+// stepDialog is how step s answers dialogs (its dialog: rule, the text
+// evaluated).
+func (r *runner) stepDialog(ctx context.Context, s *step.Step) (*dialogAnswer, error) {
+	a := &dialogAnswer{accept: s.Dialog.Accept}
+	if s.Dialog.Text != nil {
+		text, err := r.Text(ctx, s.Dialog.Text)
+		if err != nil {
+			return nil, err
+		}
+		a.text = text
+	}
+	return a, nil
+}
+
+// endAttempt records in step record rec how attempt n, begun at start,
+// ended (err), and notes the environment as held by the call.
+func (r *runner) endAttempt(rec int, start time.Time, n int, err error) {
 	if env := r.c.currentEnv(); env != nil {
 		r.c.noteHeld(env)
 	}
@@ -348,7 +365,6 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 			r.c.attempts = n
 		}
 	})
-	return err
 }
 
 // stepTimeout is how long one attempt of s may take: its `timeout` key or

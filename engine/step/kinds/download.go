@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
@@ -52,10 +53,6 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	max := dl.MaxDownloadBytes()
-	if n := int64(s.Int("max_bytes")); n > 0 && (max <= 0 || n < max) {
-		max = n
-	}
 	dir, err := dl.DownloadDir()
 	if err != nil {
 		return err
@@ -68,71 +65,129 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	b := page.Browser()
+	d := &download{dl: dl, b: page.Browser(), dir: dir, frame: page.FrameID, max: downloadLimit(dl, s), label: targetLabel(x, s, "click")}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
+	events := d.watch(wctx)
+	deny, err := d.allow(ctx)
+	if err != nil {
+		return err
+	}
+	defer deny()
+	if err := selector.Click(ctx, el, selector.ActOptions{Name: d.label}); err != nil {
+		return err
+	}
+	ref, err := d.await(ctx, events)
+	if err != nil {
+		return err
+	}
+	x.SetVar(s.Str("into"), ref, false)
+	return nil
+}
+
+// downloadLimit is the largest file step s accepts: its max_bytes, at most
+// limits.max_download_bytes.
+func downloadLimit(dl step.Downloads, s *step.Step) int64 {
+	max := dl.MaxDownloadBytes()
+	if n := int64(s.Int("max_bytes")); n > 0 && (max <= 0 || n < max) {
+		max = n
+	}
+	return max
+}
+
+// download is a download step's file: the click on label in frame starts
+// it, the browser saves it in dir, and it is kept if at most max bytes.
+type download struct {
+	dl    step.Downloads
+	b     *rod.Browser
+	dir   string
+	frame proto.PageFrameID
+	max   int64
+	label string
+}
+
+// watch passes the browser's download events on until ctx ends.
+func (d *download) watch(ctx context.Context) <-chan downloadEvent {
 	events := make(chan downloadEvent, 64)
 	send := func(e downloadEvent) {
 		select {
 		case events <- e:
-		case <-wctx.Done():
+		case <-ctx.Done():
 		}
 	}
-	wait := b.Context(wctx).EachEvent(
+	wait := d.b.Context(ctx).EachEvent(
 		func(e *proto.BrowserDownloadWillBegin) { send(downloadEvent{begin: e}) },
 		func(e *proto.BrowserDownloadProgress) { send(downloadEvent{progress: e}) },
 	)
 	go wait()
-	ctxID := b.BrowserContextID
+	return events
+}
+
+// allow lets the browser context save downloads in dir, under their GUID,
+// with events; deny stops it again (downloads outside a download step are
+// not saved anywhere).
+func (d *download) allow(ctx context.Context) (deny func(), err error) {
+	ctxID := d.b.BrowserContextID
 	if err := (proto.BrowserSetDownloadBehavior{
 		Behavior: proto.BrowserSetDownloadBehaviorBehaviorAllowAndName, BrowserContextID: ctxID,
-		DownloadPath: dir, EventsEnabled: true,
-	}).Call(b.Context(ctx)); err != nil {
-		return err
+		DownloadPath: d.dir, EventsEnabled: true,
+	}).Call(d.b.Context(ctx)); err != nil {
+		return nil, err
 	}
-	// Downloads outside a download step are not saved anywhere.
-	defer func() {
+	return func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), guardTimeout)
 		defer cancel()
-		_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDeny, BrowserContextID: ctxID}.Call(b.Context(rctx))
-	}()
-	if err := selector.Click(ctx, el, selector.ActOptions{Name: targetLabel(x, s, "click")}); err != nil {
-		return err
-	}
+		_ = proto.BrowserSetDownloadBehavior{Behavior: proto.BrowserSetDownloadBehaviorBehaviorDeny, BrowserContextID: ctxID}.Call(d.b.Context(rctx))
+	}, nil
+}
+
+// await follows the download the click started in d's frame until it
+// completes (its file reference), goes over max_bytes, is cancelled or ctx
+// ends; a download not kept leaves no file.
+func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[string]any, error) {
 	var begin *proto.BrowserDownloadWillBegin
 	for {
 		select {
 		case <-ctx.Done():
 			if begin == nil {
-				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", targetLabel(x, s, "click"))
+				return nil, errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", d.label)
 			}
-			cancelDownload(b.Context(context.WithoutCancel(ctx)), begin.GUID, ctxID, dir)
-			return ctx.Err()
+			d.cancel(ctx, begin.GUID)
+			return nil, ctx.Err()
 		case e := <-events:
 			switch {
-			case e.begin != nil && begin == nil && e.begin.FrameID == page.FrameID:
+			case e.begin != nil && begin == nil && e.begin.FrameID == d.frame:
 				begin = e.begin
 			case e.progress != nil && begin != nil && e.progress.GUID == begin.GUID:
-				p := e.progress
-				if int64(p.ReceivedBytes) > max || int64(p.TotalBytes) > max {
-					cancelDownload(b.Context(context.WithoutCancel(ctx)), begin.GUID, ctxID, dir)
-					return errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, max)
-				}
-				switch p.State {
-				case proto.BrowserDownloadProgressStateCanceled:
-					removeDownload(dir, begin.GUID)
-					return errs.New(errs.NavigationFailed, "the download %q was cancelled by the browser or the site", begin.SuggestedFilename)
-				case proto.BrowserDownloadProgressStateCompleted:
-					ref, err := keepDownload(dl, dir, begin, max)
-					if err != nil {
-						return err
-					}
-					x.SetVar(s.Str("into"), ref, false)
-					return nil
+				if ref, done, err := d.progress(ctx, begin, e.progress); done {
+					return ref, err
 				}
 			}
 		}
 	}
+}
+
+// progress handles one progress event of download begin: done once it
+// completed (ref), went over max_bytes or was cancelled (err).
+func (d *download) progress(ctx context.Context, begin *proto.BrowserDownloadWillBegin, p *proto.BrowserDownloadProgress) (ref map[string]any, done bool, err error) {
+	if int64(p.ReceivedBytes) > d.max || int64(p.TotalBytes) > d.max {
+		d.cancel(ctx, begin.GUID)
+		return nil, true, errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, d.max)
+	}
+	switch p.State {
+	case proto.BrowserDownloadProgressStateCanceled:
+		removeDownload(d.dir, begin.GUID)
+		return nil, true, errs.New(errs.NavigationFailed, "the download %q was cancelled by the browser or the site", begin.SuggestedFilename)
+	case proto.BrowserDownloadProgressStateCompleted:
+		ref, err := keepDownload(d.dl, d.dir, begin, d.max)
+		return ref, true, err
+	}
+	return nil, false, nil
+}
+
+// cancel cancels download guid and removes what it saved.
+func (d *download) cancel(ctx context.Context, guid string) {
+	cancelDownload(d.b.Context(context.WithoutCancel(ctx)), guid, d.b.BrowserContextID, d.dir)
 }
 
 // guardTimeout bounds the clean-up calls a download makes after its step.
