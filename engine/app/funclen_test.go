@@ -27,11 +27,6 @@ var longFuncs = map[string]bool{
 	"engine/browser:Manager.open":         true,
 	"engine/browser:Manager.attach":       true,
 	"engine/browser:localProvider.launch": true,
-	// not split yet
-	"engine/record:drafter.steps":   true,
-	"engine/record:Recorder.handle": true,
-	"engine/selector:Map.wait":      true,
-	"engine/selector:resolveScoped": true,
 }
 
 // TestFunctionLength fails on a function over maxFuncLines lines in the

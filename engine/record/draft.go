@@ -145,131 +145,166 @@ type pageSteps struct {
 	dirty bool // the last action may have changed the page: the next waits for its target
 }
 
+// draftRun is one pass over a recording's events: the steps so far, the
+// list each page's events go into, and what marks and turns said.
+type draftRun struct {
+	*drafter
+	top      []any
+	lists    map[int]*pageSteps
+	lastAct  int64
+	started  bool
+	spec     *Spec
+	rowsAt   *pageSteps
+	rowsIdx  int
+	turns    int
+	observed []map[string]any
+	finished bool
+}
+
 func (d *drafter) steps(rec *Recording) ([]any, error) {
-	var top []any
-	top = append(top, newMap(false, "goto", d.urlOf(d.o.StartURL)))
-	lists := map[int]*pageSteps{0: {list: &top}}
-	var (
-		lastAct  int64
-		started  bool
-		spec     *Spec
-		rowsAt   *pageSteps
-		rowsIdx  int
-		turns    int
-		observed []map[string]any
-		finished bool
-	)
+	r := &draftRun{drafter: d}
+	r.top = append(r.top, newMap(false, "goto", d.urlOf(d.o.StartURL)))
+	r.lists = map[int]*pageSteps{0: {list: &r.top}}
 	evs := mergeFills(rec.Events)
 	for i, ev := range evs {
-		ps := lists[ev.Page]
+		ps := r.lists[ev.Page]
 		if ps == nil {
 			continue // a page opened outside any recorded popup
 		}
-		switch ev.K {
-		case "nav":
-			if started && ev.Page == 0 && ev.T-lastAct > 5000 && strings.HasPrefix(ev.URL, "http") {
-				*ps.list = append(*ps.list, newMap(false, "goto", d.urlOf(ev.URL)))
-				ps.dirty = true
-			}
-			continue
-		case "goto":
-			*ps.list = append(*ps.list, newMap(false, "goto", d.urlOf(ev.URL)))
+		done, err := r.event(ps, ev)
+		if err == nil && !done {
+			err = r.action(ps, ev, evs[i+1:])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := r.insertRows(); err != nil {
+		return nil, err
+	}
+	return r.top, nil
+}
+
+// event takes an event that is not a page action (a navigation, a submit,
+// a popup, a turn, the finish, a mark) and says whether it was one.
+func (r *draftRun) event(ps *pageSteps, ev *Event) (bool, error) {
+	switch ev.K {
+	case "nav":
+		if r.started && ev.Page == 0 && ev.T-r.lastAct > 5000 && strings.HasPrefix(ev.URL, "http") {
+			*ps.list = append(*ps.list, newMap(false, "goto", r.urlOf(ev.URL)))
 			ps.dirty = true
-			started = true
-			lastAct = ev.T
-			continue
-		case "submit":
-			if ev.Method == "post" {
-				d.risk = "write"
-			}
-			continue
-		case "popup":
-			// The last click of the opener opened it: that click becomes a
-			// popup step, and the popup's actions its steps.
-			var n int
-			fmt.Sscan(ev.Value, &n)
-			l := *ps.list
-			for j := len(l) - 1; j >= 0; j-- {
-				m, ok := l[j].(*omap)
-				if !ok {
-					continue
-				}
-				if t, ok := m.vals["click"]; ok {
-					inner := []any{}
-					p := newMap(false, "popup", newMap(false, "click", t, "steps", &inner))
-					if dl, ok := m.vals["dialog"]; ok {
-						p.set("dialog", dl)
-					}
-					l[j] = p
-					lists[n] = &pageSteps{list: &inner, page: n, dirty: true}
-					break
-				}
-			}
-			continue
-		case "popup_closed", "turn":
-			if ev.K == "turn" && ev.Rows != nil {
-				observed = append(observed, ev.Rows...)
-				turns++
-			}
-			continue
-		case "finish":
-			if ev.Rows != nil {
-				observed = append(observed, ev.Rows...)
-			}
-			finished = true
-			continue
-		case "mark":
-			if ev.Spec != nil {
-				spec = ev.Spec
-			}
-			switch ev.Mode {
-			case "value":
-				if err := d.markValue(ps, ev); err != nil {
-					return nil, err
-				}
-			case "rows":
-				rowsAt, rowsIdx = ps, len(*ps.list)
-			case "next":
-				if ev.El != nil {
-					t, err := d.target(ev.El, ev.Frames, "next-page control")
-					if err != nil {
-						return nil, err
-					}
-					d.nextName = t
-				}
-			}
-			continue
 		}
-		if !isAction(ev.K) {
-			continue
+	case "goto":
+		*ps.list = append(*ps.list, newMap(false, "goto", r.urlOf(ev.URL)))
+		ps.dirty = true
+		r.started = true
+		r.lastAct = ev.T
+	case "submit":
+		if ev.Method == "post" {
+			r.risk = "write"
 		}
-		started = true
-		lastAct = ev.T
-		s, err := d.action(ev, evs[i+1:])
-		if err != nil {
-			return nil, err
+	case "popup":
+		r.popup(ps, ev)
+	case "popup_closed", "turn":
+		if ev.K == "turn" && ev.Rows != nil {
+			r.observed = append(r.observed, ev.Rows...)
+			r.turns++
 		}
-		if s == nil {
-			continue
+	case "finish":
+		if ev.Rows != nil {
+			r.observed = append(r.observed, ev.Rows...)
 		}
-		if t := targetOfStep(s); t != "" && ps.dirty {
-			*ps.list = append(*ps.list, newMap(false, "wait", newMap(true, "visible", t)))
-		}
-		*ps.list = append(*ps.list, s)
-		ps.dirty = ev.K == "click" || ev.K == "press" || ev.K == "select" || ev.K == "check" || ev.K == "upload"
+		r.finished = true
+	case "mark":
+		return true, r.mark(ps, ev)
+	default:
+		return false, nil
 	}
-	if spec != nil && spec.Rows != nil && rowsAt != nil {
-		if len(spec.Rows.Fields) == 0 {
-			return nil, fmt.Errorf("rows were marked but no field in them: click each field to return after marking the row")
+	return true, nil
+}
+
+// popup turns the opener's last click into a popup step: the popup's
+// actions become its steps.
+func (r *draftRun) popup(ps *pageSteps, ev *Event) {
+	var n int
+	fmt.Sscan(ev.Value, &n)
+	l := *ps.list
+	for j := len(l) - 1; j >= 0; j-- {
+		m, ok := l[j].(*omap)
+		if !ok {
+			continue
 		}
-		st, err := d.rows(spec, turns+1, observed, finished)
-		if err != nil {
-			return nil, err
+		if t, ok := m.vals["click"]; ok {
+			inner := []any{}
+			p := newMap(false, "popup", newMap(false, "click", t, "steps", &inner))
+			if dl, ok := m.vals["dialog"]; ok {
+				p.set("dialog", dl)
+			}
+			l[j] = p
+			r.lists[n] = &pageSteps{list: &inner, page: n, dirty: true}
+			return
 		}
-		l := *rowsAt.list
-		*rowsAt.list = append(l[:rowsIdx], append(st, l[rowsIdx:]...)...)
 	}
-	return top, nil
+}
+
+// mark takes what the person marked: a value to return, the rows, the
+// next-page control.
+func (r *draftRun) mark(ps *pageSteps, ev *Event) error {
+	if ev.Spec != nil {
+		r.spec = ev.Spec
+	}
+	switch ev.Mode {
+	case "value":
+		return r.markValue(ps, ev)
+	case "rows":
+		r.rowsAt, r.rowsIdx = ps, len(*ps.list)
+	case "next":
+		if ev.El != nil {
+			t, err := r.target(ev.El, ev.Frames, "next-page control")
+			if err != nil {
+				return err
+			}
+			r.nextName = t
+		}
+	}
+	return nil
+}
+
+// action adds the step of a page action, after a wait for its target when
+// the action before may have changed the page.
+func (r *draftRun) action(ps *pageSteps, ev *Event, rest []*Event) error {
+	if !isAction(ev.K) {
+		return nil
+	}
+	r.started = true
+	r.lastAct = ev.T
+	s, err := r.drafter.action(ev, rest)
+	if err != nil || s == nil {
+		return err
+	}
+	if t := targetOfStep(s); t != "" && ps.dirty {
+		*ps.list = append(*ps.list, newMap(false, "wait", newMap(true, "visible", t)))
+	}
+	*ps.list = append(*ps.list, s)
+	ps.dirty = ev.K == "click" || ev.K == "press" || ev.K == "select" || ev.K == "check" || ev.K == "upload"
+	return nil
+}
+
+// insertRows puts the steps reading the marked rows where they were marked.
+func (r *draftRun) insertRows() error {
+	if r.spec == nil || r.spec.Rows == nil || r.rowsAt == nil {
+		return nil
+	}
+	if len(r.spec.Rows.Fields) == 0 {
+		return fmt.Errorf("rows were marked but no field in them: click each field to return after marking the row")
+	}
+	st, err := r.rows(r.spec, r.turns+1, r.observed, r.finished)
+	if err != nil {
+		return err
+	}
+	l := *r.rowsAt.list
+	*r.rowsAt.list = append(l[:r.rowsIdx], append(st, l[r.rowsIdx:]...)...)
+	return nil
 }
 
 // mergeFills keeps the last of fills in a row on one field (typing,

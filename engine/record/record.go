@@ -398,25 +398,13 @@ func (r *Recorder) handle(msg *rod.Message) {
 	switch msg.Method {
 	case "Runtime.bindingCalled":
 		var ev proto.RuntimeBindingCalled
-		if s == nil || !msg.Load(&ev) || ev.Name != binding {
-			return
+		if s != nil && msg.Load(&ev) && ev.Name == binding {
+			r.captured(s, ev)
 		}
-		r.captured(s, ev)
 	case "Runtime.executionContextCreated":
 		var ev proto.RuntimeExecutionContextCreated
-		if s == nil || !msg.Load(&ev) || ev.Context.Name != world {
-			return
-		}
-		var aux struct{ FrameID proto.PageFrameID }
-		aux.FrameID = proto.PageFrameID(ev.Context.AuxData["frameId"].Str())
-		r.mu.Lock()
-		s.contexts[ev.Context.ID] = aux.FrameID
-		spec := r.spec
-		r.mu.Unlock()
-		if spec != nil && aux.FrameID == s.mainFrame {
-			// A new document of a page with marks: its script starts
-			// without them, so hand them over.
-			go r.handSpec(s, ev.Context.ID, spec)
+		if s != nil && msg.Load(&ev) && ev.Context.Name == world {
+			r.contextCreated(s, ev)
 		}
 	case "Runtime.executionContextDestroyed":
 		var ev proto.RuntimeExecutionContextDestroyed
@@ -427,61 +415,82 @@ func (r *Recorder) handle(msg *rod.Message) {
 		}
 	case "Target.attachedToTarget":
 		var ev proto.TargetAttachedToTarget
-		if !msg.Load(&ev) {
-			return
+		if msg.Load(&ev) {
+			r.attached(s, msg.SessionID, ev)
 		}
-		r.attached(s, msg.SessionID, ev)
 	case "Target.detachedFromTarget":
 		var ev proto.TargetDetachedFromTarget
-		if !msg.Load(&ev) {
-			return
-		}
-		r.mu.Lock()
-		gone := r.sessions[ev.SessionID]
-		delete(r.sessions, ev.SessionID)
-		if gone != nil && gone.popup > 0 && !gone.frame {
-			r.events = append(r.events, &Event{K: "popup_closed", Page: gone.popup, T: time.Now().UnixMilli()})
-		}
-		r.mu.Unlock()
-		if gone == r.main {
-			r.finish()
+		if msg.Load(&ev) {
+			r.detached(ev)
 		}
 	case "Page.frameNavigated":
 		var ev proto.PageFrameNavigated
-		if s == nil || s.frame || !msg.Load(&ev) || ev.Frame.ParentID != "" {
-			return
+		if s != nil && !s.frame && msg.Load(&ev) && ev.Frame.ParentID == "" {
+			r.mu.Lock()
+			s.mainFrame = ev.Frame.ID
+			r.events = append(r.events, &Event{K: "nav", URL: ev.Frame.URL, Page: s.popup, T: time.Now().UnixMilli()})
+			r.mu.Unlock()
 		}
-		r.mu.Lock()
-		s.mainFrame = ev.Frame.ID
-		r.events = append(r.events, &Event{K: "nav", URL: ev.Frame.URL, Page: s.popup, T: time.Now().UnixMilli()})
-		r.mu.Unlock()
 	case "Page.javascriptDialogOpening":
 		var ev proto.PageJavascriptDialogOpening
-		if s == nil || !msg.Load(&ev) {
-			return
+		if s != nil && msg.Load(&ev) {
+			r.mu.Lock()
+			r.dialogs[s.id] = &Dialog{Type: string(ev.Type), Message: ev.Message}
+			r.mu.Unlock()
 		}
-		r.mu.Lock()
-		r.dialogs[s.id] = &Dialog{Type: string(ev.Type), Message: ev.Message}
-		r.mu.Unlock()
 	case "Page.javascriptDialogClosed":
 		var ev proto.PageJavascriptDialogClosed
-		if s == nil || !msg.Load(&ev) {
-			return
+		if s != nil && msg.Load(&ev) {
+			r.dialogClosed(s, ev)
 		}
-		r.mu.Lock()
-		d := r.dialogs[s.id]
-		delete(r.dialogs, s.id)
-		if d != nil {
-			d.Accepted, d.Text = ev.Result, ev.UserInput
-			// The dialog belongs to the last action on that page.
-			for i := len(r.events) - 1; i >= 0; i-- {
-				if e := r.events[i]; e.Page == s.popup && isAction(e.K) {
-					e.Dialog = d
-					break
-				}
-			}
+	}
+}
+
+// contextCreated notes the frame of a new execution context of our world.
+func (r *Recorder) contextCreated(s *session, ev proto.RuntimeExecutionContextCreated) {
+	frame := proto.PageFrameID(ev.Context.AuxData["frameId"].Str())
+	r.mu.Lock()
+	s.contexts[ev.Context.ID] = frame
+	spec := r.spec
+	r.mu.Unlock()
+	if spec != nil && frame == s.mainFrame {
+		// A new document of a page with marks: its script starts
+		// without them, so hand them over.
+		go r.handSpec(s, ev.Context.ID, spec)
+	}
+}
+
+// detached: a session ended. A popup's page closing is an event; the main
+// page's ends the recording.
+func (r *Recorder) detached(ev proto.TargetDetachedFromTarget) {
+	r.mu.Lock()
+	gone := r.sessions[ev.SessionID]
+	delete(r.sessions, ev.SessionID)
+	if gone != nil && gone.popup > 0 && !gone.frame {
+		r.events = append(r.events, &Event{K: "popup_closed", Page: gone.popup, T: time.Now().UnixMilli()})
+	}
+	r.mu.Unlock()
+	if gone == r.main {
+		r.finish()
+	}
+}
+
+// dialogClosed gives the dialog, with the person's answer, to the last
+// action on that page.
+func (r *Recorder) dialogClosed(s *session, ev proto.PageJavascriptDialogClosed) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.dialogs[s.id]
+	delete(r.dialogs, s.id)
+	if d == nil {
+		return
+	}
+	d.Accepted, d.Text = ev.Result, ev.UserInput
+	for i := len(r.events) - 1; i >= 0; i-- {
+		if e := r.events[i]; e.Page == s.popup && isAction(e.K) {
+			e.Dialog = d
+			break
 		}
-		r.mu.Unlock()
 	}
 }
 

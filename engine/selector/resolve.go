@@ -113,48 +113,14 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 	if elCtx == nil {
 		elCtx = sc.page.GetContext()
 	}
-	p := sc.page.Context(ctx)
-	sc.page = p
+	sc.page = sc.page.Context(ctx)
 	broken := make([]bool, len(t.Locators)) // locators that can never match (bad css, xpath, regex)
 	var cause error
 	for {
-		usable := false
-		for i, loc := range t.Locators {
-			if broken[i] {
-				continue
-			}
-			usable = true
-			h, err := find(sc, loc, t.Many, opt.Visible, opt.First)
-			if ctx.Err() != nil {
-				break
-			}
-			if err != nil {
-				cause = err
-				var ee *rod.EvalError
-				if errors.As(err, &ee) {
-					broken[i] = true
-				}
-				continue
-			}
-			if h == nil {
-				continue
-			}
-			if opt.First && len(h.objs) > 1 {
-				h.objs = h.objs[:1]
-			}
-			if opt.objects {
-				return &Match{objs: h.objs, Count: h.count, Hidden: h.hidden, Strategy: loc.Strategy, Locator: i}, nil
-			}
-			m, err := h.match(p, elCtx)
-			if err != nil {
-				cause = err
-				continue
-			}
-			m.Strategy, m.Locator = loc.Strategy, i
-			m.Ambiguous = m.Ambiguous && !t.Many
+		if m := tryLocators(ctx, sc, elCtx, t, opt, broken, &cause); m != nil {
 			return m, nil
 		}
-		usable = false
+		usable := false
 		for _, b := range broken {
 			usable = usable || !b
 		}
@@ -168,8 +134,55 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 			}
 		}
 	}
+	return nil, notFound(ctx, sc, t, opt, inParent, start, cause)
+}
+
+// tryLocators looks once for t by each of its locators in order (skipping
+// broken ones, and marking those that turn out broken) and returns the
+// first match, or nil with the last error in cause.
+func tryLocators(ctx context.Context, sc scope, elCtx context.Context, t *Target, opt Options, broken []bool, cause *error) *Match {
+	for i, loc := range t.Locators {
+		if broken[i] {
+			continue
+		}
+		h, err := find(sc, loc, t.Many, opt.Visible, opt.First)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			*cause = err
+			var ee *rod.EvalError
+			if errors.As(err, &ee) {
+				broken[i] = true
+			}
+			continue
+		}
+		if h == nil {
+			continue
+		}
+		if opt.First && len(h.objs) > 1 {
+			h.objs = h.objs[:1]
+		}
+		if opt.objects {
+			return &Match{objs: h.objs, Count: h.count, Hidden: h.hidden, Strategy: loc.Strategy, Locator: i}
+		}
+		m, err := h.match(sc.page, elCtx)
+		if err != nil {
+			*cause = err
+			continue
+		}
+		m.Strategy, m.Locator = loc.Strategy, i
+		m.Ambiguous = m.Ambiguous && !t.Many
+		return m
+	}
+	return nil
+}
+
+// notFound is the error of a target that was not found (cancelled, when
+// ctx was), saying where it was looked for, for how long and how.
+func notFound(ctx context.Context, sc scope, t *Target, opt Options, inParent bool, start time.Time, cause error) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return nil, errs.Wrap(errs.Cancelled, ctx.Err(), "finding target %s was cancelled", targetName(t))
+		return errs.Wrap(errs.Cancelled, ctx.Err(), "finding target %s was cancelled", targetName(t))
 	}
 	if cause == nil {
 		cause = ctx.Err()
@@ -182,7 +195,7 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 	if opt.Once && ctx.Err() == nil {
 		after = ""
 	}
-	return nil, errs.Wrap(errs.TargetNotFound, cause, "target %s%s not found on %s%s (tried %s)",
+	return errs.Wrap(errs.TargetNotFound, cause, "target %s%s not found on %s%s (tried %s)",
 		targetName(t), within, pagePath(ctx, sc.page), after, strings.Join(tried(t), ", "))
 }
 

@@ -72,55 +72,14 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 		return -1, errs.New(errs.Internal, "wait without a condition")
 	}
 	start := time.Now()
-	var inPage []map[string]any
-	var inPageIdx []int
-	goSide := false
-	idle := make(chan int, len(conds))
 	idleCtx, stopIdle := context.WithCancel(ctx)
 	defer stopIdle()
-	for i, c := range conds {
-		switch c.Kind {
-		case CondText:
-			inPage = append(inPage, map[string]any{"kind": "text", "text": c.Text})
-			inPageIdx = append(inPageIdx, i)
-			goSide = true // text inside out-of-process frames
-		case CondURL:
-			inPage = append(inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": globOnPath(c.Text)})
-			inPageIdx = append(inPageIdx, i)
-		case CondIdle:
-			if once {
-				continue
-			}
-			go func(i int, quiet time.Duration) {
-				if t := trafficOf(page); t != nil {
-					// The page is watched: requests already in flight count.
-					if t.idle(idleCtx, quiet) == nil {
-						idle <- i
-					}
-					return
-				}
-				wait := page.Context(idleCtx).WaitRequestIdle(quiet, nil, nil, nil)
-				wait()
-				if idleCtx.Err() == nil {
-					idle <- i
-				}
-			}(i, c.Quiet)
-			goSide = true
-		default:
-			jc, ok, err := m.pageCond(c)
-			if err != nil {
-				return -1, err
-			}
-			if !ok {
-				goSide = true
-				continue
-			}
-			inPage = append(inPage, jc)
-			inPageIdx = append(inPageIdx, i)
-		}
+	w, err := m.planWait(idleCtx, page, conds, once)
+	if err != nil {
+		return -1, err
 	}
 	slice := maxWaitSlice
-	if goSide {
+	if w.goSide {
 		slice = 100 * time.Millisecond
 	}
 	sc := scope{page: page}
@@ -128,31 +87,18 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 	for {
 		best := -1
 		// Conditions answered from Go, in order.
-		if goSide {
-			for i, c := range conds {
-				if ok, err := m.holdsFromGo(ctx, page, c); err == nil && ok {
-					best = i
-					break
-				} else if err != nil && once {
-					return -1, err
-				} else if err != nil && ctx.Err() == nil {
-					cause = err
-				}
-			}
-			select {
-			case i := <-idle:
-				if best < 0 || i < best {
-					best = i
-				}
-			default:
+		if w.goSide {
+			var err error
+			if best, err = m.holdsGoSide(ctx, page, conds, once, w.idle, &cause); err != nil {
+				return -1, err
 			}
 		}
-		if len(inPage) > 0 {
+		if len(w.inPage) > 0 {
 			d := slice
 			if best >= 0 || once {
 				d = 0 // only ask whether an earlier condition holds too
 			}
-			i, err := waitCondsPoll(ctx, sc, inPage, d, pollFor(conds))
+			i, err := waitCondsPoll(ctx, sc, w.inPage, d, pollFor(conds))
 			switch {
 			case err != nil && once:
 				return -1, err
@@ -161,12 +107,12 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 				if !sleepCtx(ctx, fastPoll) {
 					break
 				}
-			case i >= 0 && (best < 0 || inPageIdx[i] < best):
-				best = inPageIdx[i]
+			case i >= 0 && (best < 0 || w.inPageIdx[i] < best):
+				best = w.inPageIdx[i]
 			}
 		} else if best < 0 && !once {
 			select {
-			case i := <-idle:
+			case i := <-w.idle:
 				best = i
 			case <-ctx.Done():
 			case <-time.After(slice):
@@ -179,6 +125,97 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 			return -1, m.waitFailed(ctx, page, conds, start, cause)
 		}
 	}
+}
+
+// waitPlan is how a wait's conditions are checked: those the page answers
+// in one request (inPage, with their indexes in conds), whether any is
+// answered from Go, and where network idleness is reported.
+type waitPlan struct {
+	inPage    []map[string]any
+	inPageIdx []int
+	goSide    bool
+	idle      chan int
+}
+
+// planWait sorts conds into those the page answers and those Go answers,
+// and starts watching the network for the idleness conditions (not when
+// looking once: idleness never holds then) until ctx ends.
+func (m *Map) planWait(ctx context.Context, page *rod.Page, conds []Cond, once bool) (*waitPlan, error) {
+	w := &waitPlan{idle: make(chan int, len(conds))}
+	for i, c := range conds {
+		switch c.Kind {
+		case CondText:
+			w.inPage = append(w.inPage, map[string]any{"kind": "text", "text": c.Text})
+			w.inPageIdx = append(w.inPageIdx, i)
+			w.goSide = true // text inside out-of-process frames
+		case CondURL:
+			w.inPage = append(w.inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": globOnPath(c.Text)})
+			w.inPageIdx = append(w.inPageIdx, i)
+		case CondIdle:
+			if once {
+				continue
+			}
+			go watchIdle(ctx, page, i, c.Quiet, w.idle)
+			w.goSide = true
+		default:
+			jc, ok, err := m.pageCond(c)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				w.goSide = true
+				continue
+			}
+			w.inPage = append(w.inPage, jc)
+			w.inPageIdx = append(w.inPageIdx, i)
+		}
+	}
+	return w, nil
+}
+
+// watchIdle sends i on idle once page's network has been quiet for quiet,
+// unless ctx ends first.
+func watchIdle(ctx context.Context, page *rod.Page, i int, quiet time.Duration, idle chan<- int) {
+	if t := trafficOf(page); t != nil {
+		// The page is watched: requests already in flight count.
+		if t.idle(ctx, quiet) == nil {
+			idle <- i
+		}
+		return
+	}
+	wait := page.Context(ctx).WaitRequestIdle(quiet, nil, nil, nil)
+	wait()
+	if ctx.Err() == nil {
+		idle <- i
+	}
+}
+
+// holdsGoSide returns the first of conds Go finds holding, or an earlier
+// idleness one that was reported, or -1. A check's error ends a look once;
+// otherwise it is kept in cause while ctx lasts and the next is checked.
+func (m *Map) holdsGoSide(ctx context.Context, page *rod.Page, conds []Cond, once bool, idle <-chan int, cause *error) (int, error) {
+	best := -1
+	for i, c := range conds {
+		ok, err := m.holdsFromGo(ctx, page, c)
+		if err == nil && ok {
+			best = i
+			break
+		}
+		if err != nil && once {
+			return -1, err
+		}
+		if err != nil && ctx.Err() == nil {
+			*cause = err
+		}
+	}
+	select {
+	case i := <-idle:
+		if best < 0 || i < best {
+			best = i
+		}
+	default:
+	}
+	return best, nil
 }
 
 // pageCond is a target condition (visible, hidden, count) as page.js
