@@ -36,7 +36,7 @@ func TestServeFinishesLeftHandoffs(t *testing.T) {
 	cliMust(t, err)
 	defer st.Close()
 	// Each is finished, then audited: wait for both.
-	audited := map[string]string{}
+	var audited map[string]string
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		un, err := st.UnfinishedHandoffs(ctx)
