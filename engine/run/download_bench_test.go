@@ -3,14 +3,11 @@ package run_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/internal/testsite"
 )
 
 // BenchmarkDownloadSubresources downloads a 20 MB report (a CSV attachment
@@ -35,20 +32,7 @@ output:
   file: ${{ vars.file }}
 `
 	start := func(subresources string) *engineParts {
-		srv := &reportServer{}
-		fx := fixture{
-			start: func(tb testing.TB) *testsite.Site {
-				s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
-				tb.Cleanup(s.Close)
-				return s
-			},
-			selectors: "testdata/real/downloads/selectors.yaml",
-			workflows: "testdata/real/downloads/workflows",
-		}
-		return startEngineOn(b, fx, map[string]string{"get_year": wf}, func(c *config.Config) {
-			c.Policy.AllowedHosts = []string{"127.0.0.1"}
-			c.Policy.Subresources = subresources
-		})
+		return startEngineOn(b, reportFixture(&reportServer{}), map[string]string{"get_year": wf}, reportPolicy(subresources))
 	}
 	sides := []struct {
 		name string

@@ -99,7 +99,14 @@ output:
 func reportHarness(t *testing.T, subresources string) (*harness, *reportServer) {
 	t.Helper()
 	srv := &reportServer{}
-	fx := fixture{
+	h := newRealHarness(t, map[string]string{"get_report": reportWorkflow}, reportPolicy(subresources), reportFixture(srv))
+	return h, srv
+}
+
+// reportFixture serves srv's reports with the downloads pages' selector
+// map and workflows.
+func reportFixture(srv *reportServer) fixture {
+	return fixture{
 		start: func(tb testing.TB) *testsite.Site {
 			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
 			tb.Cleanup(s.Close)
@@ -108,11 +115,14 @@ func reportHarness(t *testing.T, subresources string) (*harness, *reportServer) 
 		selectors: "testdata/real/downloads/selectors.yaml",
 		workflows: "testdata/real/downloads/workflows",
 	}
-	h := newRealHarness(t, map[string]string{"get_report": reportWorkflow}, func(c *config.Config) {
+}
+
+// reportPolicy allows only loopback, with subresources as given.
+func reportPolicy(subresources string) func(*config.Config) {
+	return func(c *config.Config) {
 		c.Policy.AllowedHosts = []string{"127.0.0.1"}
 		c.Policy.Subresources = subresources
-	}, fx)
-	return h, srv
+	}
 }
 
 // TestDownloadLimitWhileStreaming: a download larger than its max_bytes
