@@ -88,9 +88,9 @@ func liveUI(t *testing.T, a *app.App) *httptest.Server {
 // another real browser takes it over, clicks the code field and types the
 // code; until holds, the handoff is finished and the call completes ok.
 func TestAskHumanPersonFinishes(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	a := openShop(t, askHumanProject(t, site.URL, "3m"), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -117,7 +117,7 @@ func TestAskHumanPersonFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vb := testsite.LaunchBrowser(t)
+	vb := testsite.Browser(t) // the person's browser: an incognito context of the shared one
 	viewer := testsite.NewPage(t, vb, srv.URL+"/envs?token=ui-token")
 	row := viewer.MustElement(`tr.env[data-env="` + envID + `"]`)
 	if !strings.Contains(row.MustText(), "type the code from the phone") {
@@ -192,9 +192,9 @@ func handoffAudited(t *testing.T, a *app.App, envID, traceID string, codes ...st
 // environment is still open after the call, for the person, and closed
 // once expires_at has passed.
 func TestAskHumanNobodyComes(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	a := openShop(t, askHumanProject(t, site.URL, "15s"), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

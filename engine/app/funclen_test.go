@@ -33,6 +33,7 @@ var longFuncs = map[string]bool{
 // module's Go code, tests (_test.go files and the test-suite packages
 // storetest and testsite), examples/ and testdata/ aside.
 func TestFunctionLength(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

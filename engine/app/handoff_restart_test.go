@@ -38,7 +38,7 @@ func nobodyComes(t *testing.T, a *app.App) *result.Envelope {
 // store it held.
 func closeApp(t *testing.T, a *app.App) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := a.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -76,9 +76,9 @@ func sweep(t *testing.T, a *app.App) {
 // expired once expires_at has passed, and audits it. Before, the handoff
 // stayed unfinished in the store for ever.
 func TestHandoffExpiresAcrossRestart(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	cfgPath := askHumanProject(t, site.URL, "10s")
 	a := openShop(t, cfgPath, nil)
 	got := nobodyComes(t, a)
@@ -112,9 +112,9 @@ func TestHandoffExpiresAcrossRestart(t *testing.T) {
 // first stops, and its local browser with it, the handoff is finished as
 // lost and audited, and the ui no longer lists it.
 func TestHandoffLostWithItsServer(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	cfgPath := askHumanProject(t, site.URL, "10m")
 	wf := filepath.Join(filepath.Dir(cfgPath), "workflows", "person_sign_in.yaml")
 	body, err := os.ReadFile(wf)

@@ -28,6 +28,7 @@ import (
 	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -84,9 +85,10 @@ func (u *uiProcess) row(t *testing.T, id string) string {
 // through the live view); once an environment closes it is no longer
 // listed. Before, the ui listed nothing here (only handoffs).
 func TestUIListsLocalEnvironments(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
+	testbrowser.OwnBrowser(t) // the local provider's own browser, as the row says
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	a := openShop(t, shopProject(t, site.URL, "", ""), nil)
 	if a.Config.Browser.Provider != "" && a.Config.Browser.Provider != "local" {
 		t.Fatalf("provider %q, want local", a.Config.Browser.Provider)
@@ -131,7 +133,7 @@ func TestUIListsLocalEnvironments(t *testing.T) {
 	waitFor(t, "the temporary environment to leave the ui", func() bool { return ui.row(t, temp.ID) == "" })
 
 	// A person takes the kept environment over from the list.
-	vb := testsite.LaunchBrowser(t)
+	vb := testsite.Browser(t) // the person's browser: an incognito context of the shared one
 	viewer := testsite.NewPage(t, vb, ui.URL+"/envs?token=ui-token")
 	viewer.MustElement(`tr.env[data-env="` + kept.ID + `"] a.takeover`).MustClick()
 	waitFor(t, "a frame of the live view", func() bool {
@@ -215,9 +217,9 @@ func TestUIDropsKilledOwner(t *testing.T) {
 		runOwnerChild(cfg)
 		return
 	}
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	cfgPath := shopProject(t, site.URL, "", "")
 	cfg, err := config.Load(cfgPath)
 	if err != nil {

@@ -56,6 +56,11 @@ func newReplica(t *testing.T, st store.Store, o browser.Options) *browser.Manage
 	return m
 }
 
+// wait is the ceiling of one browser or store operation of these tests:
+// generous, for a machine at a high load (a 20 s Open failed at a load of
+// about 20 with the package's tests in parallel).
+const wait = 2 * time.Minute
+
 func ctxT(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -64,7 +69,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 
 func eval(t *testing.T, e *browser.Env, js string) string {
 	t.Helper()
-	ctx, cancel := e.Bind(ctxT(t, 10*time.Second))
+	ctx, cancel := e.Bind(ctxT(t, time.Minute))
 	defer cancel()
 	v, err := e.Page().Context(ctx).Eval(js)
 	if err != nil {
@@ -75,7 +80,7 @@ func eval(t *testing.T, e *browser.Env, js string) string {
 
 func navigate(t *testing.T, e *browser.Env, u string) {
 	t.Helper()
-	ctx, cancel := e.Bind(ctxT(t, 10*time.Second))
+	ctx, cancel := e.Bind(ctxT(t, time.Minute))
 	defer cancel()
 	p := e.Page().Context(ctx)
 	if err := p.Navigate(u); err != nil {
@@ -107,7 +112,7 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	a := replica(t, sa, []string{ep}, lease)
 	b := replica(t, sb, []string{ep}, lease)
 
-	env, err := a.Open(ctxT(t, 20*time.Second), "", "orders")
+	env, err := a.Open(ctxT(t, wait), "", "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +122,14 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	a.Release(env)
 
 	// B attaches by id: same page, same cookies.
-	eb, err := b.Acquire(ctxT(t, 20*time.Second), id)
+	eb, err := b.Acquire(ctxT(t, wait), id)
 	if err != nil {
 		t.Fatalf("B cannot use A's environment: %v", err)
 	}
 	if got := eval(t, eb, `() => location.pathname + " " + document.cookie`); got != "/links.html who=replica-a" {
 		t.Fatalf("B sees %q", got)
 	}
-	if region, purpose, err := a.Describe(ctxT(t, 5*time.Second), id); err != nil || purpose != "orders" || region != "local" {
+	if region, purpose, err := a.Describe(ctxT(t, wait), id); err != nil || purpose != "orders" || region != "local" {
 		t.Fatalf("describe: %s %s %v", region, purpose, err)
 	}
 	// While B holds it, A waits (and gives up with its ctx).
@@ -133,7 +138,7 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	wcancel()
 	wantCode(t, err, errs.DeadlineExceeded)
 	b.Release(eb)
-	ea, err := a.Acquire(ctxT(t, 10*time.Second), id)
+	ea, err := a.Acquire(ctxT(t, wait), id)
 	if err != nil {
 		t.Fatalf("A after B released: %v", err)
 	}
@@ -143,10 +148,10 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	}
 
 	// The limits count both replicas: 3 in all, 2 kept per purpose.
-	if _, err := b.Open(ctxT(t, 20*time.Second), "", "orders"); err != nil {
+	if _, err := b.Open(ctxT(t, wait), "", "orders"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Open(ctxT(t, 20*time.Second), "", "orders")
+	_, err = b.Open(ctxT(t, wait), "", "orders")
 	wantCode(t, err, errs.EnvUnavailable)
 	if !strings.Contains(err.Error(), "max_per_purpose") {
 		t.Fatalf("third orders environment: %v", err)
@@ -156,11 +161,11 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 	// does): B gets the environment once the lease runs out.
 	a.Provider().Close(context.Background())
 	start := time.Now()
-	eb, err = b.Acquire(ctxT(t, 20*time.Second), id)
+	eb, err = b.Acquire(ctxT(t, wait), id)
 	if err != nil {
 		t.Fatalf("after A died: %v", err)
 	}
-	if waited := time.Since(start); waited > 10*time.Second {
+	if waited := time.Since(start); waited > time.Minute { // the lease is a second
 		t.Fatalf("waited %s for a dead replica's lease", waited)
 	}
 	if got := eval(t, eb, `() => document.cookie`); got != "who=replica-a" {
@@ -171,20 +176,20 @@ func testTwoReplicas(t *testing.T, open func(t *testing.T) (store.Store, store.S
 
 	// The browser dies: the environment is gone for every replica.
 	kill()
-	eb, _ = b.Acquire(ctxT(t, 20*time.Second), id)
+	eb, _ = b.Acquire(ctxT(t, wait), id)
 	if eb != nil {
 		waitGone(t, eb)
 		b.Release(eb)
 	}
-	eventually(t, 10*time.Second, "env_not_found on both replicas", func() bool {
-		_, errB := b.Acquire(ctxT(t, 5*time.Second), id)
-		_, _, errA := a.Describe(ctxT(t, 5*time.Second), id)
+	eventually(t, wait, "env_not_found on both replicas", func() bool {
+		_, errB := b.Acquire(ctxT(t, 10*time.Second), id)
+		_, _, errA := a.Describe(ctxT(t, 10*time.Second), id)
 		return errs.CodeOf(errB) == errs.EnvNotFound && errs.CodeOf(errA) == errs.EnvNotFound
 	})
 }
 
 func waitGone(t *testing.T, e *browser.Env) {
-	eventually(t, 10*time.Second, "the environment to notice its browser died", func() bool { return e.Err() != nil })
+	eventually(t, wait, "the environment to notice its browser died", func() bool { return e.Err() != nil })
 }
 
 func eventually(t *testing.T, d time.Duration, what string, ok func() bool) {
@@ -268,18 +273,18 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, AllowURL: allow})
 	}
 	a, b := mk(), mk()
-	envB, err := b.Open(ctxT(t, 20*time.Second), "", "other") // B is attached to the browser too
+	envB, err := b.Open(ctxT(t, wait), "", "other") // B is attached to the browser too
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Release(envB)
-	env, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	env, err := a.Open(ctxT(t, wait), "", "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Release(env)
 	for i := range 5 {
-		ctx, cancel := env.Bind(ctxT(t, 10*time.Second))
+		ctx, cancel := env.Bind(ctxT(t, wait))
 		p := env.Page().Context(ctx)
 		if err := p.Navigate(srv.URL + "/opener"); err != nil {
 			t.Fatal(err)
@@ -288,7 +293,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		eventually(t, 5*time.Second, "a blocked popup", func() bool { _, ok := env.TakeBlocked(); return ok })
+		eventually(t, wait, "a blocked popup", func() bool { _, ok := env.TakeBlocked(); return ok })
 	}
 	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
@@ -304,19 +309,19 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	// B takes A's environment over, opens a popup there, and gives it back:
 	// A goes on in it.
 	a.Release(env)
-	eb, err := b.Acquire(ctxT(t, 20*time.Second), env.ID)
+	eb, err := b.Acquire(ctxT(t, wait), env.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	navigate(t, eb, srv.URL+"/opener-b")
-	ctx, cancel := eb.Bind(ctxT(t, 10*time.Second))
+	ctx, cancel := eb.Bind(ctxT(t, wait))
 	if _, err := eb.Page().Context(ctx).Evaluate(rod.Eval(`u => { window.open(u) }`, other+"/popped-b").ByUser()); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
-	eventually(t, 5*time.Second, "a blocked popup through B", func() bool { _, ok := eb.TakeBlocked(); return ok })
+	eventually(t, wait, "a blocked popup through B", func() bool { _, ok := eb.TakeBlocked(); return ok })
 	b.Release(eb)
-	env, err = a.Acquire(ctxT(t, 20*time.Second), env.ID)
+	env, err = a.Acquire(ctxT(t, wait), env.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,14 +351,14 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	a, st := mk()
 	b, _ := mk()
 
-	env, err := a.Open(ctxT(t, 60*time.Second), "", "orders")
+	env, err := a.Open(ctxT(t, wait), "", "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
 	navigate(t, env, site.URL("/links.html"))
 	eval(t, env, `() => { document.cookie = "who=replica-a; path=/"; return "" }`)
 	a.Release(env)
-	rec, err := st.GetEnv(ctxT(t, 5*time.Second), env.ID)
+	rec, err := st.GetEnv(ctxT(t, wait), env.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,13 +375,13 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	}
 
 	// A shuts down: the kept environment's session lives on, and B uses it.
-	if err := a.Shutdown(ctxT(t, 15*time.Second)); err != nil {
+	if err := a.Shutdown(ctxT(t, wait)); err != nil {
 		t.Fatal(err)
 	}
 	if code := alive(); code != http.StatusOK {
 		t.Fatalf("the session answers %d after the replica that made it shut down", code)
 	}
-	eb, err := b.Acquire(ctxT(t, 20*time.Second), env.ID)
+	eb, err := b.Acquire(ctxT(t, wait), env.ID)
 	if err != nil {
 		t.Fatalf("B cannot use A's WebDriver environment: %v", err)
 	}
@@ -386,14 +391,14 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	b.Release(eb)
 
 	// B closes it: the session is deleted, for everyone.
-	if err := b.Close(ctxT(t, 10*time.Second), env.ID); err != nil {
+	if err := b.Close(ctxT(t, wait), env.ID); err != nil {
 		t.Fatal(err)
 	}
 	if code := alive(); code != http.StatusNotFound {
 		t.Fatalf("the session answers %d after close_env, want 404", code)
 	}
 	c, _ := mk()
-	_, err = c.Acquire(ctxT(t, 10*time.Second), env.ID)
+	_, err = c.Acquire(ctxT(t, wait), env.ID)
 	wantCode(t, err, errs.EnvNotFound)
 }
 
@@ -411,7 +416,7 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 	}
 	a, b := mk(sa, time.Hour), mk(sb, time.Hour)
 
-	env, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	env, err := a.Open(ctxT(t, wait), "", "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +425,7 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 	a.Release(env)
 
 	// B's open_env for the same purpose gets A's idle environment.
-	eb, err := b.Open(ctxT(t, 20*time.Second), "", "shop")
+	eb, err := b.Open(ctxT(t, wait), "", "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +436,7 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 		t.Fatalf("B's reused environment has cookies %q", got)
 	}
 	// While B holds it, A's open_env makes another.
-	ea2, err := a.Open(ctxT(t, 20*time.Second), "", "shop")
+	ea2, err := a.Open(ctxT(t, wait), "", "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,20 +447,20 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 
 	// C reaps with a short idle_timeout: the idle one goes, the held one stays.
 	c := mk(sb, time.Second)
-	eventually(t, 30*time.Second, "the idle environment to be reaped by a replica that never had it", func() bool {
-		rec, err := sa.GetEnv(ctxT(t, 5*time.Second), env.ID)
+	eventually(t, wait, "the idle environment to be reaped by a replica that never had it", func() bool {
+		rec, err := sa.GetEnv(ctxT(t, wait), env.ID)
 		return err == nil && rec.Closed
 	})
-	rec, _ := sa.GetEnv(ctxT(t, 5*time.Second), env.ID)
+	rec, _ := sa.GetEnv(ctxT(t, wait), env.ID)
 	if !strings.HasPrefix(rec.ClosedWhy, "idle for ") {
 		t.Errorf("closed because %q", rec.ClosedWhy)
 	}
-	_, err = b.Acquire(ctxT(t, 10*time.Second), env.ID)
+	_, err = b.Acquire(ctxT(t, wait), env.ID)
 	wantCode(t, err, errs.EnvNotFound)
 	if ids := contexts(t, ep); ids[rec.ContextID] {
 		t.Errorf("the reaped environment's browser context %s is still in the browser", rec.ContextID)
 	}
-	held, err := sa.GetEnv(ctxT(t, 5*time.Second), ea2.ID)
+	held, err := sa.GetEnv(ctxT(t, wait), ea2.ID)
 	if err != nil || held.Closed {
 		t.Fatalf("the held environment was reaped: %+v %v", held, err)
 	}
@@ -474,11 +479,11 @@ func contexts(t *testing.T, endpoint string) map[string]bool {
 		t.Fatal(err)
 	}
 	ws := &cdp.WebSocket{}
-	if err := ws.Connect(ctxT(t, 10*time.Second), u, nil); err != nil {
+	if err := ws.Connect(ctxT(t, wait), u, nil); err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close() // the connection only: the browser runs on
-	raw, err := cdp.New().Start(ws).Call(ctxT(t, 10*time.Second), "", "Target.getBrowserContexts", nil)
+	raw, err := cdp.New().Start(ws).Call(ctxT(t, wait), "", "Target.getBrowserContexts", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -143,8 +144,18 @@ const shopSignInSteps = `  - fill: {target: shop.login.email, value: "${{ secret
 
 // shopProject writes a project whose read_account tool signs in (with
 // the second factor) only when the saved session does not take it to the
-// account page.
+// account page. Its secrets and sessions.key (shopKey) are files of the
+// project (setShopKey changes the key), not environment variables, so
+// its tests run in parallel. Its servers open their environments in the
+// package's shared Chromium unless the test calls testbrowser.OwnBrowser
+// (openShop).
 func shopProject(t testing.TB, base, storeURL, ttl string) string {
+	return shopProjectKey(t, base, storeURL, ttl, shopKey)
+}
+
+// shopProjectKey is shopProject with sessions.key key; with "" the
+// project has no sessions.key (sessions are off).
+func shopProjectKey(t testing.TB, base, storeURL, ttl, key string) string {
 	dir := t.TempDir()
 	must := func(name, body string) {
 		p := filepath.Join(dir, name)
@@ -155,18 +166,26 @@ func shopProject(t testing.TB, base, storeURL, ttl string) string {
 			t.Fatal(err)
 		}
 	}
+	must("secrets/shop_user", "ada@example.com")
+	must("secrets/shop_password", "correct horse")
+	must("secrets/shop_code", "424242")
 	cfg := fmt.Sprintf(`workflows: workflows
 selectors: selectors.yaml
 state_dir: state
 vars: {shop_base: %q}
 secrets:
-  shop_user: {env: SHOP_USER}
-  shop_password: {env: SHOP_PASSWORD}
-  shop_code: {env: SHOP_CODE}
+  shop_user: {file: secrets/shop_user}
+  shop_password: {file: secrets/shop_password}
+  shop_code: {file: secrets/shop_code}
 browser: {spare: 0}
-sessions:
-  key: {env: SHOP_SESSION_KEY}
 `, base)
+	if key != "" || ttl != "" {
+		cfg += "sessions:\n"
+	}
+	if key != "" {
+		must("secrets/session_key", key)
+		cfg += "  key: {file: secrets/session_key}\n"
+	}
 	if ttl != "" {
 		cfg += "  ttl: " + ttl + "\n"
 	}
@@ -207,11 +226,13 @@ output:
 	return filepath.Join(dir, "toolwright.yaml")
 }
 
-func shopEnv(t testing.TB, key string) {
-	t.Setenv("SHOP_USER", "ada@example.com")
-	t.Setenv("SHOP_PASSWORD", "correct horse")
-	t.Setenv("SHOP_CODE", "424242")
-	t.Setenv("SHOP_SESSION_KEY", key)
+// setShopKey makes key the sessions.key of the project at cfgPath (for the
+// servers opened after).
+func setShopKey(t testing.TB, cfgPath, key string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(filepath.Dir(cfgPath), "secrets", "session_key"), []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // openShop opens an App (a server process) on the project, logging into
@@ -222,6 +243,7 @@ func openShop(t testing.TB, cfgPath string, logs *bytes.Buffer) *app.App {
 	if err != nil {
 		t.Fatal(err)
 	}
+	testbrowser.Config(t, cfg) // its environments in the package's shared Chromium
 	var w = &syncWriter{b: logs}
 	a, err := app.Open(cfg, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
@@ -251,7 +273,7 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 
 func callShop(t testing.TB, a *app.App) *result.Envelope {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	env, err := a.Engine.Call(ctx, run.Request{Tool: "read_account", Args: json.RawMessage(`{}`)})
 	if err != nil {
@@ -271,9 +293,9 @@ const shopKey = "a session key of the test, 32 chars"
 // without loading the sign-in page, with the local storage restored; the
 // database file holds no cookie value in clear.
 func TestSessionAcrossRestart(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	cfgPath := shopProject(t, site.URL, "", "")
 
 	var logs bytes.Buffer
@@ -317,15 +339,18 @@ func TestSessionAcrossRestart(t *testing.T) {
 }
 
 // TestSessionExpired: a session past sessions.ttl costs exactly one
-// sign-in, never an error.
+// sign-in, never an error. The ttl is long enough for the last call to
+// find the session saved by the one before on a loaded machine (with 3 s,
+// it had expired again at a load of 47), and the wait for it to run out
+// overlaps the package's other tests.
 func TestSessionExpired(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
-	cfgPath := shopProject(t, site.URL, "", "3s")
+	cfgPath := shopProject(t, site.URL, "", "30s")
 	a := openShop(t, cfgPath, nil)
 	callShop(t, a)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if _, err := a.Store.GetSession(context.Background(), "shop"); err != nil {
 			break
@@ -348,15 +373,15 @@ func TestSessionExpired(t *testing.T) {
 // TestSessionWrongKey: a server with another sessions.key logs that the
 // stored session is ignored, signs in, and replaces it; no crash, no error.
 func TestSessionWrongKey(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	cfgPath := shopProject(t, site.URL, "", "")
 	a := openShop(t, cfgPath, nil)
 	callShop(t, a)
 	_ = a.Close(context.Background())
 
-	t.Setenv("SHOP_SESSION_KEY", "another key entirely, 32 chars..")
+	setShopKey(t, cfgPath, "another key entirely, 32 chars..")
 	var logs bytes.Buffer
 	b := openShop(t, cfgPath, &logs)
 	callShop(t, b)
@@ -374,10 +399,10 @@ func TestSessionWrongKey(t *testing.T) {
 
 // TestSessionsOffWithoutKey: no key, one startup line, every call signs in.
 func TestSessionsOffWithoutKey(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, "")
-	cfgPath := shopProject(t, site.URL, "", "")
+	cfgPath := shopProjectKey(t, site.URL, "", "", "")
 	var logs bytes.Buffer
 	a := openShop(t, cfgPath, &logs)
 	callShop(t, a)
@@ -399,7 +424,6 @@ func TestSessionSharedByReplicas(t *testing.T) {
 	}
 	testsite.NeedChromium(t)
 	site := newShopSite(t)
-	shopEnv(t, shopKey)
 	url := freshPGDatabase(t, pg)
 	cfgPath := shopProject(t, site.URL, url, "")
 	r1 := openShop(t, cfgPath, nil)
@@ -435,10 +459,8 @@ func freshPGDatabase(t *testing.T, u string) string {
 func BenchmarkSavedSession(b *testing.B) {
 	testsite.NeedChromium(b)
 	site := newShopSite(b)
-	shopEnv(b, shopKey)
 	saved := openShop(b, shopProject(b, site.URL, "", ""), nil)
-	b.Setenv("SHOP_SESSION_KEY", "")
-	every := openShop(b, shopProject(b, site.URL, "", ""), nil)
+	every := openShop(b, shopProjectKey(b, site.URL, "", "", ""), nil)
 	callShop(b, saved) // signs in once and saves
 	callShop(b, every) // both browsers started
 	var withSession, signingIn []float64
@@ -521,14 +543,15 @@ steps:
 // next temporary call of that purpose loads no sign-in page. Reaping
 // saved nothing before (the config's doc promised it).
 func TestSessionSavedOnCloseAndReaping(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	for _, how := range []string{"close_env", "reaping"} {
 		t.Run(how, func(t *testing.T) {
+			t.Parallel()
 			site := newShopSite(t)
-			shopEnv(t, shopKey)
 			var logs bytes.Buffer
 			a := openShop(t, keptShopProject(t, site.URL, "2s"), &logs)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			call := func(tool, args string) *result.Envelope {
 				t.Helper()
@@ -552,7 +575,7 @@ func TestSessionSavedOnCloseAndReaping(t *testing.T) {
 			}
 			// Reaped within idle_timeout and a quarter of it; the
 			// ceiling is generous for a loaded machine.
-			deadline := time.Now().Add(60 * time.Second)
+			deadline := time.Now().Add(2 * time.Minute)
 			for {
 				if _, err := a.Store.GetSession(ctx, "shop"); err == nil {
 					break
