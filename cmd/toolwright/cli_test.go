@@ -30,6 +30,7 @@ import (
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -119,10 +120,17 @@ func (c *cliSetup) cli(t *testing.T, args ...string) (stdout, stderr string, cod
 	var out, errb bytes.Buffer
 	root := newRoot(&out, &errb)
 	root.SetArgs(append([]string{"--config", c.cfg}, args...))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(inProcess(t), 3*time.Minute)
 	defer cancel()
 	code = exitStatus(root, root.ExecuteContext(ctx), &errb)
 	return out.String(), errb.String(), code
+}
+
+// inProcess is the context of a command t runs in-process: the command
+// opens its environments in the test binary's shared Chromium
+// (testbrowser.Config) unless t called testbrowser.OwnBrowser.
+func inProcess(t *testing.T) context.Context {
+	return context.WithValue(context.Background(), browserAdjuster{}, func(cfg *config.Config) { testbrowser.Config(t, cfg) })
 }
 
 // mustCLI runs a command that must exit with want.

@@ -18,7 +18,7 @@ func cli(t *testing.T, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	root := newRoot(&out, &errOut)
 	root.SetArgs(args)
-	code := exitStatus(root, root.Execute(), &errOut)
+	code := exitStatus(root, root.ExecuteContext(inProcess(t)), &errOut)
 	return out.String(), errOut.String(), code
 }
 

@@ -143,18 +143,36 @@ func (g *globals) load() (*config.Config, error) {
 func (g *globals) loadRunnable(cmd *cobra.Command) (cfg *config.Config, stop func(), err error) {
 	if !g.demo {
 		cfg, err = g.load()
+		if err == nil {
+			adjustBrowser(cmd, cfg)
+		}
 		return cfg, func() {}, err
 	}
 	base, err := config.Load(g.config)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
+	adjustBrowser(cmd, base)
 	d, err := app.StartDemo(base, app.DemoStateDir(base), "")
 	if err != nil {
 		return nil, nil, err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "toolwright demo: the Acme site is at %s, state in %s\n", d.SiteURL, d.Config.StateDir)
 	return d.Config, func() { _ = d.Close() }, nil
+}
+
+// browserAdjuster is the context key of a func(*config.Config) that
+// adjusts the browser config of a command that opens browsers, before it
+// opens any. main sets none; this package's tests, which run the commands
+// in-process, set one that opens their environments in the one Chromium
+// the test binary shares (internal/testbrowser), as the engine's test
+// packages do, instead of a Chromium launched per command.
+type browserAdjuster struct{}
+
+func adjustBrowser(cmd *cobra.Command, cfg *config.Config) {
+	if f, ok := cmd.Context().Value(browserAdjuster{}).(func(*config.Config)); ok {
+		f(cfg)
+	}
 }
 
 // logger makes the stderr logger for cmd.

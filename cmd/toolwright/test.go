@@ -41,6 +41,7 @@ func testCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			adjustBrowser(cmd, cfg)
 			level := g.logLevel
 			if !cmd.Flags().Changed("log-level") {
 				level = "error" // the case lines say what happened
