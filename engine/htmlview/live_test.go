@@ -35,11 +35,15 @@ func until(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// TestMain closes the browser the live view tests share.
+func TestMain(m *testing.M) { testsite.Main(m) }
+
 // TestLiveView drives a page through its live view from a second page of
 // a real browser, as a person would: the viewer shows frames, its clicks,
 // typing and wheel reach the page, and a secret the page holds is masked.
 func TestLiveView(t *testing.T) {
-	b := testsite.LaunchBrowser(t)
+	t.Parallel()
+	b := testsite.Browser(t) // the env and the viewer: two incognito contexts of the shared browser
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, secondFactor)
@@ -126,7 +130,8 @@ func TestLiveInputGuard(t *testing.T) {
 // frame (its own renderer) and of an open shadow root is drawn masked too.
 // Before, only the top document's own fields were masked.
 func TestLiveMasksFramesAndShadowRoots(t *testing.T) {
-	b := testsite.LaunchBrowser(t)
+	t.Parallel()
+	b := testsite.Browser(t)
 	field := `<!doctype html><input id="pw" value="">`
 	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

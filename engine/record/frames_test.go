@@ -11,6 +11,7 @@ import (
 // gets a target that names its frame's target; the replay returns the
 // summary the person saw.
 func TestRecordFrames(t *testing.T) {
+	t.Parallel() // its own site, project and browser context
 	p := newProject(t, nil)
 	s := p.start("frames.html")
 	h := s.hand

@@ -22,14 +22,16 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/workflow"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
 func TestMain(m *testing.M) { testsite.Main(m) }
 
-// waitFor is the ceiling of every condition a test waits for: generous,
-// the condition ends it early.
-const waitFor = 30 * time.Second
+// waitFor is the ceiling of every condition a test waits for: generous
+// (the package's tests run in parallel, on a machine maybe loaded), the
+// condition ends it early.
+const waitFor = 2 * time.Minute
 
 // hand is a person's hand on the recorded page: real input events over
 // CDP (the mouse moved, pressed and released; text inserted as a keyboard
@@ -191,6 +193,7 @@ func newProject(t *testing.T, secrets map[string]string) *project {
 		cfg.SetSecretValue(k, v)
 	}
 	cfg.Browser.Spare = 0
+	testbrowser.Config(t, cfg) // recording and replay in the package's shared Chromium
 	for _, d := range []string{cfg.Workflows, filepath.Dir(cfg.Selectors), cfg.UploadsDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -265,7 +268,7 @@ func (s *session) finish(name string) (*record.Draft, *result.Envelope, []string
 	}
 	rec := s.rec.Stop()
 	s.bm.Release(s.env)
-	_ = s.bm.Shutdown(context.Background()) // as record does: the replay starts a browser of its own
+	_ = s.bm.Shutdown(context.Background()) // as record does: the replay opens a manager of its own
 	d, diffs, env, err := s.p.draft(rec, name, s.url)
 	if err != nil {
 		t.Fatal(err)

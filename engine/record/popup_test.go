@@ -18,6 +18,7 @@ import (
 // a file from uploads_dir, a popup step with its own steps and the
 // click's dialog: accept; its replay returns the status the person saw.
 func TestRecordOrder(t *testing.T) {
+	t.Parallel() // its own site, project and browser context
 	p := newProject(t, nil)
 	photo := filepath.Join(p.cfg.UploadsDir, "room.png")
 	if err := os.WriteFile(photo, []byte("\x89PNG\r\n\x1a\n"), 0o644); err != nil {

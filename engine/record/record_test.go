@@ -19,6 +19,7 @@ const lumenPassword = "lamp-Keeper-2048"
 // parameter and reads the rows over max_pages pages; its replay in a fresh
 // environment returns the ten rows the person saw.
 func TestRecordSearch(t *testing.T) {
+	t.Parallel() // its own site, project and browser context
 	p := newProject(t, map[string]string{"lumen_password": lumenPassword})
 	start := time.Now()
 	s := p.start("signin.html")

@@ -39,6 +39,7 @@ shop.note:
 // \"#email\" is broken: fix it" (a hidden field named email) and
 // shop.orders.table not_found on signin.html.
 func TestCheckWherePagesSay(t *testing.T) {
+	t.Parallel() // its own folder and browser context
 	testsite.NeedChromium(t)
 	dir := t.TempDir()
 	mapPath := filepath.Join(dir, "selectors.yaml")

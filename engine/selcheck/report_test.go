@@ -48,6 +48,7 @@ func (a rect) inside(b rect) bool {
 // what follows up). Failed before: six labels over each other at the top,
 // above the picture, and t.go's box about 100 px below the blue button.
 func TestReportLayout(t *testing.T) {
+	t.Parallel() // its own folder and browser context
 	testsite.NeedChromium(t)
 	dir := t.TempDir()
 	mapPath := filepath.Join(dir, "selectors.yaml")

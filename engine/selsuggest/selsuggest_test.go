@@ -31,10 +31,11 @@ func entriesOf(ctx context.Context, tab *rod.Page, page, prefix string) ([]Entry
 }
 
 func TestSuggest(t *testing.T) {
+	t.Parallel() // its own server and browser context
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
 	defer srv.Close()
 	p := testsite.NewPage(t, testsite.Browser(t), "")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	entries, err := entriesOf(ctx, p, srv.URL+"/form.html", "shop.signup")
 	if err != nil {
@@ -110,6 +111,7 @@ func readBack(ctx context.Context, t *testing.T, p *rod.Page, page string, entri
 // process. The YAML reads back as a map whose every target resolves by
 // primary to one element, frames included.
 func TestSuggestFrames(t *testing.T) {
+	t.Parallel() // its own server and browser context
 	site := testsite.StartDir(t, "suggest")
 	p := testsite.NewPage(t, testsite.Browser(t), "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -169,6 +171,7 @@ func TestSuggestFrames(t *testing.T) {
 // cut at 40 characters); a page that answers 405 is an error that says so
 // (was an empty list).
 func TestSuggestRedirectTokensStatus(t *testing.T) {
+	t.Parallel() // its own server and browser context
 	files := http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest")))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -246,6 +249,7 @@ func describeAll(locs []selector.Locator) []string {
 // the YAML is a selector map that loads clean and its rows target matches
 // every row. Failed before: 6 order-link entries, no rows, no next_page.
 func TestSuggestRows(t *testing.T) {
+	t.Parallel() // its own server and browser context
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
 	defer srv.Close()
 	p := testsite.NewPage(t, testsite.Browser(t), "")
