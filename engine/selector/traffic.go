@@ -43,10 +43,20 @@ func WatchTraffic(page *rod.Page) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		// Subscribing enables the Network domain, a request of its own: it
-		// runs here, so the caller never waits on a page that is stuck
-		// (a dialog open while it loads) and stop always ends it.
-		page.Context(ctx).EachEvent(
+		// Enabling the Network domain is a request of its own: it runs
+		// here, so the caller never waits on a page that is stuck (a
+		// dialog open while it loads) and stop always ends it. The domain
+		// is enabled outright and stays so for the page's life: left to
+		// EachEvent, it would be disabled again when stop cancels ctx, by
+		// a request sent on that cancelled context whose answer rod never
+		// reads, so rod would go on taking the domain for enabled and the
+		// next call's watch on the same page (env: given) would subscribe
+		// without enabling it and see no request at all.
+		p := page.Context(ctx)
+		if err := (proto.NetworkEnable{}).Call(p); err != nil {
+			return
+		}
+		p.EachEvent(
 			func(e *proto.NetworkRequestWillBeSent) {
 				if !ignoredTypes[e.Type] {
 					t.mark(e.RequestID, true)
