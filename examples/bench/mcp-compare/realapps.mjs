@@ -129,11 +129,14 @@ const has = (snapshot, role, name) => { try { ref(snapshot, role, name); return 
 
 /** Waits (another call each time) until the snapshot holds pred, as an agent polls a page that is still loading. */
 async function snapUntil(rec, snap, pred, what) {
+  let s = "";
   for (let i = 0; i < 20; i++) {
-    const s = await snap();
+    s = await snap();
     if (pred(s)) return s;
     await rec.call("browser_wait_for", { time: 0.5 });
   }
+  // What showed instead, for whoever reads the log (the table keeps the first line).
+  console.error(`Playwright MCP: ${what} never showed; the last snapshot began:\n${s.slice(0, 1500)}`);
   throw new Error(`Playwright MCP: ${what} never showed`);
 }
 
@@ -205,7 +208,9 @@ const pwSignInMW = async (rec, snap) => {
 };
 const pwSignInPMA = async (rec, snap) => {
   await rec.call("browser_navigate", { url: `${P}/index.php` });
-  const s = await snap();
+  // A loaded machine may snapshot the page before its sign-in form shows: snapshots again until
+  // it does, as an agent would (the form's boxes were missing from the first one at load 20).
+  const s = await snapUntil(rec, snap, (x) => has(x, "textbox", "Username:") && has(x, "textbox", "Password:") && has(x, "button", "Log in"), "the sign-in form");
   await rec.call("browser_type", { element: "Username", target: ref(s, "textbox", "Username:"), text: PMA.user });
   await rec.call("browser_type", { element: "Password", target: ref(s, "textbox", "Password:"), text: PMA.password });
   await rec.call("browser_click", { element: "Log in button", target: ref(s, "button", "Log in") });
