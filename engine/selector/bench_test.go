@@ -27,6 +27,7 @@ func countingPage(t testing.TB, path string) (*rod.Page, *testsite.Counter) {
 // the element: one request), and reading a page of rows in an extract is
 // one request whatever the rows and fields.
 func TestRequestsPerAction(t *testing.T) {
+	t.Parallel() // its own counting browser
 	p, c := countingPage(t, "/banner.html")
 	m := loadMap(t, `
 b.name:

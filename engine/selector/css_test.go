@@ -142,6 +142,7 @@ func TestCSSChecker(t *testing.T) {
 // TestCSSAgreesWithChromium asks real Chromium about every selector of the
 // corpus, so the checker's verdicts are Chromium's, not our guess.
 func TestCSSAgreesWithChromium(t *testing.T) {
+	t.Parallel() // its own browser context
 	b := testsite.Browser(t)
 	p := testsite.NewPage(t, b, "")
 	for _, c := range cssCorpus {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 	"os"
 	"os/exec"
@@ -18,21 +19,18 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 )
 
-// TestMain runs the parallel tests testsite.Parallel at a time.
-func TestMain(m *testing.M) { testsite.Main(m) }
-
-// These tests run real cases on real Chromium against the demo site (examples/demo/site).
-
-// withoutEnv unsets environment variables for the test (t.Setenv cannot unset).
-func withoutEnv(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if v, ok := os.LookupEnv(n); ok {
-			t.Cleanup(func() { os.Setenv(n, v) })
-		}
+// TestMain runs the parallel tests testsite.Parallel at a time, without
+// the ACME_* variables the demo config reads its secrets from (as a
+// machine without them: TestExamples, TestSkipsCasesNeedingAnUnsetSecret),
+// unset once for the whole binary so those tests run in parallel too.
+func TestMain(m *testing.M) {
+	for _, n := range []string{"ACME_USER", "ACME_PASSWORD"} {
 		os.Unsetenv(n)
 	}
+	testsite.Main(m)
 }
+
+// These tests run real cases on real Chromium against the demo site (examples/demo/site).
 
 var durationRE = regexp.MustCompile(` \([0-9.]+(ns|µs|ms|s|m)\)$`)
 
@@ -47,7 +45,9 @@ func lines(out string) []string {
 
 func runFiles(t *testing.T, base *config.Config, paths ...string) (*Report, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	testbrowser.Config(t, base) // the cases' environments in the package's shared Chromium
+	// A whole file of cases, on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
 	rep, err := Run(ctx, paths, Options{Config: base, Out: &out})
@@ -64,8 +64,8 @@ func runFiles(t *testing.T, base *config.Config, paths ...string) (*Report, stri
 // `toolwright --config examples/demo/toolwright.yaml test examples/demo/tests`
 // does, without the ACME_* variables the config reads its secrets from.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
-	withoutEnv(t, "ACME_USER", "ACME_PASSWORD")
 	base, err := config.Load("../../examples/demo/toolwright.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -274,8 +274,8 @@ func TestCLI(t *testing.T) {
 // is not a failure. Failed before: "2 problems in the test files; no case
 // ran".
 func TestSkipsCasesNeedingAnUnsetSecret(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
-	withoutEnv(t, "ACME_USER", "ACME_PASSWORD")
 	base, err := config.Load("../../examples/demo/toolwright.yaml")
 	if err != nil {
 		t.Fatal(err)
