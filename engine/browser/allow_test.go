@@ -11,6 +11,7 @@ import (
 )
 
 func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
+	t.Parallel()
 	var s *site
 	mux := http.NewServeMux()
 	s = newSite(t, mux)
@@ -53,7 +54,7 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 	})
 	t.Run("link", func(t *testing.T) {
 		mustNavigate(t, env, s.URL+"/link")
-		p := env.Page().Context(testCtx(t, 10*time.Second))
+		p := env.Page().Context(testCtx(t, time.Minute))
 		el, err := p.Element("#go")
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +63,7 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 			t.Fatal(err)
 		}
 		var u string
-		eventually(t, 5*time.Second, "a blocked click", func() bool {
+		eventually(t, 30*time.Second, "a blocked click", func() bool {
 			var ok bool
 			u, ok = env.TakeBlocked()
 			return ok
@@ -74,7 +75,7 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 	t.Run("script", func(t *testing.T) {
 		mustNavigate(t, env, s.URL+"/script")
 		var u string
-		eventually(t, 5*time.Second, "a blocked script navigation", func() bool {
+		eventually(t, 30*time.Second, "a blocked script navigation", func() bool {
 			var ok bool
 			u, ok = env.TakeBlocked()
 			return ok
@@ -85,12 +86,12 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 	})
 	t.Run("popup", func(t *testing.T) {
 		mustNavigate(t, env, s.URL+"/popup")
-		p := env.Page().Context(testCtx(t, 10*time.Second))
+		p := env.Page().Context(testCtx(t, time.Minute))
 		if _, err := p.Evaluate(rod.Eval(`u => { window.open(u) }`, other+"/popped").ByUser()); err != nil {
 			t.Fatal(err)
 		}
 		var u string
-		eventually(t, 5*time.Second, "a blocked popup", func() bool {
+		eventually(t, 30*time.Second, "a blocked popup", func() bool {
 			var ok bool
 			u, ok = env.TakeBlocked()
 			return ok
@@ -115,6 +116,7 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 // TestNoAllowURLAllowsEverything shows the blocking above is the guard's
 // doing: without AllowURL the same navigations reach the server.
 func TestNoAllowURLAllowsEverything(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	s := newSite(t, mux)
 	port := s.Listener.Addr().String()

@@ -17,6 +17,7 @@ import (
 )
 
 func TestBrowserCrashFailsFastAndRelaunches(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +39,7 @@ func TestBrowserCrashFailsFastAndRelaunches(t *testing.T) {
 
 	result := make(chan error, 1)
 	go func() { result <- navigate(t, env, s.URL+"/slow") }()
-	eventually(t, 10*time.Second, "the slow request to arrive", func() bool { return s.seen(s.Listener.Addr().String() + "/slow") })
+	eventually(t, 30*time.Second, "the slow request to arrive", func() bool { return s.seen(s.Listener.Addr().String() + "/slow") })
 
 	killed := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -88,13 +89,14 @@ func TestBrowserCrashFailsFastAndRelaunches(t *testing.T) {
 	if c2 == conn || c2.pid == pid || dir2 == dir {
 		t.Error("the browser was not relaunched")
 	}
-	eventually(t, 5*time.Second, "the killed browser's processes to end", func() bool { return len(processesUsing(dir)) == 0 })
+	eventually(t, 30*time.Second, "the killed browser's processes to end", func() bool { return len(processesUsing(dir)) == 0 })
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the killed browser's profile %s is still there", dir)
 	}
 }
 
 func TestShutdownLeavesNoChromium(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, html("x"))
 	m := newTestManager(t, Options{})
 	a := mustOpen(t, m, "", "a")
@@ -106,7 +108,7 @@ func TestShutdownLeavesNoChromium(t *testing.T) {
 	if len(processesUsing(dir)) < 2 {
 		t.Fatalf("expected the browser's processes to run, found %v", processesUsing(dir))
 	}
-	if err := m.Shutdown(testCtx(t, 15*time.Second)); err != nil {
+	if err := m.Shutdown(testCtx(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if pids := processesUsing(dir); len(pids) != 0 {
@@ -133,6 +135,7 @@ func TestShutdownLeavesNoChromium(t *testing.T) {
 // not look at: Shutdown leaves the remote browser running without the
 // contexts it made, and a dead endpoint is named in Open's error.
 func TestCDPProvider(t *testing.T) {
+	t.Parallel()
 	bin := needChromium(t)
 
 	dir := t.TempDir()
@@ -172,14 +175,14 @@ func TestCDPProvider(t *testing.T) {
 
 	m.Release(a)
 	m.Release(b)
-	if err := m.Shutdown(testCtx(t, 10*time.Second)); err != nil {
+	if err := m.Shutdown(testCtx(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	// The remote browser still runs, without our contexts.
 	if _, err := (proto.BrowserGetVersion{}).Call(watcher); err != nil {
 		t.Fatalf("the remote browser is gone after Shutdown: %v", err)
 	}
-	eventually(t, 5*time.Second, "our contexts to be disposed", func() bool {
+	eventually(t, 30*time.Second, "our contexts to be disposed", func() bool {
 		res, err := proto.TargetGetBrowserContexts{}.Call(watcher)
 		for _, id := range res.BrowserContextIDs {
 			if string(id) == a.BrowserContextID() || string(id) == b.BrowserContextID() {
@@ -198,7 +201,8 @@ func TestCDPProvider(t *testing.T) {
 	defer func() { _ = m2.Shutdown(context.Background()) }()
 	env := mustOpen(t, m2, "", "")
 	_ = syscall.Kill(-l.PID(), syscall.SIGKILL)
-	eventually(t, 3*time.Second, "the environment to be gone", func() bool { return env.Err() != nil })
+	// At once: its connection closes (the health check would take 20-30 s).
+	eventually(t, 10*time.Second, "the environment to be gone", func() bool { return env.Err() != nil })
 	wantCode(t, env.Err(), errs.EnvUnavailable)
 	_, err = m2.Get(env.ID)
 	wantCode(t, err, errs.EnvNotFound)
@@ -216,6 +220,7 @@ func TestCDPProvider(t *testing.T) {
 // env_unavailable at once instead of waiting out its timeout, the
 // environment is closed, and the browser and its other environments go on.
 func TestRendererCrashFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, html(`<p id="here">here</p>`))
 	m := newTestManager(t, Options{})
 	env := mustOpen(t, m, "", "crash")

@@ -15,6 +15,10 @@ import (
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
+// TestMain runs the parallel tests testsite.Parallel at a time: most of a
+// test here waits for its own Chromium (launch, page loads, timers).
+func TestMain(m *testing.M) { testsite.Main(m) }
+
 // needChromium skips the test when this machine has no Chromium.
 func needChromium(t *testing.T) string {
 	t.Helper()
@@ -132,7 +136,7 @@ func html(body string) http.HandlerFunc {
 // bodyText is the text of env's page.
 func bodyText(t *testing.T, env *Env) string {
 	t.Helper()
-	p := env.Page().Context(testCtx(t, 10*time.Second))
+	p := env.Page().Context(testCtx(t, time.Minute)) // a ceiling for a loaded machine, not a speed check
 	res, err := p.Eval(`() => document.body ? document.body.innerText : ""`)
 	if err != nil {
 		t.Fatalf("read page text: %v", err)
@@ -142,7 +146,7 @@ func bodyText(t *testing.T, env *Env) string {
 
 func navigate(t *testing.T, env *Env, u string) error {
 	t.Helper()
-	ctx, cancel := env.Bind(testCtx(t, 15*time.Second))
+	ctx, cancel := env.Bind(testCtx(t, time.Minute)) // a ceiling for a loaded machine, not a speed check
 	defer cancel()
 	p := env.Page().Context(ctx)
 	if err := p.Navigate(u); err != nil {

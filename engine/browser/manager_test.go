@@ -15,13 +15,14 @@ import (
 )
 
 func TestLazyLaunch(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, html(`<h1 id="h">hello</h1>`))
 	m := newTestManager(t, Options{})
 	lp := localOf(t, m)
 	if c, _ := lp.current(); c != nil {
 		t.Fatal("a browser started before the first Open")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Browsers != 0 || st.Environments != 0 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Browsers != 0 || st.Environments != 0 {
 		t.Fatalf("stats before Open = %+v", st)
 	}
 	env := mustOpen(t, m, "", "")
@@ -36,13 +37,14 @@ func TestLazyLaunch(t *testing.T) {
 	if got := bodyText(t, env); got != "hello" {
 		t.Errorf("page text = %q", got)
 	}
-	st := m.Stats(testCtx(t, 5*time.Second))
+	st := m.Stats(testCtx(t, time.Minute))
 	if st.Environments != 1 || st.Busy != 1 || st.ByPurpose[DefaultPurpose] != 1 || st.Browsers != 1 || st.Processes < 2 {
 		t.Errorf("stats = %+v", st)
 	}
 }
 
 func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "who", Value: r.URL.Query().Get("v"), Path: "/"})
@@ -74,11 +76,11 @@ func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
 		t.Fatalf("beta sees %q, want no cookie", got)
 	}
 	// localStorage is separate as well.
-	pa := a.Page().Context(testCtx(t, 5*time.Second))
+	pa := a.Page().Context(testCtx(t, time.Minute))
 	if _, err := pa.Eval(`() => localStorage.setItem("k", "alpha")`); err != nil {
 		t.Fatal(err)
 	}
-	pb := b.Page().Context(testCtx(t, 5*time.Second))
+	pb := b.Page().Context(testCtx(t, time.Minute))
 	if res, err := pb.Eval(`() => String(localStorage.getItem("k"))`); err != nil || res.Value.Str() != "null" {
 		t.Fatalf("beta's localStorage k = %v, %v", res, err)
 	}
@@ -109,7 +111,7 @@ func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
 	m.Release(b)
 
 	// A temporary environment is never reused and closes on Release.
-	tmp, err := m.OpenTemporary(testCtx(t, 20*time.Second), "local", "alpha")
+	tmp, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "local", "alpha")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
 	wantCode(t, err, errs.EnvNotFound)
 	// Its browser context goes too (disposed of in the background, so
 	// the call that released it answers at once).
-	eventually(t, 5*time.Second, "the temporary context to be disposed of", func() bool {
+	eventually(t, 30*time.Second, "the temporary context to be disposed of", func() bool {
 		res, err := proto.TargetGetBrowserContexts{}.Call(a.Page().Browser())
 		return err == nil && !slices.Contains(res.BrowserContextIDs, proto.BrowserBrowserContextID(tmp.BrowserContextID()))
 	})
@@ -137,8 +139,9 @@ func TestPurposesAreIsolatedAndIdleEnvsReused(t *testing.T) {
 }
 
 func TestLimitsAndLookups(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{MaxEnvironments: 3, MaxPerPurpose: 2, Regions: map[string]Region{"eu": {}, "us": {}}})
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t, 2*time.Minute)
 
 	_, err := m.Open(ctx, "mars", "x")
 	wantCode(t, err, errs.InvalidParams)
@@ -204,11 +207,12 @@ func TestLimitsAndLookups(t *testing.T) {
 }
 
 func TestIdleReaping(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{IdleTimeout: 300 * time.Millisecond})
 	idle := mustOpen(t, m, "", "idle")
 	busy := mustOpen(t, m, "", "busy")
 	m.Release(idle)
-	eventually(t, 5*time.Second, "the idle environment to be reaped", func() bool {
+	eventually(t, 30*time.Second, "the idle environment to be reaped", func() bool {
 		_, err := m.Get(idle.ID)
 		return errs.CodeOf(err) == errs.EnvNotFound
 	})
@@ -221,17 +225,18 @@ func TestIdleReaping(t *testing.T) {
 	}
 	// Use keeps it alive; idleness after release ends it.
 	m.Release(busy)
-	eventually(t, 5*time.Second, "the released environment to be reaped", func() bool {
+	eventually(t, 30*time.Second, "the released environment to be reaped", func() bool {
 		_, err := m.Get(busy.ID)
 		return err != nil
 	})
 }
 
 func TestAcquireSerialisesCalls(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{})
 	env := mustOpen(t, m, "", "")
 	m.Release(env)
-	ctx := testCtx(t, 20*time.Second)
+	ctx := testCtx(t, 2*time.Minute)
 
 	var mu sync.Mutex
 	var order []string
@@ -279,6 +284,7 @@ func TestAcquireSerialisesCalls(t *testing.T) {
 }
 
 func TestNoBrowserErrorNamesTheFix(t *testing.T) {
+	t.Parallel()
 	m, err := NewManager(Options{Bin: "/nonexistent/chromium"})
 	if err != nil {
 		t.Fatal(err)
@@ -292,6 +298,7 @@ func TestNoBrowserErrorNamesTheFix(t *testing.T) {
 }
 
 func TestOptionsValidation(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{
 		{Provider: "docker"},
 		{Provider: "cdp"},
@@ -317,36 +324,69 @@ func TestOptionsValidation(t *testing.T) {
 	}
 }
 
+// TestConcurrentOpensShareOneBrowser: six concurrent opens on a pool of 4
+// launch one browser; four open and two wait for room, which never comes
+// (nothing is released), so they end env_unavailable, pool full, when their
+// context does. That context is cancelled once the four are open and the
+// two are waiting (nothing being made): before, the two waited out the
+// test's whole 30 s context.
 func TestConcurrentOpensShareOneBrowser(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{MaxEnvironments: 4})
-	ctx := testCtx(t, 30*time.Second)
-	var wg sync.WaitGroup
-	envs := make([]*Env, 6)
-	errsSeen := make([]error, 6)
-	for i := range envs {
-		wg.Add(1)
+	ctx, cancel := context.WithCancel(testCtx(t, 2*time.Minute)) // Chromium's launch at a load of 80 took over 20s
+	defer cancel()
+	type opened struct {
+		env *Env
+		err error
+	}
+	results := make(chan opened, 6)
+	for i := range 6 {
 		go func() {
-			defer wg.Done()
-			envs[i], errsSeen[i] = m.Open(ctx, "", string(rune('a'+i)))
+			env, err := m.Open(ctx, "", string(rune('a'+i)))
+			results <- opened{env, err}
 		}()
 	}
-	wg.Wait()
-	opened, full := 0, 0
-	for i, err := range errsSeen {
-		switch errs.CodeOf(err) {
+	var got []opened
+	for len(got) < 6 {
+		var r opened
+		select {
+		case r = <-results:
+		case <-time.After(100 * time.Millisecond):
+			if waitingForRoom(m, 4, 2) {
+				cancel() // the two left can only wait for room now
+			}
+			continue
+		}
+		got = append(got, r)
+	}
+	ok, full := 0, 0
+	for _, r := range got {
+		switch errs.CodeOf(r.err) {
 		case errs.OK:
-			opened++
-			defer m.Release(envs[i])
+			ok++
+			defer m.Release(r.env)
 		case errs.EnvUnavailable:
 			full++
+			if !strings.Contains(r.err.Error(), "environment pool is full (4 open") {
+				t.Errorf("refused Open: %v", r.err)
+			}
 		default:
-			t.Errorf("Open: %v", err)
+			t.Errorf("Open: %v", r.err)
 		}
 	}
-	if opened != 4 || full != 2 {
-		t.Errorf("opened %d, refused %d; want 4 and 2", opened, full)
+	if ok != 4 || full != 2 {
+		t.Errorf("opened %d, refused %d; want 4 and 2", ok, full)
 	}
-	if st := m.Stats(ctx); st.Browsers != 1 || st.Environments != 4 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Browsers != 1 || st.Environments != 4 {
 		t.Errorf("stats = %+v", st)
 	}
+}
+
+// waitingForRoom reports whether m has open environments, nothing being
+// opened, and want open calls under way (which can then only be waiting
+// for room).
+func waitingForRoom(m *Manager, open, want int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.envs) == open && m.pending == 0 && m.filling == nil && m.wanting == want
 }

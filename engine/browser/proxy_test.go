@@ -58,6 +58,7 @@ func (p *recordingProxy) saw(req string) bool {
 }
 
 func TestRegionProxyAndEgressCheck(t *testing.T) {
+	t.Parallel()
 	open := newRecordingProxy(t, "", "")
 	auth := newRecordingProxy(t, "bob", "s3cret")
 	authURL := strings.Replace(auth.URL, "http://", "http://bob:s3cret@", 1)
@@ -94,7 +95,7 @@ func TestRegionProxyAndEgressCheck(t *testing.T) {
 		t.Fatalf("the authenticating proxy did not see the request")
 	}
 
-	ctx := testCtx(t, 30*time.Second)
+	ctx := testCtx(t, 2*time.Minute)
 	if err := CheckEgress(ctx, env, "http://egress.test/ip", 200); err != nil {
 		t.Errorf("egress check: %v", err)
 	}

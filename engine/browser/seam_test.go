@@ -25,6 +25,7 @@ var aboveTheSeam = []string{".", "../app", "../run", "../mcpserver", "../testrun
 // switch case, and any use of a provider's name constant (ProviderLocal,
 // browser.ProviderCDP, ...).
 func TestNoProviderNamesAboveTheSeam(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, n := range ProviderNames() {
 		names[n] = true

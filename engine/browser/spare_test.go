@@ -31,11 +31,12 @@ func filling(m *Manager) bool {
 func waitSpare(t *testing.T, m *Manager) *Env {
 	t.Helper()
 	var e *Env
-	eventually(t, 20*time.Second, "a spare environment", func() bool { e = spareOf(m); return e != nil })
+	eventually(t, time.Minute, "a spare environment", func() bool { e = spareOf(m); return e != nil })
 	return e
 }
 
 func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, html(`<h1>ok</h1>`))
 	allowed := s.Listener.Addr().String()
 	m := newTestManager(t, Options{Spare: 1, AllowURL: func(u string) bool { return strings.Contains(u, allowed) }})
@@ -44,7 +45,7 @@ func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
 	if c, _ := localOf(t, m).current(); c != nil || spareOf(m) != nil || filling(m) {
 		t.Fatal("a browser or a spare was started before the first Open")
 	}
-	first, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	first, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,14 +59,14 @@ func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
 	if spare.ID == first.ID || spare.ID == kept.ID {
 		t.Fatal("the spare is an environment a call holds or kept")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 2 || st.Spare != 1 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Environments != 2 || st.Spare != 1 {
 		t.Errorf("stats with a spare = %+v", st)
 	}
 	m.Release(first)
 
 	// The next temporary call gets the spare, held for it, with its page
 	// and the allowed-hosts guard in place.
-	tmp, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	tmp, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,13 +110,14 @@ func TestSpareIsUsedRefilledAndGuarded(t *testing.T) {
 // TestSpareBeingMadeIsWaitedFor: a call that comes while the spare is
 // being made waits for it instead of opening another.
 func TestSpareBeingMadeIsWaitedFor(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{Spare: 1})
 	first := mustOpen(t, m, "", "")
 	m.Release(first) // starts making the spare
 	if !filling(m) && spareOf(m) == nil {
 		t.Fatal("no spare is being made after a call ended")
 	}
-	tmp, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	tmp, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,12 +125,13 @@ func TestSpareBeingMadeIsWaitedFor(t *testing.T) {
 	if spareOf(m) != nil || filling(m) {
 		t.Error("the spare was not the one handed out")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 2 || st.Spare != 0 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Environments != 2 || st.Spare != 0 {
 		t.Errorf("stats = %+v, want the kept one and the temporary one that was the spare", st)
 	}
 }
 
 func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{Spare: 1, MaxEnvironments: 3, Regions: map[string]Region{DefaultRegion: {}, "eu": {}}})
 	a := mustOpen(t, m, "", "a")
 	m.Release(a)
@@ -138,7 +141,7 @@ func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
 	if spareOf(m) == nil {
 		t.Fatal("the spare was dropped though the pool had room")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Environments != 2 || st.Spare != 1 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Environments != 2 || st.Spare != 1 {
 		t.Errorf("stats = %+v", st)
 	}
 	// The pool (3) is full with the spare; a call needing room gets the
@@ -153,7 +156,7 @@ func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
 		t.Errorf("pool-full message: %v", err)
 	}
 	// Closing one makes room, and the spare comes back.
-	if err := m.Close(testCtx(t, 10*time.Second), c.ID); err != nil {
+	if err := m.Close(testCtx(t, time.Minute), c.ID); err != nil {
 		t.Fatal(err)
 	}
 	waitSpare(t, m)
@@ -162,8 +165,9 @@ func TestSpareCountsTowardTheLimitAndGivesWay(t *testing.T) {
 }
 
 func TestSpareDisabled(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{})
-	env, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	env, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,18 +176,19 @@ func TestSpareDisabled(t *testing.T) {
 	if spareOf(m) != nil || filling(m) {
 		t.Error("a spare is made after a release with Options.Spare 0")
 	}
-	if st := m.Stats(testCtx(t, 5*time.Second)); st.Spare != 0 {
+	if st := m.Stats(testCtx(t, time.Minute)); st.Spare != 0 {
 		t.Errorf("stats = %+v", st)
 	}
 }
 
 func TestSpareClosedOnShutdown(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{Spare: 1})
 	env := mustOpen(t, m, "", "")
 	m.Release(env)
 	spare := waitSpare(t, m)
 	_, dir := localOf(t, m).current()
-	if err := m.Shutdown(testCtx(t, 15*time.Second)); err != nil {
+	if err := m.Shutdown(testCtx(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, spare.Err(), errs.EnvUnavailable)
@@ -199,7 +204,7 @@ func TestSpareClosedOnShutdown(t *testing.T) {
 	env2 := mustOpen(t, m2, "", "")
 	m2.Release(env2)
 	_, dir2 := localOf(t, m2).current()
-	if err := m2.Shutdown(testCtx(t, 15*time.Second)); err != nil {
+	if err := m2.Shutdown(testCtx(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	if spareOf(m2) != nil || filling(m2) {
@@ -214,6 +219,7 @@ func TestSpareClosedOnShutdown(t *testing.T) {
 }
 
 func TestSpareDiscardedWhenTheBrowserDies(t *testing.T) {
+	t.Parallel()
 	s := newSite(t, http.HandlerFunc(html("fresh")))
 	m := newTestManager(t, Options{Spare: 1})
 	env := mustOpen(t, m, "", "")
@@ -223,11 +229,11 @@ func TestSpareDiscardedWhenTheBrowserDies(t *testing.T) {
 	if err := syscall.Kill(conn.pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "the spare to be discarded", func() bool { return spareOf(m) == nil })
+	eventually(t, 30*time.Second, "the spare to be discarded", func() bool { return spareOf(m) == nil })
 	wantCode(t, spare.Err(), errs.EnvUnavailable)
 
 	// The next call runs in a fresh browser, not in the dead spare.
-	tmp, err := m.OpenTemporary(testCtx(t, 20*time.Second), "", "")
+	tmp, err := m.OpenTemporary(testCtx(t, 2*time.Minute), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,6 +252,7 @@ func TestSpareDiscardedWhenTheBrowserDies(t *testing.T) {
 // while calls wait (it would take their room). Before: env_unavailable at
 // once, and the spare's refill took the place a released call freed.
 func TestFullPoolWaitsForRoom(t *testing.T) {
+	t.Parallel()
 	m := newTestManager(t, Options{Spare: 1, MaxEnvironments: 2})
 	a := mustOpen(t, m, "", "a")
 	b := mustOpen(t, m, "", "b")
@@ -270,10 +277,10 @@ func TestFullPoolWaitsForRoom(t *testing.T) {
 		}
 	}
 	m.Release(a)
-	if err := m.Close(testCtx(t, 30*time.Second), a.ID); err != nil {
+	if err := m.Close(testCtx(t, 2*time.Minute), a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Close(testCtx(t, 30*time.Second), b.ID); err != nil {
+	if err := m.Close(testCtx(t, 2*time.Minute), b.ID); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {

@@ -104,6 +104,7 @@ func onlyLoopback(raw string) bool {
 }
 
 func TestSubresourcesHeldToAllowedHosts(t *testing.T) {
+	t.Parallel()
 	other := newElsewhere(t)
 	s := exfiltrationSite(t, other)
 	m := newTestManager(t, Options{AllowURL: onlyLoopback, HoldSubresources: true,
@@ -114,7 +115,7 @@ func TestSubresourcesHeldToAllowedHosts(t *testing.T) {
 
 	held := map[string]bool{}
 	total := 0
-	eventually(t, 20*time.Second, "every kind of request to be held", func() bool {
+	eventually(t, time.Minute, "every kind of request to be held", func() bool {
 		n, urls := env.TakeHeld()
 		total += n
 		for _, u := range urls {
@@ -134,7 +135,7 @@ func TestSubresourcesHeldToAllowedHosts(t *testing.T) {
 	}
 	// The page's own host is still reachable, by fetch and WebSocket.
 	host := s.Listener.Addr().String()
-	eventually(t, 20*time.Second, "the page's own requests", func() bool { return s.seen(host+"/own") && s.seen(host+"/own-ws") })
+	eventually(t, time.Minute, "the page's own requests", func() bool { return s.seen(host+"/own") && s.seen(host+"/own-ws") })
 	if got := other.got(); len(got) != 0 {
 		t.Errorf("requests reached the other host: %v", got)
 	}
@@ -156,13 +157,14 @@ func TestSubresourcesHeldToAllowedHosts(t *testing.T) {
 // hosts for navigations only (policy.subresources: any), the same page's
 // requests all reach the other host.
 func TestSubresourcesAnyReachOtherHosts(t *testing.T) {
+	t.Parallel()
 	other := newElsewhere(t)
 	s := exfiltrationSite(t, other)
 	m := newTestManager(t, Options{AllowURL: onlyLoopback})
 	env := mustOpen(t, m, "", "")
 	defer m.Release(env)
 	mustNavigate(t, env, s.URL+"/")
-	eventually(t, 20*time.Second, "every kind of request to reach the other host", func() bool {
+	eventually(t, time.Minute, "every kind of request to reach the other host", func() bool {
 		got := other.got()
 		for _, k := range subresourceKinds {
 			if k != "/iframe" && !slices.Contains(got, k) { // frames are refused by allowed_hosts alone

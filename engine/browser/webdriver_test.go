@@ -78,16 +78,16 @@ func TestWebDriverProvider(t *testing.T) {
 
 	// Kept alive while open.
 	pa := sessionPath(t, a)
-	eventually(t, 10*time.Second, "keep-alive requests for a's session", func() bool { return driver.count("GET "+pa+"/timeouts") >= 2 })
+	eventually(t, 30*time.Second, "keep-alive requests for a's session", func() bool { return driver.count("GET "+pa+"/timeouts") >= 2 })
 
 	// close_env deletes the session, which ends its browser; b goes on.
-	if err := m.Close(testCtx(t, 10*time.Second), a.ID); err != nil {
+	if err := m.Close(testCtx(t, time.Minute), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	if n := driver.count("DELETE " + pa); n != 1 {
 		t.Fatalf("a's session deleted %d times, want once", n)
 	}
-	eventually(t, 10*time.Second, "a's browser to end", func() bool { return !devtoolsAnswers(a) })
+	eventually(t, 30*time.Second, "a's browser to end", func() bool { return !devtoolsAnswers(a) })
 	wantCode(t, a.Err(), errs.EnvNotFound)
 	mustNavigate(t, b, s.URL+"/again")
 
@@ -100,7 +100,7 @@ func TestWebDriverProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	eventually(t, 10*time.Second, "b to notice its session ended", func() bool { return b.Err() != nil })
+	eventually(t, 30*time.Second, "b to notice its session ended", func() bool { return b.Err() != nil })
 	wantCode(t, b.Err(), errs.EnvUnavailable)
 	_, err = m.Acquire(testCtx(t, 5*time.Second), b.ID)
 	wantCode(t, err, errs.EnvNotFound)
@@ -117,7 +117,7 @@ func TestWebDriverProvider(t *testing.T) {
 	if n := driver.count("DELETE " + pc); n != 1 {
 		t.Fatalf("c's session deleted %d times at shutdown, want once", n)
 	}
-	eventually(t, 10*time.Second, "c's browser to end", func() bool { return !devtoolsAnswers(c) })
+	eventually(t, 30*time.Second, "c's browser to end", func() bool { return !devtoolsAnswers(c) })
 }
 
 // The CDP address of a session: Selenium Grid 4's se:cdp (reached through
@@ -125,6 +125,7 @@ func TestWebDriverProvider(t *testing.T) {
 // debuggerAddress (a localhost address of the driver's machine); a
 // refusal keeps the W3C error code.
 func TestParseNewSession(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, ep, body, id, cdp, code string
 		status                        int
