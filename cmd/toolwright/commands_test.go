@@ -104,17 +104,18 @@ func writeConfig(t *testing.T, site *testsite.Site) string {
 		"selectors: " + repoPath(t, "examples", "demo", "selectors.yaml") + "\n" +
 		"state_dir: " + filepath.Join(dir, "state") + "\n" +
 		"vars: {acme_base: " + site.URL("") + "}\n" +
-		"secrets: {acme_user: {env: TW_CLI_USER}, acme_password: {env: TW_CLI_PASSWORD}}\n" +
+		"secrets: {acme_user: {file: user}, acme_password: {file: password}}\n" +
 		"policy: {write_tools: grant, allowed_hosts: [127.0.0.1]}\n"
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
+	for name, body := range map[string]string{"toolwright.yaml": body, "user": "cli-user@example.com", "password": "cli-password-9000"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Setenv("TW_CLI_USER", "cli-user@example.com")
-	t.Setenv("TW_CLI_PASSWORD", "cli-password-9000")
 	return cfg
 }
 
 func TestRunAndSelectorsCheck(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	site := testsite.Start(t)
 	cfg := writeConfig(t, site)

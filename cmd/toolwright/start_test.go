@@ -189,6 +189,7 @@ var grantHint = regexp.MustCompile(`allow it with: (toolwright grant --demo --to
 // The demo's grant path: the command a not_granted refusal of `serve
 // --demo` prints works against the demo's own state dir.
 func TestDemoGrantPath(t *testing.T) {
+	t.Parallel()
 	testsite.NeedChromium(t)
 	bin := serveBinary(t)
 	home := t.TempDir()
@@ -202,11 +203,15 @@ func TestDemoGrantPath(t *testing.T) {
 	if env.Code != "not_granted" || m == nil || m[2] != "T-demo" {
 		t.Fatalf("refusal: %+v", env)
 	}
-	// Run the printed command as the operator would (same HOME).
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	// Run the printed command as the operator would (same HOME), as a
+	// process of its own: the test changes no variable of its own process,
+	// so it runs in parallel.
+	operator := func(args ...string) (string, string, int) {
+		t.Helper()
+		return twCLI(t, bin, []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state")}, args...)
+	}
 	args := append(strings.Fields(m[1])[1:], "--reason", "demo")
-	out, errOut, code := cli(t, args...)
+	out, errOut, code := operator(args...)
 	if code != 0 || !strings.Contains(out, "add_to_cart may run for task T-demo") {
 		t.Fatalf("%s: exit %d\n%s%s", m[1], code, out, errOut)
 	}
@@ -214,11 +219,11 @@ func TestDemoGrantPath(t *testing.T) {
 		t.Errorf("after the grant: %+v", env)
 	}
 	// The grant lives in the demo's state dir, not the default one.
-	out, _, _ = cli(t, "grants", "--format", "json")
+	out, _, _ = operator("grants", "--format", "json")
 	if strings.Contains(out, "T-demo") {
 		t.Errorf("the demo's grant shows up outside --demo: %s", out)
 	}
-	out, _, _ = cli(t, "grants", "--demo", "--format", "json")
+	out, _, _ = operator("grants", "--demo", "--format", "json")
 	if !strings.Contains(out, "T-demo") {
 		t.Errorf("grants --demo lacks the grant: %s", out)
 	}
