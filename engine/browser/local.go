@@ -145,25 +145,71 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "no browser to open an environment in: install Chromium (apt-get install -y chromium) or set browser.bin")
 	}
-	if p.tmpRoot != "" {
-		if err := os.MkdirAll(p.tmpRoot, 0o700); err != nil {
-			return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
-		}
-	}
-	dir, err := os.MkdirTemp(p.tmpRoot, profilePrefix)
+	dir, err := p.profileDir()
 	if err != nil {
-		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
+		return nil, err
 	}
-	// The owner's pid: the next start removes profiles whose owner is gone.
-	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
 	headless := p.headless
 	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		p.log.Warn("browser.headless is false but there is no display; running headless")
 		headless = true
 	}
-	// Bin is always set, so rod never downloads a browser. Leakless runs
-	// Chromium under rod's small guard process, which kills its whole
-	// process group when this process dies, even by SIGKILL.
+	l := chromiumLauncher(ctx, bin, dir, headless)
+	start := time.Now()
+	u, err := l.Launch()
+	if err != nil {
+		if pid := l.PID(); pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		_ = os.RemoveAll(dir)
+		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot start the browser %q", bin)
+	}
+	pid := l.PID()
+	exited := make(chan struct{})
+	go func() {
+		l.Cleanup() // waits for the process to exit, then removes the profile
+		close(exited)
+	}()
+	stop := p.stopper(pid, dir, exited)
+	c, err := p.dialer.Dial(ctx, u, pid, stop)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	p.dir = dir
+	p.log.Info("browser started", "bin", bin, "pid", pid, "headless", headless, "took", time.Since(start).Round(time.Millisecond))
+	go func() {
+		select {
+		case <-exited:
+			c.lost(errs.New(errs.EnvUnavailable, "the browser process exited"))
+		case <-c.Done():
+		}
+	}()
+	return c, nil
+}
+
+// profileDir makes the profile folder of a browser about to start, under
+// tmpRoot, marked with this process's pid: the next start removes
+// profiles whose owner is gone.
+func (p *localProvider) profileDir() (string, error) {
+	if p.tmpRoot != "" {
+		if err := os.MkdirAll(p.tmpRoot, 0o700); err != nil {
+			return "", errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
+		}
+	}
+	dir, err := os.MkdirTemp(p.tmpRoot, profilePrefix)
+	if err != nil {
+		return "", errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
+	}
+	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
+	return dir, nil
+}
+
+// chromiumLauncher is the launcher of bin with the profile dir and the
+// engine's flags. Bin is always set, so rod never downloads a browser.
+// Leakless runs Chromium under rod's small guard process, which kills its
+// whole process group when this process dies, even by SIGKILL.
+func chromiumLauncher(ctx context.Context, bin, dir string, headless bool) *launcher.Launcher {
 	l := launcher.New().Context(ctx).
 		Bin(bin).
 		Leakless(true).
@@ -188,24 +234,15 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 	if os.Geteuid() == 0 {
 		l = l.NoSandbox(true)
 	}
-	start := time.Now()
-	u, err := l.Launch()
-	if err != nil {
-		if pid := l.PID(); pid > 0 {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-		_ = os.RemoveAll(dir)
-		return nil, errs.Wrap(errs.EnvUnavailable, err, "cannot start the browser %q", bin)
-	}
-	pid := l.PID()
-	exited := make(chan struct{})
-	go func() {
-		l.Cleanup() // waits for the process to exit, then removes the profile
-		close(exited)
-	}()
-	stop := func() {
-		// The profile is thrown away, so there is nothing to flush: end the
-		// whole process group (renderers, zygote, utility processes).
+	return l
+}
+
+// stopper ends the browser of process group pid: the profile is thrown
+// away, so there is nothing to flush, and the whole group (renderers,
+// zygote, utility processes) is killed; then it waits for exited (a while
+// at most) and removes the profile dir.
+func (p *localProvider) stopper(pid int, dir string, exited <-chan struct{}) func() {
+	return func() {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		select {
 		case <-exited:
@@ -214,21 +251,6 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 		}
 		_ = os.RemoveAll(dir)
 	}
-	c, err := p.dialer.Dial(ctx, u, pid, stop)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	p.dir = dir
-	p.log.Info("browser started", "bin", bin, "pid", pid, "headless", headless, "took", time.Since(start).Round(time.Millisecond))
-	go func() {
-		select {
-		case <-exited:
-			c.lost(errs.New(errs.EnvUnavailable, "the browser process exited"))
-		case <-c.Done():
-		}
-	}()
-	return c, nil
 }
 
 func (p *localProvider) Close(context.Context) error {

@@ -170,103 +170,148 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 		m.mu.Unlock()
 	}()
 
-	waited, noReuse, triedShared := false, false, false
+	r := &openReq{region: region, purpose: purpose, temporary: temporary}
 	for {
-		m.mu.Lock()
-		if m.closed {
-			m.mu.Unlock()
-			return nil, errClosed
+		env, again, err := m.admit(ctx, r)
+		if err != nil || env != nil {
+			return env, err
 		}
-		if !temporary && !noReuse {
-			if env := m.idleLocked(region, purpose); env != nil {
-				m.mu.Unlock()
-				if !m.leaseIdle(ctx, env) {
-					// another replica's call holds it: open another
-					<-env.sem
-					noReuse = true
-					continue
-				}
-				env.touch()
-				m.log.Debug("environment reused", "env", env.ID, "region", region, "purpose", purpose)
-				return env, nil
-			}
-			if m.reg != nil && !triedShared {
-				// None here: one another replica made (or let go of) may be idle.
-				m.mu.Unlock()
-				triedShared = true
-				if env := m.reuseShared(ctx, region, purpose); env != nil {
-					return env, nil
-				}
-				continue
-			}
+		if !again {
+			break // room is reserved for a new environment
 		}
-		// max_per_purpose bounds the environments a purpose keeps between
-		// calls; a temporary one lives for one call and counts only toward
-		// max_environments, so parallel calls of env: temporary tools are
-		// bounded by the pool, not by their shared "default" purpose.
-		if !temporary {
-			if n := m.countLocked(purpose) + m.pendingFor[purpose]; n >= m.opts.MaxPerPurpose {
-				m.mu.Unlock()
-				return nil, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", purpose, n)
-			}
-		}
-		if env := m.takeSpareLocked(region, purpose, temporary); env != nil {
-			m.mu.Unlock()
-			if m.reg != nil {
-				rctx, cancel := regCtx(ctx)
-				err := m.reg.Adopt(rctx, env.ID, purpose, temporary)
-				cancel()
-				if err != nil {
-					m.closeEnv(env, errs.New(errs.EnvUnavailable, "the environment registry cannot be reached"), "not registered")
-					return nil, registryErr(err)
-				}
-			}
-			m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary, "spare", true)
-			m.changed()
-			return env, nil
-		}
-		full := m.totalLocked() >= m.opts.MaxEnvironments
-		if full && m.dropSpareLocked() {
-			full = false
-		}
-		if fill := m.filling; fill != nil && !waited && (full || region == m.spareRegion) {
-			// A spare is on its way: waiting for it is never slower than
-			// opening another, and at the limit it is the room there is.
-			m.mu.Unlock()
-			waited = true
-			select {
-			case <-fill:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			continue
-		}
-		if full {
-			// Wait for room within the call's deadline: a call that ends,
-			// or an environment closed or lost, frees a place. Failing here
-			// would turn a busy pool into failed calls (slower is fine).
-			n, room := m.totalLocked(), m.room
-			m.mu.Unlock()
-			if err := waitRoom(ctx, room); err != nil {
-				return nil, errs.Wrap(errs.EnvUnavailable, err, "environment pool is full (%d open, browser.max_environments), and no environment came free in time", n)
-			}
-			continue
-		}
-		break
 	}
-	held := 0
-	if !temporary {
-		held = 1
+	return m.openNew(ctx, r, px)
+}
+
+// openReq is an Open under way: what it asks for and what it tried.
+type openReq struct {
+	region, purpose string
+	temporary       bool
+	// waited for the spare being made; noReuse: an idle environment here
+	// was held by another replica's call; triedShared: looked for one in
+	// the registry
+	waited, noReuse, triedShared bool
+}
+
+// admit takes one look at the pool for r: an environment to reuse or a
+// spare (env), or a wait (for the spare being made, or for room) after
+// which to look again (again), or else room reserved (counted as pending)
+// for a new environment (neither).
+func (m *Manager) admit(ctx context.Context, r *openReq) (env *Env, again bool, err error) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, false, errClosed
+	}
+	if !r.temporary && !r.noReuse {
+		if env := m.idleLocked(r.region, r.purpose); env != nil {
+			m.mu.Unlock()
+			if !m.leaseIdle(ctx, env) {
+				// another replica's call holds it: open another
+				<-env.sem
+				r.noReuse = true
+				return nil, true, nil
+			}
+			env.touch()
+			m.log.Debug("environment reused", "env", env.ID, "region", r.region, "purpose", r.purpose)
+			return env, false, nil
+		}
+		if m.reg != nil && !r.triedShared {
+			// None here: one another replica made (or let go of) may be idle.
+			m.mu.Unlock()
+			r.triedShared = true
+			if env := m.reuseShared(ctx, r.region, r.purpose); env != nil {
+				return env, false, nil
+			}
+			return nil, true, nil
+		}
+	}
+	// max_per_purpose bounds the environments a purpose keeps between
+	// calls; a temporary one lives for one call and counts only toward
+	// max_environments, so parallel calls of env: temporary tools are
+	// bounded by the pool, not by their shared "default" purpose.
+	if !r.temporary {
+		if n := m.countLocked(r.purpose) + m.pendingFor[r.purpose]; n >= m.opts.MaxPerPurpose {
+			m.mu.Unlock()
+			return nil, false, errs.New(errs.EnvUnavailable, "purpose %q already holds %d environments (browser.max_per_purpose)", r.purpose, n)
+		}
+	}
+	if env := m.takeSpareLocked(r.region, r.purpose, r.temporary); env != nil {
+		m.mu.Unlock()
+		env, err := m.openedSpare(ctx, env, r)
+		return env, false, err
+	}
+	again, err = m.waitOrReserveLocked(ctx, r)
+	return nil, again, err
+}
+
+// waitOrReserveLocked, with m.mu held, waits (unlocked) for the spare
+// being made or for room in a full pool and says to look again; or
+// reserves room for a new environment of r. It unlocks m.mu.
+func (m *Manager) waitOrReserveLocked(ctx context.Context, r *openReq) (again bool, err error) {
+	full := m.totalLocked() >= m.opts.MaxEnvironments
+	if full && m.dropSpareLocked() {
+		full = false
+	}
+	if fill := m.filling; fill != nil && !r.waited && (full || r.region == m.spareRegion) {
+		// A spare is on its way: waiting for it is never slower than
+		// opening another, and at the limit it is the room there is.
+		m.mu.Unlock()
+		r.waited = true
+		select {
+		case <-fill:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		return true, nil
+	}
+	if full {
+		// Wait for room within the call's deadline: a call that ends,
+		// or an environment closed or lost, frees a place. Failing here
+		// would turn a busy pool into failed calls (slower is fine).
+		n, room := m.totalLocked(), m.room
+		m.mu.Unlock()
+		if err := waitRoom(ctx, room); err != nil {
+			return false, errs.Wrap(errs.EnvUnavailable, err, "environment pool is full (%d open, browser.max_environments), and no environment came free in time", n)
+		}
+		return true, nil
 	}
 	m.pending++
-	m.pendingFor[purpose] += held
+	if !r.temporary {
+		m.pendingFor[r.purpose]++
+	}
 	m.mu.Unlock()
+	return false, nil
+}
 
-	env, err := m.create(ctx, region, purpose, px, temporary)
+// openedSpare hands the spare env, taken for r, to the caller, adopted in
+// the registry when there is one.
+func (m *Manager) openedSpare(ctx context.Context, env *Env, r *openReq) (*Env, error) {
+	if m.reg != nil {
+		rctx, cancel := regCtx(ctx)
+		err := m.reg.Adopt(rctx, env.ID, r.purpose, r.temporary)
+		cancel()
+		if err != nil {
+			m.closeEnv(env, errs.New(errs.EnvUnavailable, "the environment registry cannot be reached"), "not registered")
+			return nil, registryErr(err)
+		}
+	}
+	m.log.Info("environment opened", "env", env.ID, "region", r.region, "purpose", r.purpose, "temporary", r.temporary, "spare", true)
+	m.changed()
+	return env, nil
+}
+
+// openNew makes a new environment for r in the room admit reserved.
+func (m *Manager) openNew(ctx context.Context, r *openReq, px proxy) (*Env, error) {
+	held := 0
+	if !r.temporary {
+		held = 1
+	}
+	env, err := m.create(ctx, r.region, r.purpose, px, r.temporary)
 
 	m.mu.Lock()
 	m.pending--
-	m.pendingFor[purpose] -= held
+	m.pendingFor[r.purpose] -= held
 	if err != nil {
 		m.freedLocked()
 	}
@@ -283,7 +328,7 @@ func (m *Manager) open(ctx context.Context, region, purpose string, temporary bo
 	if err != nil {
 		return nil, err
 	}
-	m.log.Info("environment opened", "env", env.ID, "region", region, "purpose", purpose, "temporary", temporary)
+	m.log.Info("environment opened", "env", env.ID, "region", r.region, "purpose", r.purpose, "temporary", r.temporary)
 	m.changed()
 	return env, nil
 }
@@ -739,22 +784,9 @@ func (m *Manager) Acquire(ctx context.Context, id string) (*Env, error) {
 // page by target id and put the page under this process's rules. again
 // means the environment appeared in this process meanwhile.
 func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, again bool, err error) {
-	rctx, cancel := regCtx(ctx)
-	rec, err := m.reg.Get(rctx, id)
-	cancel()
+	rec, ap, px, err := m.attachable(ctx, id)
 	if err != nil {
-		return nil, false, registryErr(err)
-	}
-	if rec == nil || rec.Closed {
-		return nil, false, closedErr(id, rec)
-	}
-	ap, ok := m.provider.(Attacher)
-	if !ok || rec.Provider != m.provider.Name() || rec.Endpoint == "" || rec.TargetID == "" {
-		return nil, false, errs.New(errs.EnvNotFound, "environment %q lives in another server's own browser; call it there, or use browser.provider cdp so replicas share browsers", id)
-	}
-	px, ok := m.proxies[rec.Region]
-	if !ok {
-		return nil, false, errs.New(errs.EnvNotFound, "environment %q is in region %q, which this server does not know", id, rec.Region)
+		return nil, false, err
 	}
 	owner := m.newOwner()
 	if wait {
@@ -777,20 +809,70 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 	conn, err := ap.Attach(ctx, rec.Endpoint)
 	if err != nil {
 		unlease()
-		if errs.CodeOf(err) == errs.EnvNotFound {
-			rctx, cancel := regCtx(ctx)
-			_ = m.reg.Close(rctx, id, errs.As(err).Message)
-			cancel()
-			return nil, false, errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, errs.As(err).Message)
-		}
-		return nil, false, err
+		return nil, false, m.attachFailed(ctx, id, err)
 	}
 	m.watch(conn)
 	if k, ok := m.provider.(SessionKeeper); ok && rec.Session != "" {
 		k.KeepSession(conn, rec.Session) // this replica keeps the session alive while it has the environment
 	}
+	env, err = m.adopt(ctx, id, rec, conn, px)
+	if err != nil {
+		if gone := conn.Err(); gone != nil {
+			unlease()
+			return nil, false, gone
+		}
+		rctx, cancel := regCtx(ctx)
+		_ = m.reg.Close(rctx, id, "its page is gone")
+		cancel()
+		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
+	}
+	return m.admitAttached(env, owner, rec, unlease)
+}
+
+// attachable looks up environment id in the registry and checks that this
+// server can attach to it: its record, the Attacher to reach it, and its
+// region's proxy.
+func (m *Manager) attachable(ctx context.Context, id string) (*Record, Attacher, proxy, error) {
+	rctx, cancel := regCtx(ctx)
+	rec, err := m.reg.Get(rctx, id)
+	cancel()
+	if err != nil {
+		return nil, nil, proxy{}, registryErr(err)
+	}
+	if rec == nil || rec.Closed {
+		return nil, nil, proxy{}, closedErr(id, rec)
+	}
+	ap, ok := m.provider.(Attacher)
+	if !ok || rec.Provider != m.provider.Name() || rec.Endpoint == "" || rec.TargetID == "" {
+		return nil, nil, proxy{}, errs.New(errs.EnvNotFound, "environment %q lives in another server's own browser; call it there, or use browser.provider cdp so replicas share browsers", id)
+	}
+	px, ok := m.proxies[rec.Region]
+	if !ok {
+		return nil, nil, proxy{}, errs.New(errs.EnvNotFound, "environment %q is in region %q, which this server does not know", id, rec.Region)
+	}
+	return rec, ap, px, nil
+}
+
+// attachFailed is the error of an Attach to environment id's endpoint that
+// failed with err: an environment whose browser context is gone
+// (env_not_found) is closed in the registry.
+func (m *Manager) attachFailed(ctx context.Context, id string, err error) error {
+	if errs.CodeOf(err) != errs.EnvNotFound {
+		return err
+	}
+	rctx, cancel := regCtx(ctx)
+	_ = m.reg.Close(rctx, id, errs.As(err).Message)
+	cancel()
+	return errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, errs.As(err).Message)
+}
+
+// adopt makes environment id, of rec, on conn: its browser context
+// registered with conn's guard and its page, made through another
+// connection, taken over (guarded, sized). An error means the page is
+// gone (or conn is).
+func (m *Manager) adopt(ctx context.Context, id string, rec *Record, conn *Conn, px proxy) (*Env, error) {
 	done, end := context.WithCancelCause(context.Background())
-	env = &Env{
+	env := &Env{
 		ID: id, Region: rec.Region, Purpose: rec.Purpose, Temporary: rec.Temporary,
 		conn: conn, ctxID: proto.BrowserBrowserContextID(rec.ContextID), proxy: px, session: rec.Session,
 		sem: make(chan struct{}, 1), done: done, end: end, lastUsed: time.Now(),
@@ -805,35 +887,35 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 	if err != nil {
 		env.end(errs.New(errs.EnvNotFound, "environment %q is closed: its page is gone", id))
 		conn.guard.unregister(env.ctxID)
-		if gone := conn.Err(); gone != nil {
-			unlease()
-			return nil, false, gone
-		}
-		rctx, cancel := regCtx(ctx)
-		_ = m.reg.Close(rctx, id, "its page is gone")
-		cancel()
-		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
+		return nil, err
 	}
 	env.setPage(page)
 	// The viewport was set through another connection's session, which
 	// took it along: set it on this one.
 	_ = env.SetViewport(ctx, m.opts.Viewport)
+	return env, nil
+}
+
+// admitAttached adds env, just attached and leased by owner, to the
+// manager's environments, held for the caller; again when another call
+// attached it meanwhile (unlease gives the lease back then).
+func (m *Manager) admitAttached(env *Env, owner string, rec *Record, unlease func()) (*Env, bool, error) {
 	m.mu.Lock()
-	if m.closed || m.envs[id] != nil {
+	if m.closed || m.envs[env.ID] != nil {
 		closed := m.closed
 		m.mu.Unlock()
 		env.end(errClosed)
-		conn.guard.unregister(env.ctxID)
+		env.conn.guard.unregister(env.ctxID)
 		unlease()
 		if closed {
 			return nil, false, errClosed
 		}
 		return nil, true, nil
 	}
-	m.envs[id] = env
+	m.envs[env.ID] = env
 	m.mu.Unlock()
 	m.hold(env, owner)
-	m.log.Info("environment attached", "env", id, "endpoint", rec.Endpoint, "purpose", rec.Purpose)
+	m.log.Info("environment attached", "env", env.ID, "endpoint", rec.Endpoint, "purpose", rec.Purpose)
 	return env, false, nil
 }
 
