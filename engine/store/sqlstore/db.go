@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/backoff"
@@ -103,6 +104,18 @@ type DB struct {
 
 	gateMu   sync.Mutex
 	inflight map[string]chan struct{} // per (tool, task_id, args) in-process claim gate
+
+	// writers holds SQLite's one write connection (nil on PostgreSQL, whose
+	// locks are per row and whose pool reads share): writes of this process
+	// queue for it before their lock wait starts, so waiting behind this
+	// process's own writers (32 calls at once) is never taken for another
+	// writer's lock. busySince
+	// (Unix ns, 0: none) is when a write last found the lock held by
+	// another writer with no write getting it since (SQLite only: its lock
+	// is the whole database's): a write still queued when that is older
+	// than its wait answers store_busy then.
+	writers   chan struct{}
+	busySince atomic.Int64
 
 	closeOnce sync.Once
 	closing   chan struct{}
@@ -204,6 +217,9 @@ func open(d *dialect, dsn, where string, opts Options) (*DB, error) {
 		d: d, where: where, opts: opts, wdb: wdb, rdb: rdb, now: opts.Now,
 		inflight: map[string]chan struct{}{},
 		closing:  make(chan struct{}),
+	}
+	if d.oneWriter {
+		s.writers = make(chan struct{}, 1)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.BusyTimeout+30*time.Second)
 	defer cancel()
@@ -341,11 +357,20 @@ var errLockWait = errors.New("waited too long for a lock another writer holds")
 // the write connection) and fn is tried again, with a growing pause, until
 // wait has passed, so the one write connection is never held for long by a
 // writer stuck behind another process and writes queued behind it in this
-// process see their own bound. A write that could not get its lock in time
-// returns an error that busyErr recognises (store_busy).
+// process see their own bound. On SQLite a write first queues for the one
+// write connection (enterWrite); its wait starts once it has it. A write
+// that could not get its lock in time returns an error that busyErr
+// recognises (store_busy).
 func (s *DB) locked(ctx context.Context, wait time.Duration, fn func(ctx context.Context) error) error {
 	if s.isClosed() {
 		return store.ErrClosed
+	}
+	if s.writers != nil {
+		if err := s.enterWrite(ctx, wait); err != nil {
+			return err
+		}
+		defer func() { <-s.writers }()
+		return s.lockedSQLite(ctx, wait, fn)
 	}
 	wctx, cancel := context.WithTimeoutCause(ctx, wait, errLockWait)
 	defer cancel()
@@ -367,6 +392,81 @@ func (s *DB) locked(ctx context.Context, wait time.Duration, fn func(ctx context
 				return err
 			}
 			return fmt.Errorf("%w: %w", errLockWait, err)
+		}
+	}
+}
+
+// lockedSQLite is locked on SQLite, holding the write connection: fn is
+// tried again while it finds the lock held by another writer (each attempt
+// waits for it at most sqliteAttemptWait, the connection's busy_timeout)
+// until the wait has passed. The wait bounds only that: a statement is
+// never cancelled for taking long on a loaded machine, where a write of a
+// millisecond's work can take seconds and is no lock at all.
+func (s *DB) lockedSQLite(ctx context.Context, wait time.Duration, fn func(ctx context.Context) error) error {
+	deadline := s.lockDeadline(wait)
+	pause := backoff.New(5*time.Millisecond, 100*time.Millisecond)
+	for {
+		err := fn(ctx)
+		switch {
+		case err == nil:
+			s.busySince.Store(0)
+			return nil
+		case ctx.Err() != nil || !s.d.busy(err):
+			return err
+		}
+		s.busySince.CompareAndSwap(0, time.Now().UnixNano())
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: %w", errLockWait, err)
+		}
+		pctx, cancel := context.WithDeadline(ctx, deadline)
+		slept := pause.Sleep(pctx, nil)
+		cancel()
+		if !slept && ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// lockDeadline is when a write starting now gives up on a lock another
+// writer holds: after wait, or sooner when the lock has already been held
+// for a while (busySince; writes queued behind one that found it held),
+// though never before one more attempt.
+func (s *DB) lockDeadline(wait time.Duration) time.Time {
+	now := time.Now()
+	d := now.Add(wait)
+	if b := s.busySince.Load(); b != 0 {
+		d = time.Unix(0, b).Add(wait)
+		if floor := now.Add(2 * sqliteAttemptWait); d.Before(floor) {
+			d = floor
+		}
+	}
+	return d
+}
+
+// enterWrite takes a write slot, waiting while this process's other writes
+// hold them. It gives up with errLockWait only when another writer has
+// held the database's lock for longer than wait (busySince), with the
+// caller's cancellation, or when the store closes.
+func (s *DB) enterWrite(ctx context.Context, wait time.Duration) error {
+	select {
+	case s.writers <- struct{}{}:
+		return nil
+	default:
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case s.writers <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return store.ErrClosed
+		case <-tick.C:
+			if b := s.busySince.Load(); b != 0 && time.Since(time.Unix(0, b)) >= wait {
+				return fmt.Errorf("%w: another writer has held the database's lock for %s", errLockWait, time.Since(time.Unix(0, b)).Round(time.Millisecond))
+			}
 		}
 	}
 }

@@ -50,6 +50,9 @@ type dialect struct {
 	// (PostgreSQL: the session may write, checked without a commit).
 	probe      string
 	probeWrite bool
+	// oneWriter: every write goes through one connection (SQLite), so
+	// writes queue for it in DB.locked before their lock wait starts.
+	oneWriter bool
 }
 
 // migrationLockKey is the pg_advisory_xact_lock key of toolwright's
@@ -65,6 +68,7 @@ var sqliteDialect = dialect{
 	retryBusy:  true,
 	probe:      `UPDATE store_meta SET checked_ms = $2 WHERE id = 1 AND store_id = $1`,
 	probeWrite: true,
+	oneWriter:  true,
 }
 
 // sqliteAttemptWait is the busy_timeout of SQLite's write connection: one
