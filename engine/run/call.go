@@ -373,6 +373,14 @@ func (c *call) releaseEnv() {
 	c.e.browsers.Release(env)
 }
 
+// recordWait bounds recording a call that ran. The store bounds its own
+// wait for another writer's lock (sqlstore.Options.BusyTimeout); this is
+// the time a record may queue behind the other calls of this process on
+// SQLite's one write connection: 32 calls ending together on a loaded
+// machine queued past the 10 s it once was, and their results were
+// withheld (TestHTTPSessionBurst).
+const recordWait = 2 * time.Minute
+
 // finish records the call: artifacts of a failure, redaction, trace,
 // audit, and the idempotency record.
 func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelope, runErr error) *result.Envelope {
@@ -402,7 +410,7 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 		}
 	}
 	// Recording outlives a cancelled call: use a fresh, bounded context.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
 	defer cancel()
 	if err := c.audit(rctx, env, c.envID()); err != nil && !c.w.Writes() && !isStoreCode(runErr) {
 		// No unaudited result leaves: a read that ran but cannot be
@@ -417,6 +425,9 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 		if env.OK || !env.Retryable {
 			if err := claim.Complete(rctx, env); err != nil {
 				c.e.log.Warn("idempotency record not stored", "trace_id", c.traceID, "task_id", c.taskID, "err", red.Redact(err.Error()))
+				if env.OK && c.w.Writes() {
+					env = c.unstoredWrite(env)
+				}
 			}
 		} else {
 			_ = claim.Release(rctx)
@@ -540,6 +551,17 @@ func (c *call) unrecorded(env *result.Envelope, err error) *result.Envelope {
 		code = errs.StoreUnavailable
 	}
 	out := result.Failure(errs.Wrap(code, err, "the call's audit record could not be written, so its result is withheld; try again"))
+	out.TaskID, out.TraceID, out.Attempts, out.DurationMS = env.TaskID, env.TraceID, env.Attempts, env.DurationMS
+	return out
+}
+
+// unstoredWrite replaces the ok envelope of a write whose idempotency
+// record could not be stored (the store went away mid-call): its repeat,
+// on this replica or another, finds the claim unfinished and answers
+// outcome_unknown without running it again, so this call answers the same
+// rather than an ok no record backs.
+func (c *call) unstoredWrite(env *result.Envelope) *result.Envelope {
+	out := result.Failure(errs.New(errs.OutcomeUnknown, "%s ran and its steps ended ok, but the state store could not record the result (it was unreachable), so the call is not known to have taken effect: a repeat with task_id %q will not run it again; a person must check, starting from trace %s", c.w.Name, c.taskID, c.traceID))
 	out.TaskID, out.TraceID, out.Attempts, out.DurationMS = env.TaskID, env.TraceID, env.Attempts, env.DurationMS
 	return out
 }
