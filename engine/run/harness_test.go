@@ -17,6 +17,7 @@ import (
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/engine/tmpl"
 	"github.com/toolwright/toolwright/engine/workflow"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
@@ -112,6 +113,23 @@ var (
 // the production default itself use fixture.withDefaultStepTimeout.
 const harnessStepTimeout = 60 * time.Second
 
+// harnessDeadline is the deadline of the tests' workflows that declare
+// none, or the default's 60 s, instead of workflow.DefaultDeadline (60 s):
+// a ceiling, never what a test checks, since calls of a few seconds on a
+// quiet machine ran past a minute with the whole suite running at a load
+// of 20 and more. Tests of deadlines declare their own (1 s to 30 s).
+const harnessDeadline = 3 * time.Minute
+
+// generousDeadlines gives the workflows of set whose deadline is the
+// default (declared or not) harnessDeadline.
+func generousDeadlines(set *workflow.Set) {
+	for _, w := range set.Tools() {
+		if d := w.Deadline; d != nil && d.IsLiteral() && (d.Source == workflow.DefaultDeadline.String() || d.Source == "60s") {
+			w.Deadline = tmpl.Literal(harnessDeadline.String())
+		}
+	}
+}
+
 func startEngine(tb testing.TB, workflows map[string]string, tweak func(*config.Config)) *engineParts {
 	tb.Helper()
 	return startEngineOn(tb, demoSite, workflows, tweak)
@@ -174,6 +192,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	if len(ps) > 0 {
 		tb.Fatalf("workflows: %v", ps.Err())
 	}
+	generousDeadlines(set)
 	st, err := sqlstore.OpenSQLite(filepath.Join(dir, "state.db"), storeOptions)
 	if err != nil {
 		tb.Fatal(err)
@@ -216,23 +235,25 @@ func writeFile(tb testing.TB, path, body string) {
 	}
 }
 
-// browserUp starts the harness's browser (a temporary environment opened
-// and released), so that a call's deadline (60s by default) measures the
-// call and not Chromium starting on a busy machine (over a minute with
-// four at once at a load of 50).
+// browserUp starts the harness's browser, so that a call's deadline
+// (harnessDeadline) measures the call and not Chromium starting on a busy
+// machine (over a minute with four at once at a load of 50): the local
+// provider's launch, for a test with a browser of its own. The shared
+// browser (internal/testbrowser) runs already: the first call's Open
+// dials it. Before, it opened and released a temporary environment, one
+// browser context and page more per harness than the test asks for (about
+// one in five of engine/run's environments).
 func (h *harness) browserUp() {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env, err := h.bm.OpenTemporary(ctx, "", "")
-	if err != nil {
+	if err := h.bm.Start(ctx); err != nil {
 		h.t.Fatalf("start the browser: %v", err)
 	}
-	h.bm.Release(env)
 }
 
 // call runs a tool with JSON arguments and a safety net well past the
-// default deadline (60s): the workflow's deadline ends the call.
+// harness's default deadline (harnessDeadline): the workflow's deadline ends the call.
 func (h *harness) call(tool, args string) *result.Envelope {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

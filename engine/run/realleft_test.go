@@ -462,7 +462,7 @@ params:
 steps:
   - goto: ${{ config.real_base }}/readonly.html?unlock=${{ params.unlock }}
   - fill: {target: "${{ params.field }}", value: changed}
-    timeout: 5s
+    timeout: 15s # waited out for a field that stays read-only; 5 s left the page not ready at a load of 50
   - extract: {from: "${{ params.field }}", attr: value, into: value}
 output:
   value: ${{ vars.value }}

@@ -15,6 +15,12 @@ import (
 // the step sets no timeout.
 const popupOpenWait = 10 * time.Second
 
+// popupCloseWait bounds closing the page a popup step opened. Closing takes
+// milliseconds on a quiet machine; 2 s ran out in the test suite at a load
+// of 20 and more, leaving the popup open in the environment for the calls
+// after it.
+const popupCloseWait = 10 * time.Second
+
 func init() {
 	step.Register(&step.Spec{
 		Kind: "popup",
@@ -92,7 +98,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), popupCloseWait)
 		defer cancel()
 		_, _ = proto.TargetCloseTarget{TargetID: id}.Call(b.Context(cctx))
 		if openCtx.Err() != nil {
@@ -105,7 +111,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 	// WatchPopups does (a page the guard did not hand over paused).
 	stop := pops.Watch(page)
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), popupCloseWait)
 		defer cancel()
 		_ = page.Context(cctx).Close()
 		stop()
