@@ -152,17 +152,14 @@ func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[
 			if begin == nil {
 				return nil, errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", d.label)
 			}
-			d.discard(ctx, events, begin.GUID, guardTimeout)
+			d.cancel(ctx, begin.GUID)
 			return nil, ctx.Err()
 		case e := <-events:
 			switch {
 			case e.begin != nil && begin == nil && e.begin.FrameID == d.frame:
 				begin = e.begin
 			case e.progress != nil && begin != nil && e.progress.GUID == begin.GUID:
-				if ref, done, err := d.progress(begin, e.progress); done {
-					if errs.CodeOf(err) == errs.LimitExceeded && e.progress.State == proto.BrowserDownloadProgressStateInProgress {
-						d.discard(ctx, events, begin.GUID, settleTimeout)
-					}
+				if ref, done, err := d.progress(ctx, begin, e.progress); done {
 					return ref, err
 				}
 			}
@@ -172,11 +169,9 @@ func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[
 
 // progress handles one progress event of download begin: done once it
 // completed (ref), went over max_bytes or was cancelled (err).
-func (d *download) progress(begin *proto.BrowserDownloadWillBegin, p *proto.BrowserDownloadProgress) (ref map[string]any, done bool, err error) {
+func (d *download) progress(ctx context.Context, begin *proto.BrowserDownloadWillBegin, p *proto.BrowserDownloadProgress) (ref map[string]any, done bool, err error) {
 	if int64(p.ReceivedBytes) > d.max || int64(p.TotalBytes) > d.max {
-		if p.State != proto.BrowserDownloadProgressStateInProgress {
-			removeDownload(d.dir, begin.GUID)
-		}
+		d.cancel(ctx, begin.GUID)
 		return nil, true, errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, d.max)
 	}
 	switch p.State {
@@ -190,33 +185,18 @@ func (d *download) progress(begin *proto.BrowserDownloadWillBegin, p *proto.Brow
 	return nil, false, nil
 }
 
-// discard cancels download guid, waits until the browser says it ended
-// (cancelled, or completed: a small file can finish arriving before the
-// cancel reaches the browser, and its file is written after the cancel was
-// sent), and removes what it saved. It waits at most within: a call past
-// its deadline waits less than one whose step refused a file.
-func (d *download) discard(ctx context.Context, events <-chan downloadEvent, guid string, within time.Duration) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), within)
-	defer cancel()
-	_ = proto.BrowserCancelDownload{GUID: guid, BrowserContextID: d.b.BrowserContextID}.Call(d.b.Context(cctx))
-	for ended := false; !ended; {
-		select {
-		case <-cctx.Done():
-			ended = true
-		case e := <-events:
-			ended = e.progress != nil && e.progress.GUID == guid && e.progress.State != proto.BrowserDownloadProgressStateInProgress
-		}
-	}
-	removeDownload(d.dir, guid)
+// cancel cancels download guid and removes what it saved.
+func (d *download) cancel(ctx context.Context, guid string) {
+	cancelDownload(d.b.Context(context.WithoutCancel(ctx)), guid, d.b.BrowserContextID, d.dir)
 }
 
 // guardTimeout bounds the clean-up calls a download makes after its step.
 const guardTimeout = 2 * time.Second
 
-// settleTimeout bounds the wait for the last event of a download refused
-// over max_bytes; its file is removed when the event comes or the time is
-// up, whichever is first.
-const settleTimeout = 30 * time.Second
+func cancelDownload(c proto.Client, guid string, ctxID proto.BrowserBrowserContextID, dir string) {
+	_ = proto.BrowserCancelDownload{GUID: guid, BrowserContextID: ctxID}.Call(c)
+	removeDownload(dir, guid)
+}
 
 // removeDownload removes a download's file, complete or partial.
 func removeDownload(dir, guid string) {
