@@ -90,12 +90,18 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear, pr
 	p := el.Page().Context(ctx)
 	front := false
 	settle := !focus // a pointer action
+	var last point   // the last answer: disabled (or read-only) when the loop goes round
 	for {
 		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front, "settle": settle, "press": press}, true, true)
 		if err != nil {
 			var nf *rod.ObjectNotFoundError
-			if errors.As(err, &nf) {
+			switch {
+			case errors.As(err, &nf):
 				return point{}, errs.Wrap(errs.TargetNotFound, err, "target %s went away before it could be used", name)
+			case ctx.Err() != nil && last.Disabled:
+				// The time ran out while asking again after a slice of
+				// waiting: the element is as it was.
+				return last, last.stayed(ctx, name)
 			}
 			return point{}, err
 		}
@@ -124,16 +130,23 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear, pr
 		sc := scope{page: p, this: el.Object, within: true}
 		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": clear}}, maxWaitSlice)
 		if ctx.Err() != nil {
-			if pt.ReadOnly {
-				return pt, errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed read-only: the page does not let anyone type in it", name)
-			}
-			return pt, errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed disabled", name)
+			return pt, pt.stayed(ctx, name)
 		}
 		if err != nil {
 			return pt, err
 		}
 		_ = i
+		last = pt
 	}
+}
+
+// stayed is the error of a wait for pt, disabled or read-only, to become
+// usable that ctx ended.
+func (pt point) stayed(ctx context.Context, name string) error {
+	if pt.ReadOnly {
+		return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed read-only: the page does not let anyone type in it", name)
+	}
+	return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s stayed disabled", name)
 }
 
 // Unreachable is the target_unreachable error for el, a match of name

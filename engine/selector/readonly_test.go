@@ -1,0 +1,58 @@
+package selector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/errs"
+)
+
+// TestFillStaysReadOnlyToTheEnd: a fill of a field that stays read-only
+// fails target_not_found saying so, whenever its time runs out. prepare
+// waits in slices and asks the page again between them; when the time ran
+// out during that question, the context's bare error came back and the
+// runner answered "was not ready within" (TestFillReadOnly failed so in CI
+// at a load of ~20). Short deadlines of many lengths land the end in every
+// part of the loop. A fill whose time ran out before the page first
+// answered knows nothing of the field, and may say only that its time ran
+// out: the deadlines shorter than two of those questions and 10ms.
+func TestFillStaysReadOnlyToTheEnd(t *testing.T) {
+	t.Parallel()
+	m := loadMap(t, `
+ro.nick:
+  css: "#ro-nick"
+`)
+	_, p := openReal(t, "/readonly.html")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	mt, err := m.Resolve(ctx, p, "ro.nick", Options{Visible: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trip time.Duration // prepare's first question, the longest of three
+	for range 3 {
+		start := time.Now()
+		if _, err := evalOp(p.Context(ctx), mt.Element().Object, "prepare", map[string]any{"focus": true, "clear": true}, true, true); err != nil {
+			t.Fatal(err)
+		}
+		trip = max(trip, time.Since(start))
+	}
+	for i := range 40 {
+		d := time.Duration(5+i*7) * time.Millisecond
+		fctx, fcancel := context.WithTimeout(ctx, d)
+		err := Fill(fctx, mt.Element(), "changed", ActOptions{Name: "ro.nick"})
+		fcancel()
+		if d < 2*trip+10*time.Millisecond && errors.Is(err, context.DeadlineExceeded) {
+			continue
+		}
+		if e := errs.As(err); e == nil || e.Code != errs.TargetNotFound || !strings.Contains(e.Message, "stayed read-only") {
+			t.Errorf("fill with %s: %v, want target_not_found: stayed read-only", d, err)
+		}
+	}
+	if v := p.MustEval(`() => document.getElementById("ro-nick").value`).Str(); v != "hiker" {
+		t.Errorf("the read-only field's value after the refused fills: %q, want hiker", v)
+	}
+}
