@@ -200,41 +200,50 @@ func row(m *selector.Map, h selector.Health) htmlview.ReportTarget {
 	return rt
 }
 
+// boxCeiling bounds drawing one target's boxes: a ceiling for a loaded
+// machine (a 3 s bound left found targets without a box at a load of 80),
+// never a wait: the target is looked for once.
+const boxCeiling = time.Minute
+
 // boxes are the rectangles of what the target's locator matched, as the
-// page is laid out now.
-func boxes(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Health) []htmlview.Box {
+// page is laid out now; an error when what was found could not be measured.
+func boxes(ctx context.Context, tab *rod.Page, m *selector.Map, h selector.Health) ([]htmlview.Box, error) {
 	if h.Status == selector.StatusNotFound || h.Count == 0 {
-		return nil
+		return nil, nil
 	}
-	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, boxCeiling)
 	defer cancel()
 	match, err := m.Resolve(rctx, tab, h.Name, selector.Options{Once: true})
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []htmlview.Box
 	for k, el := range match.Elements {
 		if k == maxBoxes {
 			break
 		}
-		if b, ok := box(rctx, el); ok {
+		b, ok, err := box(rctx, el)
+		if err != nil {
+			return out, err
+		}
+		if ok {
 			out = append(out, b)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // box is the element's rectangle in page coordinates; hidden elements have none.
-func box(ctx context.Context, el *rod.Element) (htmlview.Box, bool) {
+func box(ctx context.Context, el *rod.Element) (htmlview.Box, bool, error) {
 	res, err := el.Context(ctx).Eval(`() => { const r = this.getBoundingClientRect(); return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; }`)
 	if err != nil {
-		return htmlview.Box{}, false
+		return htmlview.Box{}, false, err
 	}
 	var v []float64
 	if err := res.Value.Unmarshal(&v); err != nil || len(v) != 4 || v[2] <= 0 || v[3] <= 0 {
-		return htmlview.Box{}, false
+		return htmlview.Box{}, false, nil
 	}
-	return htmlview.Box{X: v[0], Y: v[1], W: v[2], H: v[3]}, true
+	return htmlview.Box{X: v[0], Y: v[1], W: v[2], H: v[3]}, true, nil
 }
 
 // maskJS hides what must not appear in a picture: password values, and
@@ -295,7 +304,12 @@ func picture(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage,
 		_ = proto.EmulationSetDeviceMetricsOverride{Width: was[0], Height: was[1]}.Call(tab.Context(rctx))
 	}()
 	for k, h := range hs {
-		rp.Targets[k].Boxes = boxes(ctx, tab, o.Map, h)
+		bs, err := boxes(ctx, tab, o.Map, h)
+		rp.Targets[k].Boxes = bs
+		if err != nil {
+			// Found, but not drawn: the report says so beside it.
+			rp.Targets[k].Message = strings.TrimSpace(rp.Targets[k].Message + " (not boxed in the screenshot: " + err.Error() + ")")
+		}
 	}
 	shot, err := proto.PageCaptureScreenshot{Format: proto.PageCaptureScreenshotFormatPng}.Call(page)
 	if err != nil {
