@@ -32,6 +32,10 @@ const blankPasswordsJS = `() => {
 // the failure screenshot (the call has failed; the page is not reused as is).
 const blankPasswordsForShotJS = `() => document.querySelectorAll('input[type=password]').forEach(el => { el.value = ''; })`
 
+// noPageCapture is the trace's note of a call that failed before it had a
+// page to capture (its environment not open yet, or not sized).
+const noPageCapture = "no failure capture: the call failed before its page was ready"
+
 // Bounds of the failure capture.
 const (
 	failureCaptureMax   = 3 * time.Second
@@ -42,7 +46,12 @@ const (
 // blanked, secrets redacted) of a failed call, best effort and bounded.
 func (c *call) saveFailure(ctx context.Context) {
 	env := c.currentEnv()
-	if env == nil || env.Err() != nil {
+	switch {
+	case env == nil:
+		c.setCapture(noPageCapture)
+		return
+	case env.Err() != nil:
+		c.setCapture("no failure capture: the browser environment is gone")
 		return
 	}
 	// Capture takes at most 3 s, and never runs more than 1 s past the

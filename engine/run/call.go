@@ -225,10 +225,12 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 		// (11 s for a Chromium on a loaded machine) never counts against
 		// open_env's step timeout.
 		if err := c.e.browsers.Start(ctx); err != nil {
+			c.setCapture(noPageCapture)
 			return nil, r.classify(ctx, ctx, nil, err)
 		}
 	case workflow.EnvGiven:
 		if err := c.acquireGiven(ctx, bound.EnvID); err != nil {
+			c.setCapture(noPageCapture)
 			return nil, err
 		}
 	case workflow.EnvTemporary:
@@ -238,6 +240,7 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 		}
 		env, err := c.e.browsers.OpenTemporary(ctx, "", purpose)
 		if err != nil {
+			c.setCapture(noPageCapture)
 			return nil, r.classify(ctx, ctx, nil, err)
 		}
 		c.setEnv(env)
@@ -245,6 +248,7 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	}
 	r.refreshEnvScope()
 	if err := r.sizePage(ctx); err != nil {
+		c.setCapture(noPageCapture)
 		return nil, r.classify(ctx, ctx, nil, err)
 	}
 	err = r.runSteps(ctx, c.w.Steps, nil)

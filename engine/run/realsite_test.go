@@ -221,6 +221,42 @@ output:
 	h.code(h.call("late_report", `{"ms": 8000, "wait": "common"}`), "target_not_found")
 }
 
+// TestNoPageCaptureSaysWhy: a call that fails before it has a page (here:
+// its deadline passes while it waits for room in a full pool) keeps no
+// failure capture, and its trace says why. Before, the trace said nothing
+// of it: TestDeadlines failed so at a load of 17, its 2 s call's page not
+// open in time.
+func TestNoPageCaptureSaysWhy(t *testing.T) {
+	t.Parallel()
+	h := newRealHarness(t, map[string]string{
+		"hold": `
+name: hold
+description: Open an environment and keep it.
+risk: read
+env: new
+steps:
+  - open_env: {}
+output:
+  env_id: ${{ env.id }}
+`,
+		"glance": `
+name: glance
+description: Open the home page.
+risk: read
+deadline: 2s
+steps:
+  - goto: ${{ config.shop_base }}/
+`}, func(c *config.Config) { c.Browser.MaxEnvironments, c.Browser.Spare = 1, 0 })
+	h.ok(h.call("hold", `{}`))
+	env := h.call("glance", `{}`)
+	if env.OK {
+		t.Fatalf("a call with no room in the pool: %s", env.JSON())
+	}
+	if tr := h.trace(env); len(tr.Artifacts) != 0 || !strings.Contains(tr.Error, "no failure capture: the call failed before its page was ready") {
+		t.Errorf("a call that never had a page: artifacts %v, trace error %q", tr.Artifacts, tr.Error)
+	}
+}
+
 // orderRead is the order summary the order tests read.
 const orderRead = `
   - wait: {visible: nw.order.number}
