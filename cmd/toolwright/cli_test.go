@@ -100,6 +100,8 @@ secrets:
 policy:
   write_tools: grant
   allowed_hosts: ["127.0.0.1"]
+limits:
+  step_timeout: 1m # a ceiling: the demo's pages took over 10 s (the default) at a load of 50
 `, filepath.Join(demo, "selectors.yaml"), site.Server.URL, filepath.Join(secrets, "user"), filepath.Join(secrets, "password"))
 	path := filepath.Join(dir, "toolwright.yaml")
 	cliMust(t, os.WriteFile(path, []byte(cfg), 0o644))

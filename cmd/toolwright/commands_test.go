@@ -105,7 +105,8 @@ func writeConfig(t *testing.T, site *testsite.Site) string {
 		"state_dir: " + filepath.Join(dir, "state") + "\n" +
 		"vars: {acme_base: " + site.URL("") + "}\n" +
 		"secrets: {acme_user: {file: user}, acme_password: {file: password}}\n" +
-		"policy: {write_tools: grant, allowed_hosts: [127.0.0.1]}\n"
+		"policy: {write_tools: grant, allowed_hosts: [127.0.0.1]}\n" +
+		"limits: {step_timeout: 1m}\n" // a ceiling: the demo's pages took over 10 s (the default) at a load of 50
 	for name, body := range map[string]string{"toolwright.yaml": body, "user": "cli-user@example.com", "password": "cli-password-9000"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)

@@ -77,7 +77,8 @@ func serveSet(tb testing.TB, dir, base string, workflows map[string]string) stri
 	}
 	files := map[string]string{
 		"toolwright.yaml": "workflows: ./workflows\nselectors: ./selectors.yaml\nstate_dir: ./state\n" +
-			"vars:\n  base: " + base + "\nhttp:\n  token: {env: TOOLWRIGHT_SERVE_TEST_TOKEN}\n",
+			"vars:\n  base: " + base + "\nhttp:\n  token: {env: TOOLWRIGHT_SERVE_TEST_TOKEN}\n" +
+			"limits: {step_timeout: 1m} # a ceiling: pages took over 10 s (the default) at a load of 50\n",
 		"selectors.yaml": "site.heading:\n  css: h1\n",
 	}
 	for name, body := range workflows {

@@ -249,7 +249,9 @@ type Policy struct {
 
 // Limits bound what one call may do.
 type Limits struct {
-	MaxDeadline      time.Duration `decl:"max_deadline"`
+	MaxDeadline time.Duration `decl:"max_deadline"`
+	// StepTimeout bounds a step that declares no timeout of its own.
+	StepTimeout      time.Duration `decl:"step_timeout"`
 	MaxLoop          int           `decl:"max_loop"`
 	MaxListItems     int           `decl:"max_list_items"`
 	MaxResponseBytes int           `decl:"max_response_bytes"`
@@ -563,6 +565,7 @@ var PolicyDecl = &decl.Object{Name: "policy", Doc: "What the server allows.", Fi
 // LimitsDecl declares limits:.
 var LimitsDecl = &decl.Object{Name: "limits", Doc: "Bounds on what one call may do.", Fields: []decl.Field{
 	{Name: "max_deadline", Type: decl.Duration, Default: 10 * time.Minute, Doc: "the longest deadline a workflow may have"},
+	{Name: "step_timeout", Type: decl.Duration, Default: 10 * time.Second, Doc: "how long a step that sets no timeout of its own may take (do, repeat, call and the other containers are bounded by the call's deadline only); raise it for slow sites or a busy machine"},
 	{Name: "max_loop", Type: decl.Int, Min: decl.F(1), Default: 100, Doc: "the most iterations of a loop"},
 	{Name: "max_list_items", Type: decl.Int, Min: decl.F(1), Default: 200, Doc: "the most items of a list in a result"},
 	{Name: "max_response_bytes", Type: decl.Int, Min: decl.F(1), Default: 65536, Doc: "the largest result"},
@@ -641,6 +644,10 @@ func (c *Config) check(v *decl.Values, ps *lint.Problems) {
 		if c.Browser.Provider == "webdriver" && len(c.Browser.Endpoints) == 0 {
 			ps.Addf(at, lint.Missing, "browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints (a Selenium Grid, chromedriver)")
 		}
+	}
+	if l := v.Sub("limits"); l != nil && l.Has("step_timeout") && c.Limits.StepTimeout <= 0 {
+		ps.Addf(l.Pos("step_timeout"), lint.BadValue, "limits.step_timeout must be above 0, found %s", c.Limits.StepTimeout)
+		c.Limits.StepTimeout = 10 * time.Second
 	}
 	if p := v.Sub("policy"); p != nil && c.Policy.Subresources == "allowed_hosts" && len(c.Policy.AllowedHosts) == 0 {
 		// It would hold requests to "any host": no rule at all.

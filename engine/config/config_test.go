@@ -22,7 +22,8 @@ func TestDefaults(t *testing.T) {
 	if c.Browser.MaxEnvironments != 8 || c.Browser.MaxPerPurpose != 4 || c.Browser.IdleTimeout != 10*time.Minute || !c.Browser.Headless {
 		t.Errorf("browser: %+v", c.Browser)
 	}
-	if c.Limits.MaxLoop != 100 || c.Limits.MaxListItems != 200 || c.Limits.MaxResponseBytes != 65536 || c.Limits.MaxDeadline != 10*time.Minute {
+	if c.Limits.MaxLoop != 100 || c.Limits.MaxListItems != 200 || c.Limits.MaxResponseBytes != 65536 || c.Limits.MaxDeadline != 10*time.Minute ||
+		c.Limits.StepTimeout != 10*time.Second {
 		t.Errorf("limits: %+v", c.Limits)
 	}
 	if len(c.Regions) != 1 || c.Policy.WriteTools != "grant" || c.HTTP.Addr != "127.0.0.1:8080" {
@@ -44,7 +45,7 @@ regions:
   US-CA: {proxy: "http://u:p@127.0.0.1:3128", egress_check: {url: "http://127.0.0.1:9/ip", expect_status: 204}}
 warmup_url: http://127.0.0.1:8000/
 policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "*.example.com"], subresources: allowed_hosts}
-limits: {max_deadline: 2m, max_loop: 10, max_list_items: 50, max_response_bytes: 1000}
+limits: {max_deadline: 2m, max_loop: 10, max_list_items: 50, max_response_bytes: 1000, step_timeout: 45s}
 http: {addr: "0.0.0.0:9000", token: {env: TW_TEST_TOKEN}}
 `
 	dir := t.TempDir()
@@ -76,7 +77,7 @@ http: {addr: "0.0.0.0:9000", token: {env: TW_TEST_TOKEN}}
 	if us.Proxy == "" || us.EgressCheck == nil || us.EgressCheck.ExpectStatus != 204 {
 		t.Errorf("region %+v", us)
 	}
-	if c.Browser.Headless || c.Browser.MaxEnvironments != 2 || c.Limits.MaxLoop != 10 || c.Policy.WriteTools != "enabled" || len(c.Policy.AllowedHosts) != 2 || c.Policy.Subresources != "allowed_hosts" {
+	if c.Browser.Headless || c.Browser.MaxEnvironments != 2 || c.Limits.MaxLoop != 10 || c.Limits.StepTimeout != 45*time.Second || c.Policy.WriteTools != "enabled" || len(c.Policy.AllowedHosts) != 2 || c.Policy.Subresources != "allowed_hosts" {
 		t.Errorf("config %+v", c)
 	}
 	if config.IsLoopback(c.HTTP.Addr) || !config.IsLoopback("127.0.0.1:8080") || !config.IsLoopback("localhost:1") || !config.IsLoopback("[::1]:80") {
@@ -106,7 +107,7 @@ secrets:
   inline: hunter2
 browser: {provider: firefox, max_environments: 0}
 policy: {write_tools: maybe, subresources: allowed_hosts}
-limits: {max_deadline: soon}
+limits: {max_deadline: soon, step_timeout: 0s}
 `
 	_, ps := config.Parse("/x/toolwright.yaml", []byte(src))
 	var got []string
@@ -121,6 +122,7 @@ limits: {max_deadline: soon}
 		`/x/toolwright.yaml:6:9: policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)`,
 		`/x/toolwright.yaml:6:23: policy.write_tools must be grant, enabled or disabled, found "maybe"`,
 		`/x/toolwright.yaml:7:24: limits.max_deadline must be a duration like 500ms, 10s or 2m, found "soon"`,
+		`/x/toolwright.yaml:7:44: limits.step_timeout must be above 0, found 0s`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

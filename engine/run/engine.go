@@ -26,8 +26,9 @@ import (
 // ErrUnknownTool is returned for a tool name the current set does not have.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// DefaultStepTimeout bounds a step that declares no timeout (containers
-// such as do, repeat and call are bounded by the call's deadline only).
+// DefaultStepTimeout bounds a step that declares no timeout when the
+// config sets no limits.step_timeout (containers such as do, repeat and
+// call are bounded by the call's deadline only).
 const DefaultStepTimeout = 10 * time.Second
 
 // Options wire an Engine.
@@ -37,7 +38,7 @@ type Options struct {
 	Browsers *browser.Manager
 	Store    store.Store // nil: no idempotency, traces or audit (benchmarks only)
 	Logger   *slog.Logger
-	// StepTimeout overrides DefaultStepTimeout.
+	// StepTimeout overrides the config's limits.step_timeout.
 	StepTimeout time.Duration
 }
 
@@ -78,6 +79,9 @@ func New(o Options) (*Engine, error) {
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.stepTimeout <= 0 {
+		e.stepTimeout = o.Config.Limits.StepTimeout
 	}
 	if e.stepTimeout <= 0 {
 		e.stepTimeout = DefaultStepTimeout

@@ -86,8 +86,8 @@ type fixture struct {
 	selectors string // the selector map, relative to the repository
 	workflows string // the folder of its workflows, relative to the repository
 	secrets   map[string]string
-	// stepTimeout is the engine's default step timeout (0:
-	// harnessStepTimeout).
+	// stepTimeout is the engine's default step timeout, its config's
+	// limits.step_timeout (0: harnessStepTimeout).
 	stepTimeout time.Duration
 }
 
@@ -185,6 +185,10 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 		cfg.SetSecretValue(k, v)
 	}
 	cfg.Policy.WriteTools = "enabled"
+	cfg.Limits.StepTimeout = harnessStepTimeout
+	if fx.stepTimeout != 0 {
+		cfg.Limits.StepTimeout = fx.stepTimeout
+	}
 	if tweak != nil {
 		tweak(cfg)
 	}
@@ -211,15 +215,12 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
-	stepTimeout := harnessStepTimeout
-	if fx.stepTimeout != 0 {
-		stepTimeout = fx.stepTimeout
-	}
-	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st, StepTimeout: stepTimeout})
+	// The step timeout comes from the config (limits.step_timeout).
+	eng, err := run.New(run.Options{Config: cfg, Set: set, Browsers: bm, Store: st})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &engineParts{site: site, cfg: cfg, eng: eng, st: st, bm: bm, stepTimeout: stepTimeout}
+	return &engineParts{site: site, cfg: cfg, eng: eng, st: st, bm: bm, stepTimeout: cfg.Limits.StepTimeout}
 }
 
 // storeOptions are the harness's store options: opening (migrating) and

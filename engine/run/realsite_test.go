@@ -257,6 +257,33 @@ steps:
 	}
 }
 
+// TestStepTimeoutFromConfig: limits.step_timeout is the timeout of a step
+// that sets none, and a step's own timeout still overrides it.
+func TestStepTimeoutFromConfig(t *testing.T) {
+	t.Parallel()
+	h := newRealHarness(t, map[string]string{
+		"late_report": `
+name: late_report
+description: Wait for a report that takes ms milliseconds.
+risk: read
+params:
+  ms: {type: integer, description: How late the report is, min: 0, max: 20000, default: 1000}
+  own: {type: boolean, description: The wait sets its own timeout, default: false}
+steps:
+  - goto: ${{ config.shop_base }}/late.html?ms=${{ params.ms }}
+    timeout: 50s
+  - wait: {visible: nw.late.report}
+    if: params.own == false
+  - wait: {visible: nw.late.report, timeout: 50s}
+    if: params.own
+`}, func(c *config.Config) { c.Limits.StepTimeout = 1500 * time.Millisecond })
+	env := h.code(h.call("late_report", `{"ms": 20000}`), "target_not_found")
+	if !strings.Contains(env.Message, "after 1.5s") {
+		t.Errorf("a wait with no timeout, under limits.step_timeout 1.5s: %s", env.JSON())
+	}
+	h.ok(h.call("late_report", `{"ms": 3000, "own": true}`))
+}
+
 // orderRead is the order summary the order tests read.
 const orderRead = `
   - wait: {visible: nw.order.number}
