@@ -257,6 +257,15 @@ steps:
     timeout: 300ms
     retry: {attempts: 3, backoff: 50ms}
 `,
+		"hurried_click": `
+name: hurried_click
+description: Click with no time to do it.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/login.html
+  - click: acme.login.submit
+    timeout: 1ms
+`,
 		"optional_step": `
 name: optional_step
 description: An optional step that fails is skipped.
@@ -308,6 +317,14 @@ steps:
 	tr := h.trace(env)
 	if len(tr.Artifacts) < 2 && !strings.Contains(tr.Error, "failure capture") {
 		t.Errorf("a failed call keeps a screenshot and the page HTML, or says why not; got %v (%q)", tr.Artifacts, tr.Error)
+	}
+
+	// Time out wherever the step is, the message says on which page: before,
+	// a step that ran out before its target was looked for said only "was
+	// not ready within 1ms" (and missing_target's 300 ms, at a load of 40).
+	env = h.code(h.call("hurried_click", `{}`), "target_not_found")
+	if !strings.Contains(env.Message, "acme.login.submit") || !strings.Contains(env.Message, " on /login.html") {
+		t.Errorf("a step out of time: %s", env.JSON())
 	}
 
 	env = h.ok(h.call("optional_step", `{}`))

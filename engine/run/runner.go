@@ -509,7 +509,11 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 			return errs.Wrap(s.Spec.TimeoutCode, err, "step %s did not finish within %s", s.Spec.Kind, d)
 		case s.TargetName() != "":
 			name, _ := r.targetName(s.TargetName())
-			return errs.Wrap(errs.TargetNotFound, err, "target %s was not ready within %s", name, d)
+			where := ""
+			if p, err := r.Page(callCtx); err == nil {
+				where = " on " + selector.PagePath(callCtx, p) // the popup's, in one
+			}
+			return errs.Wrap(errs.TargetNotFound, err, "target %s was not ready within %s%s", name, d, where)
 		}
 		return errs.Wrap(errs.DeadlineExceeded, err, "step %s timed out after %s", s.Spec.Kind, d)
 	}

@@ -196,7 +196,7 @@ func notFound(ctx context.Context, sc scope, t *Target, opt Options, inParent bo
 		after = ""
 	}
 	return errs.Wrap(errs.TargetNotFound, cause, "target %s%s not found on %s%s (tried %s)",
-		targetName(t), within, pagePath(ctx, sc.page), after, strings.Join(tried(t), ", "))
+		targetName(t), within, PagePath(ctx, sc.page), after, strings.Join(tried(t), ", "))
 }
 
 // waitAppear waits, in the page, until one of t's usable locators (those the
@@ -407,9 +407,9 @@ func tried(t *Target) []string {
 	return out
 }
 
-// pagePath is the page's URL path, without host or query, for messages
-// written to the agent.
-func pagePath(ctx context.Context, page *rod.Page) string {
+// PagePath is the page's URL path, without host or query, for messages
+// written to the agent ("the page" when it cannot be read within a second).
+func PagePath(ctx context.Context, page *rod.Page) string {
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
 	info, err := page.Context(c).Info()

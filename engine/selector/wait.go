@@ -340,7 +340,7 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 		cause = ctx.Err()
 	}
 	after := Allowed(ctx, start)
-	where := pagePath(ctx, page)
+	where := PagePath(ctx, page)
 	if len(conds) > 1 {
 		var ds []string
 		for _, c := range conds {
