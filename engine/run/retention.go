@@ -25,8 +25,9 @@ type Pruned struct {
 // before now are deleted from the store (with expired idempotency records;
 // the audit log and grants are never pruned), and each call's folder of
 // files — artifacts_dir/TRACE_ID (screenshots, page.html) and
-// state_dir/downloads/TRACE_ID — whose newest file is older than
-// retention.artifacts is removed. A retention of 0 keeps that kind forever.
+// state_dir/downloads/TRACE_ID, and a download folder a step could not
+// remove, state_dir/downloads/.incoming/TRACE_ID.N — whose newest file is
+// older than retention.artifacts is removed. A retention of 0 keeps that kind forever.
 // Only folders named like trace ids are touched, so a misconfigured folder
 // loses nothing else. It goes on past a failure and returns every error.
 func Prune(ctx context.Context, cfg *config.Config, st store.Store, now time.Time) (Pruned, error) {
@@ -45,7 +46,8 @@ func Prune(ctx context.Context, cfg *config.Config, st store.Store, now time.Tim
 	}
 	if cfg.Retention.Artifacts > 0 {
 		cut := now.Add(-cfg.Retention.Artifacts)
-		for _, root := range []string{cfg.Artifacts(), filepath.Join(cfg.StateDir, "downloads")} {
+		downloads := filepath.Join(cfg.StateDir, "downloads")
+		for _, root := range []string{cfg.Artifacts(), downloads, filepath.Join(downloads, incomingDir)} {
 			n, size, err := pruneCallDirs(root, cut)
 			out.ArtifactDirs += n
 			out.ArtifactBytes += size

@@ -1175,6 +1175,23 @@ func (r *runner) DownloadDir() (string, error) {
 	return dir, nil
 }
 
+// IncomingDir is a new folder state_dir/downloads/.incoming/TRACE_ID.N.
+func (r *runner) IncomingDir() (string, error) {
+	root := filepath.Join(r.c.e.cfg.StateDir, "downloads", incomingDir)
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", errs.Wrap(errs.Internal, err, "the downloads folder cannot be made")
+	}
+	dir, err := os.MkdirTemp(root, r.c.traceID+".")
+	if err != nil {
+		return "", errs.Wrap(errs.Internal, err, "the downloads folder cannot be made")
+	}
+	return dir, nil
+}
+
+// incomingDir is the folder under state_dir/downloads of the folders
+// downloads arrive in (IncomingDir).
+const incomingDir = ".incoming"
+
 // MaxDownloadBytes is limits.max_download_bytes.
 func (r *runner) MaxDownloadBytes() int64 { return r.c.e.cfg.Limits.MaxDownloadBytes }
 

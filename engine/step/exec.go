@@ -160,6 +160,10 @@ type Downloads interface {
 	// DownloadDir is the folder of this call's downloads
 	// (state_dir/downloads/TRACE_ID), made on first use.
 	DownloadDir() (string, error)
+	// IncomingDir makes a new empty folder outside DownloadDir
+	// (state_dir/downloads/.incoming/TRACE_ID.N) for the browser to save
+	// one download in while it arrives; the step removes it.
+	IncomingDir() (string, error)
 	// DownloadRef is the file and uri of a download reference for name, a
 	// file kept in DownloadDir: its absolute path and its MCP resource URI
 	// (toolwright://downloads/TRACE_ID/NAME).

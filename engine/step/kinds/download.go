@@ -53,10 +53,6 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	dir, err := dl.DownloadDir()
-	if err != nil {
-		return err
-	}
 	el, err := element(ctx, x, s, "click", 0)
 	if err != nil {
 		return err
@@ -65,8 +61,14 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	d := &download{dl: dl, b: page.Browser(), dir: dir, frame: page.FrameID, max: downloadLimit(dl, s), label: targetLabel(x, s, "click")}
-	wctx, stop := context.WithCancel(ctx)
+	incoming, err := dl.IncomingDir()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(incoming) }() // last, if empty: see discard
+	d := &download{dl: dl, b: page.Browser(), dir: incoming, frame: page.FrameID, max: downloadLimit(dl, s), label: targetLabel(x, s, "click")}
+	// The events go on past ctx, for discard to see a download end.
+	wctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	events := d.watch(wctx)
 	deny, err := d.allow(ctx)
@@ -96,7 +98,8 @@ func downloadLimit(dl step.Downloads, s *step.Step) int64 {
 }
 
 // download is a download step's file: the click on label in frame starts
-// it, the browser saves it in dir, and it is kept if at most max bytes.
+// it, the browser saves it in dir (the step's incoming folder, never the
+// call's), and it is moved to the call's DownloadDir if at most max bytes.
 type download struct {
 	dl    step.Downloads
 	b     *rod.Browser
@@ -143,7 +146,7 @@ func (d *download) allow(ctx context.Context) (deny func(), err error) {
 
 // await follows the download the click started in d's frame until it
 // completes (its file reference), goes over max_bytes, is cancelled or ctx
-// ends; a download not kept leaves no file.
+// ends; a download not kept is discarded.
 func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[string]any, error) {
 	var begin *proto.BrowserDownloadWillBegin
 	for {
@@ -152,14 +155,17 @@ func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[
 			if begin == nil {
 				return nil, errs.Wrap(errs.TargetNotFound, ctx.Err(), "clicking %s started no download", d.label)
 			}
-			d.cancel(ctx, begin.GUID)
+			d.discard(ctx, events, begin.GUID, proto.BrowserDownloadProgressStateInProgress, guardTimeout)
 			return nil, ctx.Err()
 		case e := <-events:
 			switch {
 			case e.begin != nil && begin == nil && e.begin.FrameID == d.frame:
 				begin = e.begin
 			case e.progress != nil && begin != nil && e.progress.GUID == begin.GUID:
-				if ref, done, err := d.progress(ctx, begin, e.progress); done {
+				if ref, done, err := d.progress(begin, e.progress); done {
+					if err != nil {
+						d.discard(ctx, events, begin.GUID, e.progress.State, settleTimeout)
+					}
 					return ref, err
 				}
 			}
@@ -169,14 +175,12 @@ func (d *download) await(ctx context.Context, events <-chan downloadEvent) (map[
 
 // progress handles one progress event of download begin: done once it
 // completed (ref), went over max_bytes or was cancelled (err).
-func (d *download) progress(ctx context.Context, begin *proto.BrowserDownloadWillBegin, p *proto.BrowserDownloadProgress) (ref map[string]any, done bool, err error) {
+func (d *download) progress(begin *proto.BrowserDownloadWillBegin, p *proto.BrowserDownloadProgress) (ref map[string]any, done bool, err error) {
 	if int64(p.ReceivedBytes) > d.max || int64(p.TotalBytes) > d.max {
-		d.cancel(ctx, begin.GUID)
 		return nil, true, errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, d.max)
 	}
 	switch p.State {
 	case proto.BrowserDownloadProgressStateCanceled:
-		removeDownload(d.dir, begin.GUID)
 		return nil, true, errs.New(errs.NavigationFailed, "the download %q was cancelled by the browser or the site", begin.SuggestedFilename)
 	case proto.BrowserDownloadProgressStateCompleted:
 		ref, err := keepDownload(d.dl, d.dir, begin, d.max)
@@ -185,38 +189,92 @@ func (d *download) progress(ctx context.Context, begin *proto.BrowserDownloadWil
 	return nil, false, nil
 }
 
-// cancel cancels download guid and removes what it saved.
-func (d *download) cancel(ctx context.Context, guid string) {
-	cancelDownload(d.b.Context(context.WithoutCancel(ctx)), guid, d.b.BrowserContextID, d.dir)
+// discard ends download guid, last seen in state, which is not kept, and
+// waits at most within for the browser to let go of its file. Its file is
+// only ever in d's folder, never the call's, so nothing refused reaches
+// the call's folder whenever the browser acts. The step deletes the file
+// only once the browser said the download completed: Chromium writes a
+// download to a temporary file elsewhere, renames it into d's folder
+// (GUID.crdownload, making the folder again if it is gone), renames that
+// to GUID (by first making an empty GUID file) and, cancelled, deletes it;
+// all on its file thread, which may run well after the cancel was answered
+// and the download reported canceled. A file removed under it made that
+// rename fail and left the empty GUID file for good; a file removed before
+// it was renamed in came back (the bug: "a download over max_bytes left 1
+// files"). So a cancelled download's file is left for the browser to
+// delete, and the step waits for d's folder to be empty; the folder is
+// removed after the step if it is (a folder the browser makes again later
+// is empty; retention removes it, as any folder left with a file when the
+// wait ran out).
+func (d *download) discard(ctx context.Context, events <-chan downloadEvent, guid string, state proto.BrowserDownloadProgressState, within time.Duration) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), within)
+	defer cancel()
+	if state == proto.BrowserDownloadProgressStateInProgress {
+		_ = proto.BrowserCancelDownload{GUID: guid, BrowserContextID: d.b.BrowserContextID}.Call(d.b.Context(wctx))
+		state = lastState(wctx, events, guid)
+	}
+	if state == proto.BrowserDownloadProgressStateCompleted {
+		_ = os.Remove(filepath.Join(d.dir, guid)) // the browser is done with a completed file
+	}
+	waitEmpty(wctx, d.dir)
 }
 
-// guardTimeout bounds the clean-up calls a download makes after its step.
-const guardTimeout = 2 * time.Second
-
-func cancelDownload(c proto.Client, guid string, ctxID proto.BrowserBrowserContextID, dir string) {
-	_ = proto.BrowserCancelDownload{GUID: guid, BrowserContextID: ctxID}.Call(c)
-	removeDownload(dir, guid)
-}
-
-// removeDownload removes a download's file, complete or partial.
-func removeDownload(dir, guid string) {
-	for _, p := range []string{guid, guid + ".crdownload"} {
-		_ = os.Remove(filepath.Join(dir, p))
+// lastState waits for download guid to end, cancelled or completed (a small
+// file may finish arriving before the cancel reaches the browser); "" if
+// ctx ends first.
+func lastState(ctx context.Context, events <-chan downloadEvent, guid string) proto.BrowserDownloadProgressState {
+	for {
+		select {
+		case <-ctx.Done():
+			return ""
+		case e := <-events:
+			if e.progress != nil && e.progress.GUID == guid && e.progress.State != proto.BrowserDownloadProgressStateInProgress {
+				return e.progress.State
+			}
+		}
 	}
 }
 
+// waitEmpty waits until folder dir holds nothing or ctx ends.
+func waitEmpty(ctx context.Context, dir string) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// guardTimeout bounds the clean-up calls a download makes after its step,
+// and the wait for a download to end when its call ended.
+const guardTimeout = 2 * time.Second
+
+// settleTimeout bounds the wait for the browser to let go of a download
+// the step refused (it usually takes milliseconds).
+const settleTimeout = 10 * time.Second
+
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)
 
-// keepDownload gives the saved file its suggested name and describes it.
-func keepDownload(x step.Downloads, dir string, begin *proto.BrowserDownloadWillBegin, max int64) (map[string]any, error) {
-	src := filepath.Join(dir, begin.GUID)
+// keepDownload moves the file saved in incoming to the call's DownloadDir
+// under its suggested name and describes it.
+func keepDownload(x step.Downloads, incoming string, begin *proto.BrowserDownloadWillBegin, max int64) (map[string]any, error) {
+	src := filepath.Join(incoming, begin.GUID)
 	st, err := os.Stat(src)
 	if err != nil {
 		return nil, errs.Wrap(errs.Internal, err, "the downloaded file is missing")
 	}
 	if st.Size() > max {
-		_ = os.Remove(src)
 		return nil, errs.New(errs.LimitExceeded, "the download %q is larger than max_bytes (%d bytes); nothing was kept", begin.SuggestedFilename, max)
+	}
+	dir, err := x.DownloadDir()
+	if err != nil {
+		return nil, err
 	}
 	name := strings.Trim(unsafeName.ReplaceAllString(filepath.Base(begin.SuggestedFilename), "_"), ". ")
 	if name == "" {
