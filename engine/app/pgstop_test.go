@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,11 +20,9 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/app"
-	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/store/storetest"
-	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -211,21 +208,7 @@ output:
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load(filepath.Join(dir, "toolwright.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testbrowser.Config(t, cfg)
-	a, err := app.Open(cfg, slog.New(slog.NewTextHandler(logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = a.Close(ctx)
-	})
-	return a
+	return openApp(t, filepath.Join(dir, "toolwright.yaml"), logs)
 }
 
 func (w *syncWriter) text() string {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -239,18 +240,24 @@ func setShopKey(t testing.TB, cfgPath, key string) {
 // logs.
 func openShop(t testing.TB, cfgPath string, logs *bytes.Buffer) *app.App {
 	t.Helper()
+	return openApp(t, cfgPath, &syncWriter{b: logs})
+}
+
+// openApp opens the project of cfgPath, its environments in the package's
+// shared Chromium and its debug log written to logs; closed at cleanup.
+func openApp(t testing.TB, cfgPath string, logs io.Writer) *app.App {
+	t.Helper()
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testbrowser.Config(t, cfg) // its environments in the package's shared Chromium
-	var w = &syncWriter{b: logs}
-	a, err := app.Open(cfg, slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	testbrowser.Config(t, cfg)
+	a, err := app.Open(cfg, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		_ = a.Close(ctx)
 	})
