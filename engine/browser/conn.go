@@ -47,6 +47,15 @@ type Conn struct {
 
 	sessMu  sync.Mutex
 	session string // the WebDriver session whose browser this is (webdriver.go)
+
+	obsMu     sync.Mutex
+	observers map[string]map[*observer]bool // by CDP session id
+	syncs     chan chan struct{}            // Sync's requests to pump
+}
+
+// observer is a function Observe calls with a session's events.
+type observer struct {
+	fn func(method string, params []byte)
 }
 
 // dial connects to a DevTools WebSocket URL. onClose runs once, when the
@@ -64,6 +73,7 @@ func dial(ctx context.Context, endpoint string, pid int, d dialer, onClose func(
 		log:      log,
 		ws:       ws,
 		events:   make(chan *cdp.Event),
+		syncs:    make(chan chan struct{}),
 		alive:    alive,
 		die:      die,
 		onClose:  onClose,
@@ -143,8 +153,24 @@ func (c *Conn) lost(cause *errs.Error) {
 // first. When the socket closes the browser is gone.
 func (c *Conn) pump() {
 	defer close(c.events)
-	for e := range c.client.Event() {
+	events := c.client.Event()
+	for {
+		var e *cdp.Event
+		select {
+		case done := <-c.syncs:
+			close(done)
+			continue
+		case ev, ok := <-events:
+			if !ok {
+				break
+			}
+			e = ev
+		}
+		if e == nil {
+			break
+		}
 		c.guard.see(e)
+		c.notify(e)
 		select {
 		case c.events <- e:
 		case <-c.alive.Done():
@@ -155,6 +181,62 @@ func (c *Conn) pump() {
 		c.log.Warn("browser connection lost", "endpoint", c.endpoint)
 	}
 	c.lost(errs.New(errs.EnvUnavailable, "the browser stopped (its DevTools connection closed)"))
+}
+
+// Observe calls fn with each event of the CDP session, in the order the
+// browser sent them, until stop: an event the browser sent before the
+// answer to a call has reached fn once Sync, called after that answer,
+// returns. fn runs on the connection's reader and must not block or call
+// the browser.
+func (c *Conn) Observe(session proto.TargetSessionID, fn func(method string, params []byte)) (stop func()) {
+	o := &observer{fn: fn}
+	c.obsMu.Lock()
+	if c.observers == nil {
+		c.observers = map[string]map[*observer]bool{}
+	}
+	if c.observers[string(session)] == nil {
+		c.observers[string(session)] = map[*observer]bool{}
+	}
+	c.observers[string(session)][o] = true
+	c.obsMu.Unlock()
+	return func() {
+		c.obsMu.Lock()
+		delete(c.observers[string(session)], o)
+		if len(c.observers[string(session)]) == 0 {
+			delete(c.observers, string(session))
+		}
+		c.obsMu.Unlock()
+	}
+}
+
+// notify hands e to the observers of its session.
+func (c *Conn) notify(e *cdp.Event) {
+	c.obsMu.Lock()
+	defer c.obsMu.Unlock()
+	for o := range c.observers[e.SessionID] {
+		o.fn(e.Method, e.Params)
+	}
+}
+
+// Sync returns once the observers have seen every event the connection
+// received before the call: the rod client hands each event to pump before
+// it reads the next message, so every event sent before an answer the
+// caller holds is in pump's hands or done with when pump answers here.
+func (c *Conn) Sync(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case c.syncs <- done:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.alive.Done():
+		return c.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // watch pings the browser until it is gone.

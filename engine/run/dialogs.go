@@ -41,7 +41,11 @@ func (c *call) watchPage(page *rod.Page) (stop func()) {
 	if !c.dialogsWatched(page.TargetID) {
 		stopDialogs = c.watchDialogs(page)
 	}
-	stopTraffic := selector.WatchTraffic(page)
+	var src selector.EventSource
+	if ev := c.currentEnv().Events(page); ev != nil {
+		src = ev
+	}
+	stopTraffic := selector.WatchTraffic(page, src)
 	return func() {
 		stopTraffic()
 		stopDialogs()

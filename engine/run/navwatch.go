@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -36,15 +37,19 @@ const (
 
 // A navigation an acting step starts late is waited for before the next
 // step acts (navigation: auto, the default; awaitLate): one that started
-// until its new document reached DOMContentLoaded; requests the step's
-// page began and still has in flight (a handler that posts with fetch,
-// then navigates) until they end, and navFollow more for a navigation they
-// lead to; a form submit the page held back (preventDefault: an async
-// validation, then form.submit()) up to navHeldSubmit after it for the
-// navigation to start. navigation: expect fails a click that starts none
-// within its timeout; none waits for nothing.
+// until its new document reached DOMContentLoaded; one the page began (a
+// handler that posts with fetch, then sets location.href) as the page
+// tells: requests the step's page began and still has in flight until
+// they end, then until the page has run what their ends set going (an
+// idle callback, at most navIdle by the page's clock), and a navigation
+// it began by then until it arrived; a form submit the page held back
+// (preventDefault: an async validation, then form.submit()) up to
+// navHeldSubmit after it for the navigation to start. navigation: expect
+// fails a click that starts none within its timeout; none waits for
+// nothing.
 const (
-	navFollow     = 300 * time.Millisecond
+	navIdle       = 2 * time.Second
+	navRounds     = 3 // requests, then those their ends began, and so on
 	navHeldSubmit = 2 * time.Second
 	navLateMax    = 15 * time.Second // bounds the wait for a late navigation
 )
@@ -56,7 +61,8 @@ type navWatch struct {
 	mode    string // auto, expect, none (the click's navigation field)
 	pointer bool   // a click: a held-back form submit is asked about
 	page    *rod.Page
-	reqMark uint64 // the page's requests before the step (selector.RequestMark)
+	src     *browser.PageEvents // the page's events in order (nil: rod's)
+	reqMark uint64              // the page's requests before the step (selector.RequestMark)
 	started chan struct{}
 	settled chan struct{}
 	cancel  context.CancelFunc
@@ -69,6 +75,7 @@ type navWatch struct {
 	// start until its new document reached DOMContentLoaded (or loading
 	// stopped); seen once one started.
 	loading, committed, seen bool
+	starts                   int           // navigations started
 	changed                  chan struct{} // closed and replaced at each of those events
 	awaited                  bool          // awaitLate ran for this watch
 }
@@ -84,35 +91,74 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	page := env.Page().Context(wctx)
 	frame := page.FrameID
-	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), reqMark: selector.RequestMark(env.Page()),
+	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: env.Events(env.Page()), reqMark: selector.RequestMark(env.Page()),
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	c := r.c
+	started := func(id proto.PageFrameID) {
+		if id == frame {
+			w.mark(true)
+			w.follow(navStart)
+		}
+	}
+	navigated := func(id proto.PageFrameID) {
+		if id == frame {
+			w.follow(navCommit)
+			if w.mark(false) {
+				c.noticeBlocked(env, w.label)
+			}
+		}
+	}
+	stopped := func(id proto.PageFrameID) {
+		if id == frame {
+			w.follow(navStopped)
+			if w.mark(false) {
+				c.noticeBlocked(env, w.label)
+			}
+		}
+	}
+	if w.src != nil {
+		// In the order the browser sent them, so that after a round trip
+		// (sync) the watch knows what the page reported before its answer.
+		stop := w.src.Observe(func(method string, params []byte) {
+			var e struct {
+				FrameID proto.PageFrameID `json:"frameId"`
+				Frame   struct {
+					ID proto.PageFrameID `json:"id"`
+				} `json:"frame"`
+			}
+			switch method {
+			case "Page.frameStartedLoading":
+				if json.Unmarshal(params, &e) == nil {
+					started(e.FrameID)
+				}
+			case "Page.frameNavigated":
+				if json.Unmarshal(params, &e) == nil {
+					navigated(e.Frame.ID)
+				}
+			case "Page.domContentEventFired":
+				w.follow(navDOMContent)
+			case "Page.frameStoppedLoading":
+				if json.Unmarshal(params, &e) == nil {
+					stopped(e.FrameID)
+				}
+			}
+		})
+		go func() {
+			defer close(w.done)
+			<-wctx.Done()
+			stop()
+		}()
+		return w
+	}
 	wait := page.EachEvent(
-		func(e *proto.PageFrameStartedLoading) {
-			if e.FrameID == frame {
-				w.mark(true)
-				w.follow(navStart)
-			}
-		},
+		func(e *proto.PageFrameStartedLoading) { started(e.FrameID) },
 		func(e *proto.PageFrameNavigated) {
-			if e.Frame != nil && e.Frame.ID == frame {
-				w.follow(navCommit)
-				if w.mark(false) {
-					c.noticeBlocked(env, w.label)
-				}
+			if e.Frame != nil {
+				navigated(e.Frame.ID)
 			}
 		},
-		func(e *proto.PageDomContentEventFired) {
-			w.follow(navDOMContent)
-		},
-		func(e *proto.PageFrameStoppedLoading) {
-			if e.FrameID == frame {
-				w.follow(navStopped)
-				if w.mark(false) {
-					c.noticeBlocked(env, w.label)
-				}
-			}
-		},
+		func(e *proto.PageDomContentEventFired) { w.follow(navDOMContent) },
+		func(e *proto.PageFrameStoppedLoading) { stopped(e.FrameID) },
 	)
 	go func() {
 		defer close(w.done)
@@ -153,6 +199,7 @@ func (w *navWatch) follow(ev int) {
 	switch ev {
 	case navStart:
 		w.loading, w.committed, w.seen = true, false, true
+		w.starts++
 	case navCommit:
 		w.committed = true
 	case navDOMContent:
@@ -211,8 +258,68 @@ func (w *navWatch) startWithin(ctx context.Context, d time.Duration) (bool, erro
 	}
 }
 
+// sync returns once the watch (and the page's Traffic) has seen the events
+// the page sent before the answers the caller holds; at once without an
+// ordered source.
+func (w *navWatch) sync(ctx context.Context) {
+	if w.src != nil {
+		_ = w.src.Sync(ctx)
+	}
+}
+
+// startCount is how many navigations started so far.
+func (w *navWatch) startCount() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.starts
+}
+
+// requestsSince waits for the requests the step began (selector.
+// RequestsSince, after mark) until they end or a navigation starts: the requests of a
+// document being left may never report their end.
+func (w *navWatch) requestsSince(ctx context.Context, mark uint64) (bool, error) {
+	n := w.startCount()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		for {
+			w.mu.Lock()
+			moved, changed := w.starts != n, w.changed
+			w.mu.Unlock()
+			if moved {
+				cancel()
+				return
+			}
+			select {
+			case <-changed:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	busy, err := selector.RequestsSince(rctx, w.page, mark)
+	if err != nil && ctx.Err() == nil && w.startCount() != n {
+		return true, nil // a navigation started: the caller waits for it
+	}
+	return busy, err
+}
+
+// begun waits for a navigation the page says it began: until one started
+// since the watch began (at most navHeldSubmit for its start: the page
+// may cancel it in ways it cannot tell, an intercept), then until it
+// arrived.
+func (w *navWatch) begun(ctx context.Context) {
+	w.sync(ctx)
+	if _, seen, _ := w.state(); !seen {
+		if started, err := w.startWithin(ctx, navHeldSubmit); err != nil || !started {
+			return
+		}
+	}
+	_ = w.arrive(ctx)
+}
+
 // awaitLate waits, before the next step acts (or the call ends), for a
-// navigation the watched step started, early or late (see navFollow);
+// navigation the watched step started, early or late (see navIdle);
 // once per watch, never with navigation: none.
 func (w *navWatch) awaitLate(ctx context.Context) {
 	if w == nil || w.mode == "none" {
@@ -227,43 +334,65 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, navLateMax)
 	defer cancel()
-	// After a click, one round trip to its page first: the page's events
-	// sent before its answer (a request a handler began, a navigation that
-	// started) are in by then, and whether a form submit was held back.
-	var held bool
-	var ago time.Duration
+	// After a click, one round trip to its page first: whether a form
+	// submit was held back and whether the page began a navigation; the
+	// page's events sent before its answer (a request a handler began, a
+	// navigation that started) are in once the watch synced.
+	var late selector.Late
 	if w.pointer {
 		var err error
-		if held, ago, err = selector.HeldSubmit(ctx, w.page); err != nil {
-			held = false
+		if late, err = selector.LateAfterClick(ctx, w.page, 0); err != nil {
+			late = selector.Late{}
 		}
 	}
+	w.sync(ctx)
 	askedSubmit := false
-	for ctx.Err() == nil {
+	mark := w.reqMark
+	for round := 0; ctx.Err() == nil; round++ {
 		if loading, _, _ := w.state(); loading {
 			_ = w.arrive(ctx)
 			return
 		}
-		// Requests the step began (a fetch before the navigation).
-		busy, err := selector.RequestsSince(ctx, w.page, w.reqMark)
+		if late.Leaving {
+			w.begun(ctx)
+			return
+		}
+		// Requests the step began (a fetch before the navigation), then
+		// those their ends began (a second fetch), a few rounds at most: a
+		// page that polls always has another.
+		busy, err := w.requestsSince(ctx, mark)
 		if err != nil {
 			return
 		}
-		if busy {
-			if started, err := w.startWithin(ctx, navFollow); err != nil || !started {
+		if busy && round < navRounds {
+			if loading, _, _ := w.state(); loading {
+				continue
+			}
+			// They ended: the page has run what their ends set going once
+			// it is idle, and tells whether it began a navigation.
+			mark = selector.RequestMark(w.page)
+			l, err := selector.LateAfterClick(ctx, w.page, navIdle)
+			w.sync(ctx)
+			if err != nil {
+				// The document went away while it answered: a navigation.
+				w.begun(ctx)
 				return
 			}
-			continue // it started: wait for it to arrive
+			late.Leaving = l.Leaving
+			continue
+		}
+		if busy {
+			return
 		}
 		if !w.pointer || askedSubmit {
 			return
 		}
 		// A form submit the page held back: its own code submits later.
 		askedSubmit = true
-		if !held || ago >= navHeldSubmit {
+		if !late.Held || late.Ago >= navHeldSubmit {
 			return
 		}
-		for left := navHeldSubmit - ago; left > 0 && ctx.Err() == nil; {
+		for left := navHeldSubmit - late.Ago; left > 0 && ctx.Err() == nil; {
 			from := time.Now()
 			started, err := w.startWithin(ctx, min(left, 50*time.Millisecond))
 			if err != nil {

@@ -352,3 +352,54 @@ steps:
 		t.Errorf("expect: %s", env.Message)
 	}
 }
+
+// TestLateNavigationAfterSlowContinuation: a click whose handler reads a
+// fetch's answer, then works for a second (a busy loop, as a slow page or
+// a loaded machine runs it) before it sets location.href: the request
+// ended long before the navigation begins, and the step after the click
+// still reads the page the handler goes to, not the one it leaves (it
+// read "Edit note" while the wait for the navigation was a 300 ms window
+// from the request's end). A click whose fetch leads nowhere (Like) is
+// waited for until the page ran what the answer set going, not longer.
+func TestLateNavigationAfterSlowContinuation(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"busy_save": `
+name: busy_save
+description: Save a note through a slow handler, then read the page it leads to.
+risk: write
+params:
+  busy: {type: integer, description: how long the handler works after the answer (ms), min: 0, max: 5000, default: 1000}
+steps:
+  - goto: ${{ config.shop_base }}/note.html?check=500&busy=${{ params.busy }}
+  - fill: {target: tr.note.text, value: "slow"}
+  - click: tr.note.busy_save
+  - extract: {from: tr.heading, into: heading}
+  - extract: {from: tr.saved.note, into: note}
+output:
+  heading: ${{ vars.heading }}
+  note: ${{ vars.note }}
+`,
+		"like": `
+name: like
+description: Like, then read the page.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/note.html?post=100
+  - click: tr.note.like
+  - extract: {from: tr.note.likes, into: likes}
+output:
+  likes: ${{ vars.likes }}
+`})
+	env := h.ok(h.call("busy_save", `{"task_id": "b1"}`))
+	if got := env.Data["heading"]; got != "Saved" {
+		t.Errorf("the step after the click read heading %v, want Saved", got)
+	}
+	if got := env.Data["note"]; got != "slow" {
+		t.Errorf("note %v, want slow", got)
+	}
+	env = h.ok(h.call("like", `{"task_id": "l1"}`))
+	if got := env.Data["likes"]; got != "Liked" {
+		t.Errorf("after Like: %v, want Liked", got)
+	}
+}

@@ -624,14 +624,23 @@ func pageLocs(t *Target) []jsLoc {
 	return locs
 }
 
-// HeldSubmit reports whether the last click on page submitted a form whose
-// submit event the page held back (preventDefault: an async validation or
-// a fetch first, the navigation later), and how long ago.
-func HeldSubmit(ctx context.Context, page *rod.Page) (bool, time.Duration, error) {
-	res, err := evalOp(page.Context(ctx), nil, "submitted", map[string]any{}, true, false)
+// Late is what the page of the last click tells about what the click set
+// going (page.js op "late").
+type Late struct {
+	Held    bool          // it submitted a form whose submit the page held back (preventDefault)
+	Ago     time.Duration // how long ago that submit was
+	Leaving bool          // the page began a navigation to another document since the click
+}
+
+// LateAfterClick asks the page of the last click what it set going. With
+// idle > 0 it first waits until the page has nothing left to run (at most
+// idle, by the page's clock): the continuations of the requests the page
+// saw end have run then, and a navigation they begin is begun.
+func LateAfterClick(ctx context.Context, page *rod.Page, idle time.Duration) (Late, error) {
+	res, err := evalOp(page.Context(ctx), nil, "late", map[string]any{"idle": idle.Milliseconds()}, true, idle > 0)
 	if err != nil {
-		return false, 0, err
+		return Late{}, err
 	}
 	v := res.Value
-	return v.Get("held").Bool(), time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), nil
+	return Late{Held: v.Get("held").Bool(), Ago: time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), Leaving: v.Get("leaving").Bool()}, nil
 }

@@ -17,7 +17,7 @@ function (op, req, ...nodes) {
   //   op "select":  a native <select>: choose; else the ARIA listbox's state
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "unskip", "reskip": render skipped content (content-visibility) across calls, and stop
-  //   op "submitted": whether the last click's form submit was held back by the page
+  //   op "late":    after a click: was its form submit held back, has the page begun a navigation since?
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
   //   op "scroll":  scroll this element (or the page) a screen → {moved, end, height}
@@ -615,6 +615,45 @@ function (op, req, ...nodes) {
     Object.defineProperty(win, SUBMIT, { value: rec, configurable: true });
   };
 
+  // A click's page may go elsewhere on its own schedule: a handler that
+  // posts with fetch, then sets location.href, runs its second half when
+  // the response arrives, however late a loaded machine runs it. The
+  // navigations the page begins from the click on are noted under this key
+  // of the top window, as the page begins them (op "late" reads them): the
+  // Navigation API's navigate event, or beforeunload where there is none.
+  const LEAVE = "__toolwright_leave";
+  const watchLeave = (win) => {
+    let top = win;
+    try {
+      if (win.top.document) top = win.top;
+    } catch (e) {
+      // the top window is another site's: the frame's own
+    }
+    const old = top[LEAVE];
+    if (old) old.off();
+    const nav = top.navigation && typeof top.navigation.addEventListener === "function" ? top.navigation : null;
+    const rec = { evs: [], unload: false };
+    const h = (e) => {
+      if (nav) rec.evs.push(e);
+      else rec.unload = true;
+    };
+    const timer = setTimeout(() => rec.off(), 60000);
+    rec.off = () => {
+      (nav || top).removeEventListener(nav ? "navigate" : "beforeunload", h);
+      clearTimeout(timer);
+    };
+    (nav || top).addEventListener(nav ? "navigate" : "beforeunload", h);
+    Object.defineProperty(top, LEAVE, { value: rec, configurable: true });
+  };
+  // leaving: whether the page began, since the click, a navigation to
+  // another document that it did not cancel (a same-document one, a
+  // download or one the page intercepted loads nothing).
+  const leaving = (rec) => {
+    if (!rec) return false;
+    if (rec.unload) return true;
+    return rec.evs.some((e) => !e.defaultPrevented && !e.hashChange && !e.destination.sameDocument && !e.downloadRequest);
+  };
+
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
   // to stand still (a click), and report what stops the action. The point is in
@@ -704,6 +743,7 @@ function (op, req, ...nodes) {
       out.y = y;
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
+        watchLeave(win);
         if (req.press) watchPress(el, win);
         if (req.settle && (outOfProcess(win) || maySkip(shadowRoots()))) {
           watchHit(el, win);
@@ -890,12 +930,24 @@ function (op, req, ...nodes) {
     case "crossframes":
       return crossFrames(doc, false);
 
-    case "submitted": {
-      // Did the last click submit a form that the page held back
-      // (preventDefault)? → {held, ago (ms)}
-      const rec = doc.defaultView[SUBMIT];
-      if (!rec || !rec.ev) return { held: false };
-      return { held: rec.ev.defaultPrevented, ago: performance.now() - rec.at };
+    case "late": {
+      // After a click: did it submit a form that the page held back
+      // (preventDefault), and has the page begun a navigation since?
+      // With req.idle, once the page has nothing left to run (an idle
+      // callback): the continuations of the requests it saw end have run
+      // by then, however long they take. → {held, ago (ms), leaving}
+      const win = doc.defaultView;
+      const answer = () => {
+        const rec = win[SUBMIT];
+        const out = rec && rec.ev ? { held: rec.ev.defaultPrevented, ago: performance.now() - rec.at } : { held: false };
+        out.leaving = leaving(win[LEAVE]);
+        return out;
+      };
+      if (!req.idle) return answer();
+      return new Promise((resolve) => {
+        if (win.requestIdleCallback) win.requestIdleCallback(() => resolve(answer()), { timeout: req.idle });
+        else setTimeout(() => resolve(answer()), 0);
+      });
     }
 
     case "unskip":

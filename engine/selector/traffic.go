@@ -2,6 +2,7 @@ package selector
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 // Long-lived and decorative requests never end a wait for quiet, as in
 // rod's WaitRequestIdle: WebSockets, event streams, media, images, fonts.
 type Traffic struct {
+	src      EventSource // nil: rod's event stream (not ordered with answers)
 	mu       sync.Mutex
 	inflight map[proto.NetworkRequestID]uint64 // → the request's start number
 	seq      uint64                            // requests started so far
@@ -35,12 +37,53 @@ var ignoredTypes = map[proto.NetworkResourceType]bool{
 // traffics holds the Traffic of each watched page, by target id.
 var traffics sync.Map // proto.TargetTargetID → *Traffic
 
+// An EventSource delivers a page's events in the order the browser sent
+// them, and tells when every event sent before an answer the caller holds
+// has been delivered (browser.PageEvents). rod's own event stream does
+// not: it hands events to each subscriber on goroutines of its own, so an
+// answer can overtake the events sent before it by any time a loaded
+// machine takes to run those goroutines.
+type EventSource interface {
+	Observe(fn func(method string, params []byte)) (stop func())
+	Sync(ctx context.Context) error
+}
+
 // WatchTraffic follows page's requests until stop is called; Map.Wait's
-// network_idle condition uses it for that page.
-func WatchTraffic(page *rod.Page) (stop func()) {
-	t := &Traffic{inflight: map[proto.NetworkRequestID]uint64{}, changed: make(chan struct{})}
+// network_idle condition uses it for that page. With src (nil: rod's
+// events), RequestsSince sees every request the page reported before the
+// answers its caller holds.
+func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
+	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]uint64{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	if src != nil {
+		var mu sync.Mutex
+		unobserve := func() {}
+		go func() {
+			defer close(done)
+			// The Network domain, enabled outright as below, before the
+			// events are followed as below: a navigation under way while
+			// the domain is being enabled can report its start and never
+			// its end.
+			if err := (proto.NetworkEnable{}).Call(page.Context(ctx)); err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ctx.Err() == nil {
+				unobserve = src.Observe(t.see)
+			}
+		}()
+		traffics.Store(page.TargetID, t)
+		return func() {
+			traffics.CompareAndDelete(page.TargetID, t)
+			cancel()
+			<-done
+			mu.Lock()
+			unobserve()
+			mu.Unlock()
+		}
+	}
 	go func() {
 		defer close(done)
 		// Enabling the Network domain is a request of its own: it runs
@@ -71,6 +114,24 @@ func WatchTraffic(page *rod.Page) (stop func()) {
 		traffics.CompareAndDelete(page.TargetID, t)
 		cancel()
 		<-done
+	}
+}
+
+// see follows one event of the page (EventSource.Observe).
+func (t *Traffic) see(method string, params []byte) {
+	var e struct {
+		RequestID proto.NetworkRequestID    `json:"requestId"`
+		Type      proto.NetworkResourceType `json:"type"`
+	}
+	switch method {
+	case "Network.requestWillBeSent":
+		if json.Unmarshal(params, &e) == nil && !ignoredTypes[e.Type] {
+			t.mark(e.RequestID, true)
+		}
+	case "Network.loadingFinished", "Network.loadingFailed":
+		if json.Unmarshal(params, &e) == nil {
+			t.mark(e.RequestID, false)
+		}
 	}
 }
 
@@ -152,11 +213,19 @@ func RequestMark(page *rod.Page) uint64 {
 
 // RequestsSince waits until no request page started after mark is in
 // flight (a fetch a click began), or ctx ends (its error). It reports
-// whether there was any to wait for.
+// whether there was any to wait for. With an EventSource, the requests
+// the page reported before the answers the caller holds are known (a
+// fetch a click handler began, before the answer to a call made after the
+// click).
 func RequestsSince(ctx context.Context, page *rod.Page, mark uint64) (bool, error) {
 	t := trafficOf(page)
 	if t == nil {
 		return false, nil
+	}
+	if t.src != nil {
+		if err := t.src.Sync(ctx); err != nil {
+			return false, err
+		}
 	}
 	waited := false
 	for {
