@@ -117,37 +117,7 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 		}
 	}
 	if w.src != nil {
-		// In the order the browser sent them, so that after a round trip
-		// (sync) the watch knows what the page reported before its answer.
-		stop := w.src.Observe(func(method string, params []byte) {
-			var e struct {
-				FrameID proto.PageFrameID `json:"frameId"`
-				Frame   struct {
-					ID proto.PageFrameID `json:"id"`
-				} `json:"frame"`
-			}
-			switch method {
-			case "Page.frameStartedLoading":
-				if json.Unmarshal(params, &e) == nil {
-					started(e.FrameID)
-				}
-			case "Page.frameNavigated":
-				if json.Unmarshal(params, &e) == nil {
-					navigated(e.Frame.ID)
-				}
-			case "Page.domContentEventFired":
-				w.follow(navDOMContent)
-			case "Page.frameStoppedLoading":
-				if json.Unmarshal(params, &e) == nil {
-					stopped(e.FrameID)
-				}
-			}
-		})
-		go func() {
-			defer close(w.done)
-			<-wctx.Done()
-			stop()
-		}()
+		w.observe(wctx, started, navigated, stopped)
 		return w
 	}
 	wait := page.EachEvent(
@@ -165,6 +135,41 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 		wait()
 	}()
 	return w
+}
+
+// observe follows the page's navigation events from w.src, in the order
+// the browser sent them, so that after a round trip (sync) the watch knows
+// what the page reported before its answer; until wctx ends.
+func (w *navWatch) observe(wctx context.Context, started, navigated, stopped func(proto.PageFrameID)) {
+	stop := w.src.Observe(func(method string, params []byte) {
+		var e struct {
+			FrameID proto.PageFrameID `json:"frameId"`
+			Frame   struct {
+				ID proto.PageFrameID `json:"id"`
+			} `json:"frame"`
+		}
+		switch method {
+		case "Page.frameStartedLoading":
+			if json.Unmarshal(params, &e) == nil {
+				started(e.FrameID)
+			}
+		case "Page.frameNavigated":
+			if json.Unmarshal(params, &e) == nil {
+				navigated(e.Frame.ID)
+			}
+		case "Page.domContentEventFired":
+			w.follow(navDOMContent)
+		case "Page.frameStoppedLoading":
+			if json.Unmarshal(params, &e) == nil {
+				stopped(e.FrameID)
+			}
+		}
+	})
+	go func() {
+		defer close(w.done)
+		<-wctx.Done()
+		stop()
+	}()
 }
 
 // mark records that a navigation started, or (once one started) that it
@@ -387,29 +392,37 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 		if !w.pointer || askedSubmit {
 			return
 		}
-		// A form submit the page held back: its own code submits later.
 		askedSubmit = true
-		if !late.Held || late.Ago >= navHeldSubmit {
-			return
-		}
-		for left := navHeldSubmit - late.Ago; left > 0 && ctx.Err() == nil; {
-			from := time.Now()
-			started, err := w.startWithin(ctx, min(left, 50*time.Millisecond))
-			if err != nil {
-				return
-			}
-			if started {
-				break
-			}
-			if selector.RequestMark(w.page) != w.reqMark {
-				break // the validation asks the server: wait for it above
-			}
-			left -= time.Since(from)
-		}
-		if loading, _, _ := w.state(); !loading && selector.RequestMark(w.page) == w.reqMark {
+		if !w.heldSubmit(ctx, late) {
 			return
 		}
 	}
+}
+
+// heldSubmit waits, after a click whose form submit the page held back
+// (its own code submits later), until a navigation starts or the page asks
+// the server (an async validation), at most navHeldSubmit from the submit;
+// false when neither came (nothing more to wait for).
+func (w *navWatch) heldSubmit(ctx context.Context, late selector.Late) bool {
+	if !late.Held || late.Ago >= navHeldSubmit {
+		return false
+	}
+	for left := navHeldSubmit - late.Ago; left > 0 && ctx.Err() == nil; {
+		from := time.Now()
+		started, err := w.startWithin(ctx, min(left, 50*time.Millisecond))
+		if err != nil {
+			return false
+		}
+		if started {
+			break
+		}
+		if selector.RequestMark(w.page) != w.reqMark {
+			break // the validation asks the server: wait for it
+		}
+		left -= time.Since(from)
+	}
+	loading, _, _ := w.state()
+	return loading || selector.RequestMark(w.page) != w.reqMark
 }
 
 // expect fails unless a navigation started before ctx ends (navigation:
