@@ -135,6 +135,26 @@ func (h hand) toolbar(act string) {
 	h.clickAt(x, y)
 }
 
+// recording waits until the recorder's toolbar shows on the page: what a
+// person sees before acting in a popup the recorder has just followed (a
+// click before it, in a test's hand a few milliseconds after the popup
+// opened, is not recorded: TestRecordOrder drafted an empty popup at a
+// load of 23).
+func (h hand) recording() {
+	h.t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		doc, err := proto.DOMGetDocument{Depth: gsonInt(-1), Pierce: true}.Call(h.ctx())
+		if err == nil && findNode(doc.Root, "TOOLWRIGHT-RECORDER") != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatal("the recorder's toolbar never showed")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func gsonInt(i int) *int { return &i }
 
 func findNode(n *proto.DOMNode, name string) *proto.DOMNode {

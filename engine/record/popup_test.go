@@ -40,6 +40,7 @@ func TestRecordOrder(t *testing.T) {
 	h.click("#terms")
 	popup := waitPage(t, h.p.Browser(), "/terms.html")
 	ph := hand{t: t, p: popup}
+	ph.recording()
 	ph.click("#accept-terms")
 	h.wait(`document.querySelector("#terms-state").textContent === "accepted"`)
 	if err := popup.Close(); err != nil { // the person closes the popup's tab

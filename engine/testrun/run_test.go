@@ -46,6 +46,9 @@ func lines(out string) []string {
 func runFiles(t *testing.T, base *config.Config, paths ...string) (*Report, string) {
 	t.Helper()
 	testbrowser.Config(t, base) // the cases' environments in the package's shared Chromium
+	// A ceiling for the steps that set no timeout: at a load of ~20 (the
+	// suite itself) the realsite orders' pages took over 10 s, the default.
+	base.Limits.StepTimeout = time.Minute
 	// A whole file of cases, on a loaded machine.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
