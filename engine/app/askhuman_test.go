@@ -254,5 +254,20 @@ func TestAskHumanNobodyComes(t *testing.T) {
 		hs, err := a.Store.ListHandoffs(ctx, false)
 		return err == nil && len(hs) == 1 && hs[0].FinishedBy == "expired"
 	})
+	// The expiry is audited just after the handoff is marked (in the
+	// server's timer): the audit record may come a moment later (a clean-
+	// clone CI at a load of 19 read [started kept] in between).
+	waitFor(t, "the expiry to be audited", func() bool {
+		recs, err := a.Store.ExportAudit(ctx, time.Time{}, time.Time{})
+		if err != nil {
+			return false
+		}
+		for _, r := range recs {
+			if r.Tool == "handoff" && r.EnvID == h.EnvID && r.Code == "expired" {
+				return true
+			}
+		}
+		return false
+	})
 	handoffAudited(t, a, h.EnvID, got.TraceID, "started", "kept", "expired")
 }

@@ -105,8 +105,14 @@ func TestTakeOverSecondFactor(t *testing.T) {
 		return strings.HasSuffix(env.Page().Context(ctx).MustInfo().URL, "/account")
 	})
 	viewer.MustElement("#done").MustClick()
+	said := "" // what the live view says, logged as it changes: a failure shows why
 	waitFor(t, "the done answer", func() bool {
-		return strings.Contains(viewer.MustElement("#state").MustText(), "saved as the session")
+		state := viewer.MustElement("#state").MustText()
+		if state != said {
+			said = state
+			t.Logf("the live view says %q", state)
+		}
+		return strings.Contains(state, "saved as the session")
 	})
 
 	if open, _ := a.Store.ListHandoffs(ctx, true); len(open) != 0 {
