@@ -40,8 +40,6 @@ type harness struct {
 	eng  *run.Engine
 	st   *sqlstore.DB
 	bm   *browser.Manager
-	// stepTimeout is the engine's default step timeout.
-	stepTimeout time.Duration
 }
 
 // newHarness writes workflows (file name → YAML) next to the demo
@@ -64,7 +62,7 @@ func newColdHarness(t *testing.T, workflows map[string]string, tweak func(*confi
 func newColdHarnessOn(t *testing.T, fx fixture, workflows map[string]string, tweak func(*config.Config)) *harness {
 	t.Helper()
 	p := startEngineOn(t, fx, workflows, tweak)
-	return &harness{t: t, site: p.site, cfg: p.cfg, eng: p.eng, st: p.st, bm: p.bm, stepTimeout: p.stepTimeout}
+	return &harness{t: t, site: p.site, cfg: p.cfg, eng: p.eng, st: p.st, bm: p.bm}
 }
 
 // engineParts is an engine on real Chromium and real SQLite, serving the
@@ -75,8 +73,6 @@ type engineParts struct {
 	eng  *run.Engine
 	st   *sqlstore.DB
 	bm   *browser.Manager
-	// stepTimeout is the engine's default step timeout.
-	stepTimeout time.Duration
 }
 
 // fixture is a site to test against: how to serve it, and the example
@@ -220,7 +216,7 @@ func startEngineOn(tb testing.TB, fx fixture, workflows map[string]string, tweak
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &engineParts{site: site, cfg: cfg, eng: eng, st: st, bm: bm, stepTimeout: cfg.Limits.StepTimeout}
+	return &engineParts{site: site, cfg: cfg, eng: eng, st: st, bm: bm}
 }
 
 // storeOptions are the harness's store options: opening (migrating) and

@@ -109,7 +109,7 @@ func (h *harness) restart() {
 		defer cancel()
 		_ = bm.Shutdown(ctx)
 	})
-	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st, StepTimeout: h.stepTimeout})
+	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st}) // the step timeout from h.cfg, as h.eng
 	if err != nil {
 		h.t.Fatal(err)
 	}
