@@ -2,33 +2,23 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"time"
 
-	"github.com/go-rod/rod"
 	"github.com/spf13/cobra"
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/record"
-	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selcheck"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/testrun"
-	"github.com/toolwright/toolwright/engine/workflow"
 )
 
 const recordLong = `Open the page in a Chromium window and record what you do there: clicks,
@@ -62,7 +52,7 @@ func recordCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&r.page, "page", "", "the page URL (or a local HTML file) to start on")
 	cmd.Flags().StringVar(&r.prefix, "prefix", "", "name new selector entries PREFIX.NAME (default rec.NAME)")
 	cmd.Flags().StringVar(&r.description, "description", "", "the tool's description (default: written from the steps)")
-	cmd.Flags().StringVar(&r.liveAddr, "live", "", "without a display: serve the page's live view at http://ADDR/ (loopback only) for you to work in from your browser")
+	cmd.Flags().StringVar(&r.liveAddr, "live", "", "serve the page's live view at http://ADDR/ (loopback only) for you to work in from your browser, instead of a window (for a machine without a display)")
 	cmd.Flags().StringVar(&r.setup, "setup", "", "an env: new tool to run first (to sign in); the recording happens in its environment")
 	cmd.Flags().StringArrayVar(&r.setupArgs, "arg", nil, "an argument NAME=VALUE of the --setup tool (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("setup", g.completeTools(false))
@@ -90,7 +80,7 @@ func (r *recordRun) run(cmd *cobra.Command, name string) error {
 		return err
 	}
 	defer stopDemo()
-	paths, display, err := r.check(cfg, name)
+	paths, err := r.check(cfg, name)
 	if err != nil {
 		return err
 	}
@@ -108,96 +98,52 @@ func (r *recordRun) run(cmd *cobra.Command, name string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	url := selcheck.URLOf(r.page)
-	recording, started, stopLive, err := r.capture(ctx, cmd.ErrOrStderr(), cfg, log, m, name, url, display)
-	defer stopLive()
+	errw := cmd.ErrOrStderr()
+	rec, err := app.Record(ctx, cfg, log, app.RecordOptions{
+		Name: name, URL: url, Setup: r.setup, SetupArgs: r.setupArgs, Map: m, LiveAddr: r.liveAddr,
+		Say: func(s string) { fmt.Fprintln(errw, s) },
+	})
+	defer rec.Close()
 	if err != nil {
 		return err
 	}
-	return r.finish(ctx, cmd, cfg, log, m, recording, paths, name, url, started)
+	return r.finish(ctx, cmd, cfg, log, m, rec, paths, name, url)
 }
 
 // check makes sure nothing is overwritten and the recording can be seen:
 // a display, or a loopback --live address.
-func (r *recordRun) check(cfg *config.Config, name string) (paths record.Paths, display bool, err error) {
-	paths = record.Paths{
+func (r *recordRun) check(cfg *config.Config, name string) (record.Paths, error) {
+	paths := record.Paths{
 		Workflow:  filepath.Join(cfg.Workflows, name+".yaml"),
 		Selectors: cfg.Selectors,
 		Test:      filepath.Join(testrun.DefaultDir(cfg), name+".yaml"),
 	}
 	if _, err := record.MakeDraft(&record.Recording{}, record.DraftOptions{Name: name, Prefix: r.prefix}); err != nil {
-		return paths, false, usageError{err}
+		return paths, usageError{err}
 	}
 	for _, f := range []string{paths.Workflow, paths.Test} {
 		if _, err := os.Stat(f); err == nil {
-			return paths, false, usagef("%s exists: a recording never overwrites a file; choose another name", f)
+			return paths, usagef("%s exists: a recording never overwrites a file; choose another name", f)
 		}
 	}
 	if r.liveAddr != "" {
 		if host, _, err := net.SplitHostPort(r.liveAddr); err != nil || !config.IsLoopback(host) {
-			return paths, false, usagef("--live %q: a loopback address and port, such as 127.0.0.1:8091", r.liveAddr)
+			return paths, usagef("--live %q: a loopback address and port, such as 127.0.0.1:8091", r.liveAddr)
 		}
+		return paths, nil
 	}
-	display = os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
-	if !display && r.liveAddr == "" {
-		return paths, false, usagef("record opens a Chromium window for you to work in, and this machine has no display (DISPLAY is not set): give --live ADDR (such as 127.0.0.1:8091) to work in the live view in your own browser instead")
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return paths, usagef("record opens a Chromium window for you to work in, and this machine has no display (DISPLAY is not set): give --live ADDR (such as 127.0.0.1:8091) to work in the live view in your own browser instead")
 	}
-	return paths, display, nil
-}
-
-// capture opens the page (after --setup's tool) and records until the
-// person presses Finish; Ctrl-C stops it with nothing written. started is
-// when the recorder was in the page; stopLive ends the live view (kept
-// until the command ends).
-func (r *recordRun) capture(ctx context.Context, errw io.Writer, cfg *config.Config, log *slog.Logger, m *selector.Map, name, url string, display bool) (recording *record.Recording, started time.Time, stopLive func(), err error) {
-	stopLive = func() {}
-	headless := cfg.Browser.Headless
-	cfg.Browser.Headless = !display // the person's window, or the live view's pixels
-	tab, done, err := app.OpenPage(ctx, cfg, log, r.setup, r.setupArgs)
-	cfg.Browser.Headless = headless
-	if err != nil {
-		return nil, started, stopLive, err
-	}
-	rec, err := record.Start(ctx, tab, record.Options{Map: m, Log: log})
-	if err != nil {
-		done()
-		return nil, started, stopLive, err
-	}
-	started = time.Now()
-	if err := rec.Open(ctx, url); err != nil {
-		rec.Stop()
-		done()
-		return nil, started, stopLive, err
-	}
-	if !display {
-		url, stop, err := serveLive(ctx, r.liveAddr, tab, name, cfg)
-		if err != nil {
-			rec.Stop()
-			done()
-			return nil, started, stopLive, err
-		}
-		stopLive = stop
-		fmt.Fprintf(errw, "no display: open %s in your browser to see and work in the page\n", url)
-	}
-	fmt.Fprintf(errw, "recording %s: do the action in the window; mark what the tool returns with the toolbar (Value, Rows, Next page), then press Finish. Ctrl-C stops without writing anything.\n", name)
-	select {
-	case <-rec.Finished():
-	case <-ctx.Done():
-		rec.Stop()
-		done()
-		return nil, started, stopLive, fmt.Errorf("stopped: nothing was written")
-	}
-	recErr := rec.Err()
-	recording = rec.Stop()
-	done()
-	return recording, started, stopLive, recErr
+	return paths, nil
 }
 
 // finish writes the draft, replays the tool and says whether it returned
 // what the person saw (exit 1 when not).
-func (r *recordRun) finish(ctx context.Context, cmd *cobra.Command, cfg *config.Config, log *slog.Logger, m *selector.Map, recording *record.Recording, paths record.Paths, name, url string, started time.Time) error {
+func (r *recordRun) finish(ctx context.Context, cmd *cobra.Command, cfg *config.Config, log *slog.Logger, m *selector.Map, rec *app.Recorded, paths record.Paths, name, url string) error {
 	errw := cmd.ErrOrStderr()
 	red := policy.NewRedactor(cfg.SecretValues())
-	d, err := record.MakeDraft(recording, record.DraftOptions{
+	d, err := record.MakeDraft(rec.Recording, record.DraftOptions{
 		Name: name, Description: r.description, Prefix: r.prefix, StartURL: url, Map: m,
 		Secrets: cfg.SecretValues(), Vars: cfg.Vars, MaxLoop: cfg.Limits.MaxLoop, UploadsDir: cfg.UploadsDir,
 		Redact: red.Redact,
@@ -209,11 +155,11 @@ func (r *recordRun) finish(ctx context.Context, cmd *cobra.Command, cfg *config.
 		return err
 	}
 	fmt.Fprintf(errw, "wrote %s, %s and %d selector entries in %s\n", paths.Workflow, paths.Test, len(d.Entries), paths.Selectors)
-	env, diffs, err := replay(ctx, cfg, log, d)
+	env, diffs, err := app.Replay(ctx, cfg, log, d, operator())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(errw, "record → validated, replayed tool in %s\n", time.Since(started).Round(time.Millisecond))
+	fmt.Fprintf(errw, "record → validated, replayed tool in %s\n", time.Since(rec.Started).Round(time.Millisecond))
 	if err := printJSON(cmd.OutOrStdout(), env); err != nil {
 		return err
 	}
@@ -228,68 +174,3 @@ func (r *recordRun) finish(ctx context.Context, cmd *cobra.Command, cfg *config.
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-// replay validates the recorded files and runs the tool once in a fresh
-// environment with the recorded arguments (granted for its task_id when
-// it writes), comparing its result with what the person saw.
-func replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record.Draft) (*result.Envelope, []string, error) {
-	set, ps := workflow.Load(cfg)
-	if len(ps) > 0 {
-		return nil, nil, fmt.Errorf("the recorded files do not validate (fix them, or record again):\n%w", &lint.Error{Problems: ps})
-	}
-	cfg.Browser.Spare = 0
-	a, err := app.OpenWith(cfg, set, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer a.Close(context.WithoutCancel(ctx))
-	return record.Verify(ctx, d, func(ctx context.Context, tool string, args map[string]any, taskID string) (*result.Envelope, error) {
-		if taskID != "" {
-			if _, err := a.Store.AddGrant(ctx, tool, taskID, 15*time.Minute, "toolwright record: the replay of a recording", operator()); err != nil {
-				return nil, err
-			}
-			args["task_id"] = taskID
-		}
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return nil, err
-		}
-		return a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
-	})
-}
-
-// serveLive serves the live view of tab on addr (loopback only) under an
-// unguessable path, for a person without a display on this machine.
-func serveLive(ctx context.Context, addr string, tab *rod.Page, name string, cfg *config.Config) (string, func(), error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || !config.IsLoopback(host) {
-		return "", nil, usagef("--live %q: a loopback address and port, such as 127.0.0.1:8091", addr)
-	}
-	var secrets []string
-	for _, v := range cfg.SecretValues() {
-		secrets = append(secrets, v)
-	}
-	lv := htmlview.NewLive(tab, htmlview.LiveOptions{
-		Title:   "toolwright record " + name,
-		Message: "Do the action once. Mark what the tool returns with the recorder's toolbar (Value, Rows, Next page), then press Finish.",
-		Secrets: secrets,
-	})
-	tok := make([]byte, 16)
-	if _, err := rand.Read(tok); err != nil {
-		return "", nil, err
-	}
-	prefix := "/live/" + hex.EncodeToString(tok)
-	mux := http.NewServeMux()
-	mux.Handle(prefix+"/", http.StripPrefix(prefix, lv))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		lv.Close()
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String() + prefix + "/", func() {
-		lv.Close()
-		_ = srv.Shutdown(context.WithoutCancel(ctx))
-	}, nil
-}

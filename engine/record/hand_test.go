@@ -16,12 +16,9 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/record"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selector"
-	"github.com/toolwright/toolwright/engine/workflow"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -314,40 +311,14 @@ func (p *project) draft(rec *record.Recording, name, url string) (*record.Draft,
 		return nil, nil, nil, err
 	}
 	p.t.Logf("drafted and written in %s", time.Since(t0).Round(time.Millisecond))
-	set, ps := workflow.Load(cfg)
-	p.t.Logf("validated at %s", time.Since(t0).Round(time.Millisecond))
-	if len(ps) > 0 {
-		return d, nil, nil, fmt.Errorf("the recorded workflow does not validate:\n%s\n--- workflow\n%s", (&lint.Error{Problems: ps}).Error(), d.Workflow)
-	}
-	a, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return d, nil, nil, err
-	}
-	defer a.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	env, diffs, err := record.Verify(ctx, d, func(ctx context.Context, tool string, args map[string]any, taskID string) (*result.Envelope, error) {
-		if taskID != "" {
-			if _, err := a.Store.AddGrant(ctx, tool, taskID, 15*time.Minute, "record test", "test"); err != nil {
-				return nil, err
-			}
-			args["task_id"] = taskID
-		}
-		raw, _ := json.Marshal(args)
-		c0 := time.Now()
-		env, err := a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
-		if err == nil {
-			p.t.Logf("replay call: %s (%s, steps %d ms)", time.Since(c0).Round(time.Millisecond), env.Code, env.DurationMS)
-		}
-		if err == nil && os.Getenv("RECORD_TRACE") != "" {
-			if tr, err := a.Store.GetTrace(ctx, env.TraceID); err == nil {
-				b, _ := json.MarshalIndent(tr.Steps, "", " ")
-				p.t.Logf("trace steps: %s", b)
-			}
-		}
-		return env, err
-	})
-	return d, diffs, env, err
+	env, diffs, err := app.Replay(ctx, cfg, slog.New(slog.DiscardHandler), d, "test")
+	if err != nil {
+		return d, nil, nil, fmt.Errorf("%w\n--- workflow\n%s", err, d.Workflow)
+	}
+	p.t.Logf("replayed at %s (%s, steps %d ms)", time.Since(t0).Round(time.Millisecond), env.Code, env.DurationMS)
+	return d, diffs, env, nil
 }
 
 // clickIn clicks inner (CSS) inside the iframe frameCSS of the page, same

@@ -1,0 +1,135 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/htmlview"
+	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/record"
+	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/workflow"
+)
+
+// ErrRecordingStopped is Record's error when its context ended before the
+// person pressed Finish (Ctrl-C): nothing was recorded.
+var ErrRecordingStopped = errors.New("stopped: nothing was written")
+
+// RecordOptions say what `toolwright record` records and how the person
+// sees the page.
+type RecordOptions struct {
+	Name string // the workflow's name (the live view's title)
+	URL  string // the page to start on
+	// Setup, when set, is an env: new tool (and its NAME=VALUE arguments)
+	// run first, such as one that signs in; the recording happens in the
+	// environment it opened.
+	Setup     string
+	SetupArgs []string
+	Map       *selector.Map // the selector map, whose targets the recorder reuses (nil: none yet)
+	// LiveAddr, when set, serves the page's live view on this loopback
+	// address for a person without a display; otherwise the page opens in
+	// a Chromium window on this machine's display.
+	LiveAddr string
+	// Say tells the person what to do (a line on stderr).
+	Say func(string)
+}
+
+// Recorded is what the person did once, with when the recorder was in the
+// page. Close ends the live view, kept until the caller is done.
+type Recorded struct {
+	Recording *record.Recording
+	Started   time.Time
+	Close     func()
+}
+
+// Record opens the page (after the setup tool) in a window or the live
+// view and records until the person presses Finish. A context that ends
+// first stops it with ErrRecordingStopped.
+func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordOptions) (*Recorded, error) {
+	out := &Recorded{Close: func() {}}
+	headless := cfg.Browser.Headless
+	cfg.Browser.Headless = o.LiveAddr != "" // the person's window, or the live view's pixels
+	tab, done, err := OpenPage(ctx, cfg, log, o.Setup, o.SetupArgs)
+	cfg.Browser.Headless = headless
+	if err != nil {
+		return out, err
+	}
+	defer done()
+	rec, err := record.Start(ctx, tab, record.Options{Map: o.Map, Log: log})
+	if err != nil {
+		return out, err
+	}
+	out.Started = time.Now()
+	if err := rec.Open(ctx, o.URL); err != nil {
+		rec.Stop()
+		return out, err
+	}
+	if o.LiveAddr != "" {
+		url, stop, err := htmlview.ServeLive(ctx, o.LiveAddr, tab, htmlview.LiveOptions{
+			Title:   "toolwright record " + o.Name,
+			Message: "Do the action once. Mark what the tool returns with the recorder's toolbar (Value, Rows, Next page), then press Finish.",
+			Secrets: secretList(cfg),
+		})
+		if err != nil {
+			rec.Stop()
+			return out, err
+		}
+		out.Close = stop
+		o.Say(fmt.Sprintf("no display: open %s in your browser to see and work in the page", url))
+	}
+	o.Say(fmt.Sprintf("recording %s: do the action in the window; mark what the tool returns with the toolbar (Value, Rows, Next page), then press Finish. Ctrl-C stops without writing anything.", o.Name))
+	select {
+	case <-rec.Finished():
+	case <-ctx.Done():
+		rec.Stop()
+		return out, ErrRecordingStopped
+	}
+	recErr := rec.Err()
+	out.Recording = rec.Stop()
+	return out, recErr
+}
+
+func secretList(cfg *config.Config) []string {
+	var secrets []string
+	for _, v := range cfg.SecretValues() {
+		secrets = append(secrets, v)
+	}
+	return secrets
+}
+
+// Replay validates a recording's written files and runs its tool once in
+// a fresh environment with the recorded arguments (granted for its
+// task_id when it writes), comparing the result with what the person saw:
+// the envelope and the differences (none: it matched).
+func Replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record.Draft, by string) (*result.Envelope, []string, error) {
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		return nil, nil, fmt.Errorf("the recorded files do not validate (fix them, or record again):\n%w", &lint.Error{Problems: ps})
+	}
+	cfg.Browser.Spare = 0
+	a, err := OpenWith(cfg, set, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer a.Close(context.WithoutCancel(ctx))
+	return record.Verify(ctx, d, func(ctx context.Context, tool string, args map[string]any, taskID string) (*result.Envelope, error) {
+		if taskID != "" {
+			if _, err := a.Store.AddGrant(ctx, tool, taskID, 15*time.Minute, "toolwright record: the replay of a recording", by); err != nil {
+				return nil, err
+			}
+			args["task_id"] = taskID
+		}
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, err
+		}
+		return a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
+	})
+}
