@@ -4,12 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/browser/providertest"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
@@ -49,31 +51,46 @@ func TestProviderContract(t *testing.T) {
 }
 
 // TestProviderEnumIsTheRegistry: browser.provider's declared values (the
-// config's enum, its docs and schema) are the registered providers and
-// its default is the registry's. config sits below browser in the layers,
-// so it declares the names itself; this test keeps the two lists one.
+// config's enum, its docs and schema) are the registered providers, each
+// registering into the config (browser.RegisterProvider), the default
+// first; the config checks a section with the chosen provider's own check,
+// reported at the section; the test-only provider stays out.
 func TestProviderEnumIsTheRegistry(t *testing.T) {
 	t.Parallel()
-	for _, f := range config.BrowserDecl.Fields {
-		if f.Name != "provider" {
-			continue
+	var f *decl.Field
+	for i := range config.BrowserDecl.Fields {
+		if config.BrowserDecl.Fields[i].Name == "provider" {
+			f = &config.BrowserDecl.Fields[i]
 		}
-		enum := slices.Sorted(slices.Values(f.Enum))
-		// The test-only provider these tests share a browser through
-		// (internal/testbrowser) is registered in this binary only.
-		names := slices.DeleteFunc(browser.ProviderNames(), func(n string) bool { return n == testbrowser.Provider })
-		if !slices.Equal(enum, names) {
-			t.Errorf("browser.provider declares %v, the registered providers are %v", enum, names)
-		}
-		o, err := browser.NewManager(browser.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer o.Shutdown(context.Background())
-		if f.Default != o.Provider().Name() {
-			t.Errorf("browser.provider's default is %v, the registry's is %q", f.Default, o.Provider().Name())
-		}
-		return
 	}
-	t.Fatal("config.BrowserDecl declares no provider")
+	if f == nil {
+		t.Fatal("config.BrowserDecl declares no provider")
+	}
+	names := slices.DeleteFunc(browser.ProviderNames(), func(n string) bool { return n == testbrowser.Provider })
+	if got := slices.Sorted(slices.Values(f.Enum)); !slices.Equal(got, names) {
+		t.Errorf("browser.provider declares %v, the registered providers are %v", f.Enum, names)
+	}
+	m, err := browser.NewManager(browser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	if f.Default != m.Provider().Name() || f.Enum[0] != m.Provider().Name() {
+		t.Errorf("browser.provider's default is %v (listed first: %s), the registry's is %q", f.Default, f.Enum[0], m.Provider().Name())
+	}
+	for _, n := range names {
+		if !strings.Contains(f.Doc, n+": ") {
+			t.Errorf("browser.provider's docs %q do not say what %s does", f.Doc, n)
+		}
+	}
+	for src, want := range map[string]string{
+		"browser:\n  provider: " + testbrowser.Provider + "\n":         "browser.provider must be local, cdp or webdriver, found \"testsite-shared\"",
+		"browser:\n  provider: cdp\n":                                  "/x/toolwright.yaml:2:3: browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints",
+		"browser:\n  provider: webdriver\n  endpoints: [ftp://grid]\n": "/x/toolwright.yaml:2:3: browser.endpoints: \"ftp://grid\" is not an http:// or https:// WebDriver URL",
+	} {
+		_, ps := config.Parse("/x/toolwright.yaml", []byte(src))
+		if len(ps) != 1 || !strings.Contains(ps.Err().Error(), want) {
+			t.Errorf("%q: problems %v, want one with %q", src, ps, want)
+		}
+	}
 }

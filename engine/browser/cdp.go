@@ -15,7 +15,7 @@ import (
 const ProviderCDP = "cdp"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderCDP, Check: checkCDP, New: newCDPProvider})
+	RegisterProvider(ProviderSpec{Name: ProviderCDP, Doc: "attach to running Chromium endpoints", Check: checkCDP, New: newCDPProvider})
 }
 
 // checkCDP wants at least one endpoint, each a ws://, wss:// or

@@ -24,7 +24,7 @@ import (
 const ProviderLocal = "local"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderLocal, Default: true, New: newLocalProvider})
+	RegisterProvider(ProviderSpec{Name: ProviderLocal, Doc: "start Chromium here", Default: true, New: newLocalProvider})
 }
 
 // newLocalProvider removes the profiles dead servers left under the state

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolwright/toolwright/engine/config"
 )
 
 // The provider registry: each provider registers itself by name from its
@@ -19,9 +21,15 @@ import (
 type ProviderSpec struct {
 	// Name is the value of browser.provider (Options.Provider).
 	Name string
+	// Doc says what it does, for browser.provider's docs ("start
+	// Chromium here").
+	Doc string
 	// Default makes it the provider of Options that name none; one
 	// provider is.
 	Default bool
+	// Unlisted keeps it out of the config's browser.provider values: a
+	// provider tests register for their own managers.
+	Unlisted bool
 	// Check refuses options this provider cannot work with (no
 	// browser.endpoints, an endpoint that is not a URL it can reach); nil
 	// accepts any. The error becomes invalid_params.
@@ -100,6 +108,18 @@ func RegisterProvider(s ProviderSpec) {
 		panic(fmt.Sprintf("browser: providers %q and %q both say they are the default", d, s.Name))
 	}
 	providers[s.Name] = s
+	if !s.Unlisted {
+		config.RegisterBrowserProvider(config.BrowserProvider{Name: s.Name, Doc: s.Doc, Default: s.Default, Check: configCheck(s)})
+	}
+}
+
+// configCheck is s.Check on a config's browser section, for the config's
+// load to report at the section.
+func configCheck(s ProviderSpec) func(config.Browser) error {
+	if s.Check == nil {
+		return nil
+	}
+	return func(b config.Browser) error { return s.Check(Options{Provider: s.Name, Endpoints: b.Endpoints}) }
 }
 
 // ProviderNames lists the registered providers, sorted.

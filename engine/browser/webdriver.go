@@ -25,7 +25,7 @@ import (
 const ProviderWebDriver = "webdriver"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderWebDriver, Check: checkWebDriver, New: newWebDriverProvider})
+	RegisterProvider(ProviderSpec{Name: ProviderWebDriver, Doc: "a W3C WebDriver session per environment (Selenium Grid 4, chromedriver), driven over the CDP address it returns", Check: checkWebDriver, New: newWebDriverProvider})
 }
 
 // checkWebDriver wants at least one endpoint, each an http(s):// URL.

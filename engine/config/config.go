@@ -197,7 +197,7 @@ type Secret struct {
 
 // Browser configures the environments.
 type Browser struct {
-	Provider        string        `decl:"provider"` // local | cdp | webdriver
+	Provider        string        `decl:"provider"` // a registered provider (RegisterBrowserProvider)
 	Bin             string        `decl:"bin"`
 	Headless        bool          `decl:"headless"`
 	Endpoints       []string      `decl:"endpoints"`
@@ -511,7 +511,7 @@ var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, gra
 
 // BrowserDecl declares browser:.
 var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
-	{Name: "provider", Type: decl.Enum, Enum: []string{"local", "cdp", "webdriver"}, Default: "local", Doc: "local: start Chromium here; cdp: attach to running Chromium endpoints; webdriver: a W3C WebDriver session per environment (Selenium Grid 4, chromedriver), driven over the CDP address it returns"},
+	{Name: "provider", Type: decl.Enum}, // its values, default and docs: the registered providers (RegisterBrowserProvider)
 	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: find it on PATH"},
 	{Name: "headless", Type: decl.Bool, Default: true, Doc: "run without a window"},
 	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints; webdriver: http://grid:4444 WebDriver URLs"},
@@ -638,11 +638,12 @@ func (c *Config) check(v *decl.Values, ps *lint.Problems) {
 			ps.Addf(at, lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
 			c.Browser.Spare = c.Browser.MaxEnvironments
 		}
-		if c.Browser.Provider == "cdp" && len(c.Browser.Endpoints) == 0 {
-			ps.Addf(at, lint.Missing, "browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
-		}
-		if c.Browser.Provider == "webdriver" && len(c.Browser.Endpoints) == 0 {
-			ps.Addf(at, lint.Missing, "browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints (a Selenium Grid, chromedriver)")
+		if err := checkProvider(c.Browser); err != nil {
+			code := lint.BadValue
+			if len(c.Browser.Endpoints) == 0 {
+				code = lint.Missing
+			}
+			ps.Addf(at, code, "%v", err)
 		}
 	}
 	if l := v.Sub("limits"); l != nil && l.Has("step_timeout") && c.Limits.StepTimeout <= 0 {

@@ -141,6 +141,10 @@ func (enumType) Decode(c *Decoder, f *Field, n *yaml.Node, where string) (any, b
 			return s, true
 		}
 	}
+	if len(f.Enum) == 0 { // values registered at init (browser.provider) by a package this program lacks
+		c.Problems.Addf(lint.At(c.File, n), lint.BadValue, "%s: this program knows no values for it, found %q", where, s)
+		return nil, false
+	}
 	c.Problems.Addf(lint.At(c.File, n), lint.BadValue, "%s must be %s, found %q%s", where, OrList(f.Enum), s, lint.Suggest(s, f.Enum))
 	return nil, false
 }

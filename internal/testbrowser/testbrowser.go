@@ -44,7 +44,7 @@ import (
 const Provider = "testsite-shared"
 
 func init() {
-	browser.RegisterProvider(browser.ProviderSpec{Name: Provider, Check: check, New: newProvider})
+	browser.RegisterProvider(browser.ProviderSpec{Name: Provider, Unlisted: true, Check: check, New: newProvider})
 }
 
 func check(o browser.Options) error {
