@@ -14,19 +14,9 @@ import (
 // TestSearchBothFills: the reference reads the same 15 rows filling either
 // way, in a fresh context and in a kept page, and counts its requests.
 func TestSearchBothFills(t *testing.T) {
-	testsite.NeedChromium(t)
 	s := testsite.Start(t)
-	u, stop, err := rodref.Launch("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
 	var n rodref.Counter
-	b, err := rodref.Connect(u, &n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := testsite.RefBrowser(t, &n)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	o := rodref.Options{Base: s.URL(""), User: "a@example.com", Password: "pw", Query: "ACM", Pages: 3}

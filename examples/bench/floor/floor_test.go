@@ -11,19 +11,9 @@ import (
 // TestFloorAction: the floor reads the same 15 rows as the workflow, on a
 // kept page and again signed in, in pages+2 requests per run.
 func TestFloorAction(t *testing.T) {
-	testsite.NeedChromium(t)
 	site := testsite.Start(t)
-	u, stop, err := rodref.Launch("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
 	var n rodref.Counter
-	b, err := rodref.Connect(u, &n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := testsite.RefBrowser(t, &n)
 	s, dispose, err := open(b)
 	if err != nil {
 		t.Fatal(err)
