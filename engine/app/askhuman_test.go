@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-	"github.com/go-rod/rod/lib/input"
-	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/htmlview"
@@ -117,33 +115,10 @@ func TestAskHumanPersonFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vb := testsite.Browser(t) // the person's browser: an incognito context of the shared one
-	viewer := testsite.NewPage(t, vb, srv.URL+"/envs?token=ui-token")
-	row := viewer.MustElement(`tr.env[data-env="` + envID + `"]`)
-	if !strings.Contains(row.MustText(), "type the code from the phone") {
-		t.Errorf("the environments list row: %q", row.MustText())
-	}
-	row.MustElement("a.takeover").MustClick()
-	waitFor(t, "a frame of the live view", func() bool {
-		v, err := viewer.Eval(`() => { const l = document.getElementById('live'); return l ? (l.getAttribute('data-frames') || '0') : '0' }`)
-		return err == nil && v.Value.String() != "0"
-	})
-	at := func(page *rod.Page, sel string) (float64, float64) {
-		r := page.MustEval(`(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2, innerWidth, innerHeight] }`, sel)
-		x, y, w, h := r.Get("0").Num(), r.Get("1").Num(), r.Get("2").Num(), r.Get("3").Num()
-		v := viewer.MustEval(`() => { const r = document.getElementById('screen').getBoundingClientRect(); return [r.x, r.y, r.width, r.height] }`)
-		return v.Get("0").Num() + x*v.Get("2").Num()/w, v.Get("1").Num() + y*v.Get("3").Num()/h
-	}
 	waitFor(t, "the second-factor page", func() bool {
 		return strings.HasSuffix(env.Page().Context(ctx).MustInfo().URL, "/otp")
 	})
-	x, y := at(env.Page().Context(ctx), "#code")
-	viewer.Mouse.MustMoveTo(x, y)
-	viewer.Mouse.MustClick(proto.InputMouseButtonLeft)
-	waitFor(t, "the click to focus the code field", func() bool {
-		return env.Page().Context(ctx).MustEval(`() => document.activeElement && document.activeElement.id`).String() == "code"
-	})
-	viewer.Keyboard.MustType(input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Enter)
+	typeCodeAsPerson(t, srv.URL, envID, func() *rod.Page { return env.Page().Context(ctx) }, "type the code from the phone")
 
 	var got *result.Envelope
 	select {

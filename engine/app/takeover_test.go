@@ -77,30 +77,7 @@ func TestTakeOverSecondFactor(t *testing.T) {
 	defer ui.Close()
 
 	// The person's part, in a browser of their own.
-	vb := testsite.Browser(t) // the person's browser: an incognito context of the shared one
-	viewer := testsite.NewPage(t, vb, srv.URL+"/envs?token=ui-token")
-	row := viewer.MustElement(`tr.env[data-env="` + env.ID + `"]`)
-	if !strings.Contains(row.MustText(), "type the code from the phone") || !strings.Contains(row.MustText(), "shop") {
-		t.Errorf("the environments list row: %q", row.MustText())
-	}
-	row.MustElement("a.takeover").MustClick()
-	waitFor(t, "a frame of the live view", func() bool {
-		v, err := viewer.Eval(`() => { const l = document.getElementById('live'); return l ? (l.getAttribute('data-frames') || '0') : '0' }`)
-		return err == nil && v.Value.String() != "0"
-	})
-	at := func(page *rod.Page, sel string) (float64, float64) {
-		r := page.MustEval(`(s) => { const r = document.querySelector(s).getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2, innerWidth, innerHeight] }`, sel)
-		x, y, w, h := r.Get("0").Num(), r.Get("1").Num(), r.Get("2").Num(), r.Get("3").Num()
-		v := viewer.MustEval(`() => { const r = document.getElementById('screen').getBoundingClientRect(); return [r.x, r.y, r.width, r.height] }`)
-		return v.Get("0").Num() + x*v.Get("2").Num()/w, v.Get("1").Num() + y*v.Get("3").Num()/h
-	}
-	x, y := at(env.Page().Context(ctx), "#code")
-	viewer.Mouse.MustMoveTo(x, y)
-	viewer.Mouse.MustClick(proto.InputMouseButtonLeft)
-	waitFor(t, "the click to focus the code field", func() bool {
-		return env.Page().Context(ctx).MustEval(`() => document.activeElement && document.activeElement.id`).String() == "code"
-	})
-	viewer.Keyboard.MustType(input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Enter)
+	viewer := typeCodeAsPerson(t, srv.URL, env.ID, func() *rod.Page { return env.Page().Context(ctx) }, "type the code from the phone", "shop")
 	waitFor(t, "the account page in the environment", func() bool {
 		return strings.HasSuffix(env.Page().Context(ctx).MustInfo().URL, "/account")
 	})
@@ -136,4 +113,34 @@ func TestTakeOverSecondFactor(t *testing.T) {
 	if n := site.signIns.Load(); n != 1 {
 		t.Errorf("after the handoff: %d sign-in page loads, want 1 (the agent's, before the handoff)", n)
 	}
+}
+
+// typeCodeAsPerson is a person's part of a handoff, in a browser of their
+// own: the ui's environments list (at uiURL) shows envID's row saying each
+// of inRow, the take-over link opens its live view, and through the live
+// view they click the second-factor page's code field (page is the
+// environment's page) and type 424242 and Enter. It returns the viewer.
+func typeCodeAsPerson(t *testing.T, uiURL, envID string, page func() *rod.Page, inRow ...string) *rod.Page {
+	t.Helper()
+	vb := testsite.Browser(t) // the person's browser: an incognito context of the shared one
+	viewer := testsite.NewPage(t, vb, uiURL+"/envs?token=ui-token")
+	row := viewer.MustElement(`tr.env[data-env="` + envID + `"]`)
+	for _, want := range inRow {
+		if !strings.Contains(row.MustText(), want) {
+			t.Errorf("the environments list row: %q, want %q in it", row.MustText(), want)
+		}
+	}
+	row.MustElement("a.takeover").MustClick()
+	waitFor(t, "a frame of the live view", func() bool {
+		v, err := viewer.Eval(`() => { const l = document.getElementById('live'); return l ? (l.getAttribute('data-frames') || '0') : '0' }`)
+		return err == nil && v.Value.String() != "0"
+	})
+	x, y := onScreen(viewer, page(), "#code")
+	viewer.Mouse.MustMoveTo(x, y)
+	viewer.Mouse.MustClick(proto.InputMouseButtonLeft)
+	waitFor(t, "the click to focus the code field", func() bool {
+		return page().MustEval(`() => document.activeElement && document.activeElement.id`).String() == "code"
+	})
+	viewer.Keyboard.MustType(input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Digit4, input.Digit2, input.Enter)
+	return viewer
 }
