@@ -191,3 +191,38 @@ func TestLiveMasksFramesAndShadowRoots(t *testing.T) {
 		return masked(env, `() => getComputedStyle(document.getElementById('host').shadowRoot.getElementById('shadowed')).webkitTextSecurity`)
 	})
 }
+
+// TestLiveDoneAnswerStays: the answer to "done" stays on the viewer when
+// the live view closes after it (as the ui closes an environment's view
+// once its handoff is finished). Before, the stream's end then replaced
+// it with "the page is gone", so the person never read that their work
+// was saved (and TestTakeOverSecondFactor, waiting for that answer, timed
+// out in CI when the end arrived after it).
+func TestLiveDoneAnswerStays(t *testing.T) {
+	t.Parallel()
+	b := testsite.Browser(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, secondFactor)
+	}))
+	defer site.Close()
+	env := testsite.NewPage(t, b, site.URL)
+	const answer = "saved as the session of purpose \"shop\""
+	lv := NewLive(env, LiveOptions{Title: "take over", Done: func(*http.Request) (string, error) { return answer, nil }})
+	srv := httptest.NewServer(http.StripPrefix("/live/e1", lv))
+	defer srv.Close()
+	defer lv.Close()
+
+	viewer := testsite.NewPage(t, b, srv.URL+"/live/e1/")
+	state := func() string { return viewer.MustElement("#state").MustText() }
+	until(t, "a frame in the viewer", func() bool { return state() == "live" })
+	viewer.MustElement("#done").MustClick()
+	until(t, "the done answer", func() bool { return state() == answer })
+	lv.Close() // the stream ends after the answer arrived
+	until(t, "the viewer to see the stream's end", func() bool {
+		return viewer.MustEval(`() => document.getElementById('live').getAttribute('data-ended') || ''`).String() == "1"
+	})
+	if got := state(); got != answer {
+		t.Errorf("after the stream ended the viewer says %q, want the done answer %q", got, answer)
+	}
+}

@@ -9,6 +9,9 @@
   var done = document.getElementById('done');
   var size = { w: 0, h: 0 };
   var queue = [], sending = false;
+  // finished: done was answered; its answer stays what the person reads,
+  // whatever the stream does next (the ui closes the view once it is done).
+  var finished = false;
 
   function pump() {
     if (sending || queue.length === 0) return;
@@ -76,7 +79,8 @@
     done.disabled = true;
     fetch('input', { method: 'POST', credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json', 'X-Toolwright-Live': '1' }, body: '{"t":"done"}' })
-      .then(function (r) { return r.text().then(function (t) { state.textContent = t; if (!r.ok) done.disabled = false; }); });
+      .then(function (r) { return r.text().then(function (t) { state.textContent = t; finished = r.ok; if (!r.ok) done.disabled = false; }); })
+      .catch(function (e) { state.textContent = 'done failed: ' + e; done.disabled = false; });
   });
 
   var frames = 0;
@@ -87,8 +91,12 @@
     img.src = 'data:image/jpeg;base64,' + f.d;
     frames++;
     box.setAttribute('data-frames', String(frames));
-    state.textContent = 'live';
+    if (!finished) state.textContent = 'live';
   };
-  es.addEventListener('end', function () { es.close(); state.textContent = 'the page is gone'; });
-  es.onerror = function () { if (es.readyState === 2) state.textContent = 'disconnected'; };
+  es.addEventListener('end', function () {
+    es.close();
+    box.setAttribute('data-ended', '1');
+    if (!finished) state.textContent = 'the page is gone';
+  });
+  es.onerror = function () { if (es.readyState === 2 && !finished) state.textContent = 'disconnected'; };
 })();
