@@ -37,7 +37,7 @@ type RecordOptions struct {
 	// address for a person without a display; otherwise the page opens in
 	// a Chromium window on this machine's display.
 	LiveAddr string
-	// Say tells the person what to do (a line on stderr).
+	// Say tells the person what to do (a line on stderr; nil: nobody).
 	Say func(string)
 }
 
@@ -54,6 +54,9 @@ type Recorded struct {
 // first stops it with ErrRecordingStopped.
 func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordOptions) (*Recorded, error) {
 	out := &Recorded{Close: func() {}}
+	if o.Say == nil {
+		o.Say = func(string) {}
+	}
 	headless := cfg.Browser.Headless
 	cfg.Browser.Headless = o.LiveAddr != "" // the person's window, or the live view's pixels
 	tab, done, err := OpenPage(ctx, cfg, log, o.Setup, o.SetupArgs)
