@@ -36,6 +36,7 @@ import (
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/rodref"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -94,10 +95,10 @@ type benchEngine struct {
 
 func newBenchEngine(b *testing.B) *benchEngine {
 	b.Helper()
-	p := startEngine(b, benchWorkflows(), func(cfg *config.Config) {
+	p := harness.Start(b, benchWorkflows(), func(cfg *config.Config) {
 		cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
 	})
-	return &benchEngine{site: p.site, eng: p.eng, bm: p.bm}
+	return &benchEngine{site: p.Site, eng: p.Eng, bm: p.BM}
 }
 
 // call runs a tool and fails the benchmark unless it is ok.
@@ -268,7 +269,7 @@ func BenchmarkSearchAction(b *testing.B) {
 	}
 	// Warm-up.
 	check("toolwright", searchRows(b, e.call(b, "search_catalog", args)))
-	rows, err := rodSearch(br, base, testUser, testPassword, "ACM", 3)
+	rows, err := rodSearch(br, base, harness.User, harness.Password, "ACM", 3)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func BenchmarkSearchAction(b *testing.B) {
 		check("toolwright", searchRows(b, e.call(b, "search_catalog", args)))
 		tw += time.Since(start)
 		start = time.Now()
-		rows, err := rodSearch(br, base, testUser, testPassword, "ACM", 3)
+		rows, err := rodSearch(br, base, harness.User, harness.Password, "ACM", 3)
 		rd += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // BenchmarkDownloadSubresources downloads a 20 MB report (a CSV attachment
@@ -31,19 +32,19 @@ steps:
 output:
   file: ${{ vars.file }}
 `
-	start := func(subresources string) *engineParts {
-		return startEngineOn(b, reportFixture(&reportServer{}), map[string]string{"get_year": wf}, reportPolicy(subresources))
+	start := func(subresources string) *harness.Parts {
+		return harness.StartOn(b, reportFixture(&reportServer{}), map[string]string{"get_year": wf}, reportPolicy(subresources))
 	}
 	sides := []struct {
 		name string
-		p    *engineParts
+		p    *harness.Parts
 		ms   []float64
 	}{{name: "any", p: start("any")}, {name: "allowed", p: start("allowed_hosts")}}
-	call := func(p *engineParts) time.Duration {
+	call := func(p *harness.Parts) time.Duration {
 		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 		defer cancel()
 		t0 := time.Now()
-		env, err := p.eng.Call(ctx, run.Request{Tool: "get_year", Args: json.RawMessage(`{}`)})
+		env, err := p.Eng.Call(ctx, run.Request{Tool: "get_year", Args: json.RawMessage(`{}`)})
 		d := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)

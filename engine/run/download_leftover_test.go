@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"fmt"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestDownloadOverLimitLeavesNothing(t *testing.T) {
 }
 
 func overLimitLeavesNothing(t *testing.T, calls int) {
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"export_small": `
 name: export_small
 description: Download my orders as CSV, refusing anything over 100 bytes.
@@ -46,9 +47,9 @@ output:
   csv: ${{ vars.csv }}
 `,
 	}, nil)
-	downloads := filepath.Join(h.cfg.StateDir, "downloads")
+	downloads := filepath.Join(h.Cfg.StateDir, "downloads")
 	for i := range calls {
-		env := h.code(h.call("export_small", fmt.Sprintf(`{"task_id": "over-%d"}`, i)), "limit_exceeded")
+		env := h.Code(h.Call("export_small", fmt.Sprintf(`{"task_id": "over-%d"}`, i)), "limit_exceeded")
 		entries, _ := os.ReadDir(filepath.Join(downloads, env.TraceID))
 		if len(entries) != 0 {
 			t.Fatalf("call %d of %d: a download over max_bytes left %d files: %v", i+1, calls, len(entries), names(entries))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -96,24 +97,24 @@ output:
   file: ${{ vars.file }}
 `
 
-func reportHarness(t *testing.T, subresources string) (*harness, *reportServer) {
+func reportHarness(t *testing.T, subresources string) (*harness.Harness, *reportServer) {
 	t.Helper()
 	srv := &reportServer{}
-	h := newRealHarness(t, map[string]string{"get_report": reportWorkflow}, reportPolicy(subresources), reportFixture(srv))
+	h := harness.NewReal(t, map[string]string{"get_report": reportWorkflow}, reportPolicy(subresources), reportFixture(srv))
 	return h, srv
 }
 
 // reportFixture serves srv's reports with the downloads pages' selector
 // map and workflows.
-func reportFixture(srv *reportServer) fixture {
-	return fixture{
-		start: func(tb testing.TB) *testsite.Site {
+func reportFixture(srv *reportServer) harness.Fixture {
+	return harness.Fixture{
+		Start: func(tb testing.TB) *testsite.Site {
 			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
 			tb.Cleanup(s.Close)
 			return s
 		},
-		selectors: "testdata/real/downloads/selectors.yaml",
-		workflows: "testdata/real/downloads/workflows",
+		Selectors: "testdata/real/downloads/selectors.yaml",
+		Workflows: "testdata/real/downloads/workflows",
 	}
 }
 
@@ -139,21 +140,21 @@ func TestDownloadLimitWhileStreaming(t *testing.T) {
 			h, srv := reportHarness(t, mode)
 			for _, which := range []string{"stream", "sized"} {
 				before := len(srv.reports())
-				env := h.code(h.call("get_report", `{"which": "dl.report.`+which+`"}`), "limit_exceeded")
+				env := h.Code(h.Call("get_report", `{"which": "dl.report.`+which+`"}`), "limit_exceeded")
 				if !strings.Contains(env.Message, "max_bytes (5000000 bytes)") {
 					t.Errorf("%s: %s", which, env.JSON())
 				}
-				entries, _ := os.ReadDir(filepath.Join(h.cfg.StateDir, "downloads", env.TraceID))
+				entries, _ := os.ReadDir(filepath.Join(h.Cfg.StateDir, "downloads", env.TraceID))
 				if len(entries) != 0 {
 					t.Errorf("%s: a download over max_bytes left %d files", which, len(entries))
 				}
 				// The server ends once its connection is closed.
-				waitFor(t, 2*time.Minute, "the report's request to end", func() bool { return len(srv.reports()) > before })
+				harness.WaitFor(t, 2*time.Minute, "the report's request to end", func() bool { return len(srv.reports()) > before })
 				if n := srv.reports()[before]; n >= 32<<20 {
 					t.Errorf("%s: the server sent %d of 64 MB before the download over 5 MB was stopped", which, n>>20)
 				}
 			}
-			env := h.ok(h.call("get_report", `{"which": "dl.report.small"}`))
+			env := h.OK(h.Call("get_report", `{"which": "dl.report.small"}`))
 			ref, _ := env.Data["file"].(map[string]any)
 			if ref == nil || fmt.Sprint(ref["bytes"]) != "3000000" || ref["name"] != "report.csv" {
 				t.Fatalf("the 3 MB report: %s", env.JSON())
@@ -168,17 +169,17 @@ func TestDownloadLimitWhileStreaming(t *testing.T) {
 // file in the trace's downloads folder was.
 func TestPlantedDownloadNotServed(t *testing.T) {
 	h, _ := reportHarness(t, "any")
-	env := h.ok(h.call("get_report", `{"which": "dl.report.small"}`))
+	env := h.OK(h.Call("get_report", `{"which": "dl.report.small"}`))
 	ref, _ := env.Data["file"].(map[string]any)
 	uri, _ := ref["uri"].(string)
 	ctx := context.Background()
-	if d, err := h.eng.ReadDownload(ctx, uri); err != nil || len(d.Text) != 3000000 {
+	if d, err := h.Eng.ReadDownload(ctx, uri); err != nil || len(d.Text) != 3000000 {
 		t.Fatalf("the kept download %s: %v", uri, err)
 	}
-	dir := filepath.Join(h.cfg.StateDir, "downloads", env.TraceID)
+	dir := filepath.Join(h.Cfg.StateDir, "downloads", env.TraceID)
 	for _, name := range []string{"planted.csv", "2-report.csv"} {
-		writeFile(t, filepath.Join(dir, name), "id,secret\n1,planted\n")
-		_, err := h.eng.ReadDownload(ctx, run.DownloadURIPrefix+env.TraceID+"/"+name)
+		harness.WriteFile(t, filepath.Join(dir, name), "id,secret\n1,planted\n")
+		_, err := h.Eng.ReadDownload(ctx, run.DownloadURIPrefix+env.TraceID+"/"+name)
 		if !errors.Is(err, run.ErrNoDownload) {
 			t.Errorf("the planted %s: err = %v, want ErrNoDownload", name, err)
 		}

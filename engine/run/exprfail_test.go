@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"strings"
 	"testing"
 )
@@ -46,7 +47,7 @@ output:
 // (10): before, the message carried it raw).
 func TestExpressionFailureMessage(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"expr_fails": exprFails}, nil)
+	h := harness.New(t, map[string]string{"expr_fails": exprFails}, nil)
 	raw := []string{"runtime error", "(1:", "\n", " | ", "interface {}", "cannot fetch", "invalid operation", "out of range:", "%!"}
 	for _, tc := range []struct {
 		where string
@@ -59,7 +60,7 @@ func TestExpressionFailureMessage(t *testing.T) {
 		{"output", []string{`"params.where == \"output\" ? params.words[9] : \"\""`, "in the output", "position 9"}},
 	} {
 		t.Run(tc.where, func(t *testing.T) {
-			env := h.code(h.call("expr_fails", `{"where":"`+tc.where+`"}`), "internal")
+			env := h.Code(h.Call("expr_fails", `{"where":"`+tc.where+`"}`), "internal")
 			for _, w := range tc.want {
 				if !strings.Contains(env.Message, w) {
 					t.Errorf("message %q does not say %q", env.Message, w)
@@ -75,7 +76,7 @@ func TestExpressionFailureMessage(t *testing.T) {
 			}
 			// the trace keeps expr-lang's text for whoever fixes it
 			var causes []string
-			for _, s := range h.trace(env).Steps {
+			for _, s := range h.Trace(env).Steps {
 				causes = append(causes, s.Error)
 			}
 			if tc.where != "output" && !strings.Contains(strings.Join(causes, " "), "(1:") {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // Targets of the test pages of issue 19's language items.
@@ -52,7 +53,7 @@ viewport.authors:
 `
 
 func withLangSelectors(t *testing.T) func(*config.Config) {
-	return func(c *config.Config) { addSelectors(t, c, langSelectors) }
+	return func(c *config.Config) { harness.AddSelectors(t, c, langSelectors) }
 }
 
 // TestURLTemplatesEncodeArguments: an argument a template puts into a URL
@@ -62,7 +63,7 @@ func withLangSelectors(t *testing.T) func(*config.Config) {
 // as it is. Before: the value went in raw, and the site saw injected=1.
 func TestURLTemplatesEncodeArguments(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"url_q": `name: url_q
 description: Open the echo page with a query.
 risk: read
@@ -81,11 +82,11 @@ output:
 `,
 	}, withLangSelectors(t))
 
-	env := h.ok(h.call("url_q", `{"q": "x&injected=1#frag"}`))
+	env := h.OK(h.Call("url_q", `{"q": "x&injected=1#frag"}`))
 	if env.Data["q"] != "x&injected=1#frag" || env.Data["params"] != "q=x&injected=1#frag | n=1" || env.Data["hash"] != "" {
 		t.Errorf("an argument in the query: %s", env.JSON())
 	}
-	env = h.ok(h.call("url_q", `{"q": "a b/c?d=e"}`))
+	env = h.OK(h.Call("url_q", `{"q": "a b/c?d=e"}`))
 	if env.Data["q"] != "a b/c?d=e" {
 		t.Errorf("an argument with a space, a slash and a question mark: %s", env.JSON())
 	}
@@ -94,7 +95,7 @@ output:
 // TestURLRawOptsOut: urlraw() puts a value into a URL as it is.
 func TestURLRawOptsOut(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"url_raw": `name: url_raw
 description: Open the echo page with a query string as given.
 risk: read
@@ -107,7 +108,7 @@ output:
   params: ${{ vars.params }}
 `,
 	}, withLangSelectors(t))
-	env := h.ok(h.call("url_raw", `{"qs": "a=1&b=2"}`))
+	env := h.OK(h.Call("url_raw", `{"qs": "a=1&b=2"}`))
 	if env.Data["params"] != "a=1 | b=2" {
 		t.Errorf("urlraw: %s", env.JSON())
 	}
@@ -121,7 +122,7 @@ output:
 // at load ("unknown key").
 func TestPressCharactersAndChords(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"shortcuts": `name: shortcuts
 description: Use a feed reader's shortcuts.
 risk: read
@@ -148,7 +149,7 @@ output:
   log: ${{ vars.log }}
 `,
 	}, withLangSelectors(t))
-	env := h.ok(h.call("shortcuts", `{}`))
+	env := h.OK(h.Call("shortcuts", `{}`))
 	if env.Data["selected"] != "two" || env.Data["marked"] != "all read" || env.Data["search"] != "Z" {
 		t.Errorf("shortcuts: %s", env.JSON())
 	}
@@ -170,7 +171,7 @@ output:
 // Before: when and handlers were unknown keys (load errors).
 func TestWhenAndHandlers(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"start_app": `name: start_app
 description: Start the app, past its cookie notice and welcome panel.
 risk: read
@@ -195,21 +196,21 @@ output:
 `,
 	}, withLangSelectors(t))
 
-	env := h.ok(h.call("start_app", `{"welcome": 1}`))
+	env := h.OK(h.Call("start_app", `{"welcome": 1}`))
 	if env.Data["out"] != "started" {
 		t.Errorf("after the second goto: %s", env.JSON())
 	}
 	var paths []string
-	for _, s := range h.trace(env).Steps {
+	for _, s := range h.Trace(env).Steps {
 		paths = append(paths, s.Path+":"+s.Code)
 	}
 	if got, want := strings.Join(paths, " "), "1:ok h1.1:ok 2:ok 3:ok 4:ok 5:ok 6:ok"; got != want {
 		t.Errorf("with the welcome panel: steps %s, want %s", got, want)
 	}
 
-	env = h.ok(h.call("start_app", `{"welcome": 0}`))
+	env = h.OK(h.Call("start_app", `{"welcome": 0}`))
 	paths = nil
-	for _, s := range h.trace(env).Steps {
+	for _, s := range h.Trace(env).Steps {
 		paths = append(paths, s.Path+":"+s.Code)
 	}
 	if got, want := strings.Join(paths, " "), "1:ok 2:skipped h1.1:ok 3:ok 4:ok 5:ok 6:ok"; got != want {
@@ -235,9 +236,9 @@ output:
 // to their phone layout (under 782 px).
 func TestViewportDefault(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"posts_default": viewportWorkflow("posts_default", "")}, withLangSelectors(t))
-	env := h.ok(h.call("posts_default", `{}`))
-	if env.Data["size"] != "1280x800" || list(t, env, "authors").Count != 2 {
+	h := harness.New(t, map[string]string{"posts_default": viewportWorkflow("posts_default", "")}, withLangSelectors(t))
+	env := h.OK(h.Call("posts_default", `{}`))
+	if env.Data["size"] != "1280x800" || harness.List(t, env, "authors").Count != 2 {
 		t.Errorf("default viewport: %s", env.JSON())
 	}
 }
@@ -246,18 +247,18 @@ func TestViewportDefault(t *testing.T) {
 // browser.viewport sizes the others. Before: no key changed the size.
 func TestWorkflowViewport(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"posts_wide":  viewportWorkflow("posts_wide", "viewport: {width: 1440, height: 900}\n"),
 		"posts_other": viewportWorkflow("posts_other", ""),
 	}, func(c *config.Config) {
-		addSelectors(t, c, langSelectors)
+		harness.AddSelectors(t, c, langSelectors)
 		c.Browser.Viewport = config.Viewport{Width: 1024, Height: 700}
 	})
-	env := h.ok(h.call("posts_wide", `{}`))
+	env := h.OK(h.Call("posts_wide", `{}`))
 	if env.Data["size"] != "1440x900" {
 		t.Errorf("viewport: {width: 1440, height: 900}: %s", env.JSON())
 	}
-	env = h.ok(h.call("posts_other", `{}`))
+	env = h.OK(h.Call("posts_other", `{}`))
 	if env.Data["size"] != "1024x700" {
 		t.Errorf("browser.viewport 1024×700: %s", env.JSON())
 	}
@@ -270,7 +271,7 @@ func TestWorkflowViewport(t *testing.T) {
 // map().
 func TestExtractFieldAttr(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"read_posts": `name: read_posts
 description: Read the posts with their links and times.
 risk: read
@@ -288,13 +289,13 @@ output:
   posts: ${{ vars.posts }}
 `,
 	}, withLangSelectors(t))
-	env := h.ok(h.call("read_posts", `{}`))
-	items := list(t, env, "posts").Items
+	env := h.OK(h.Call("read_posts", `{}`))
+	items := harness.List(t, env, "posts").Items
 	if len(items) != 5 {
 		t.Fatalf("posts: %s", env.JSON())
 	}
 	first, _ := items[0].(map[string]any)
-	if first["title"] != "First post" || first["url"] != h.site.URL("/post/1") || first["day"] != "Jan 1" || first["at"] != "2024-01-01T09:00:00Z" {
+	if first["title"] != "First post" || first["url"] != h.Site.URL("/post/1") || first["day"] != "Jan 1" || first["at"] != "2024-01-01T09:00:00Z" {
 		t.Errorf("first post: %v", first)
 	}
 	if last, _ := items[4].(map[string]any); last["at"] != nil || last["day"] != "Jan 5" {
@@ -308,7 +309,7 @@ output:
 // zipped or filtered list cut by limit said truncated: false.
 func TestDerivedListsKeepTruncated(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"post_titles": `name: post_titles
 description: Read the first posts' titles.
 risk: read
@@ -326,9 +327,9 @@ output:
   every: ${{ vars.every }}
 `,
 	}, withLangSelectors(t))
-	env := h.ok(h.call("post_titles", `{}`))
+	env := h.OK(h.Call("post_titles", `{}`))
 	for name, want := range map[string]bool{"titles": true, "two": true, "firsts": true, "every": false} {
-		if l := list(t, env, name); l.Truncated != want {
+		if l := harness.List(t, env, name); l.Truncated != want {
 			t.Errorf("%s: truncated %v, want %v: %s", name, l.Truncated, want, env.JSON())
 		}
 	}
@@ -341,7 +342,7 @@ output:
 // internal.
 func TestNoMatchIsNotInternal(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"find_post": `name: find_post
 description: Find a post by its title.
 risk: read
@@ -365,15 +366,15 @@ steps:
   - set: {late: "${{ find(map(vars.posts, #.title), # == 'Nope') < 'M' }}"}
 `,
 	}, withLangSelectors(t))
-	env := h.ok(h.call("find_post", `{"title": "No such post"}`))
+	env := h.OK(h.Call("find_post", `{"title": "No such post"}`))
 	if env.Data["i"] != -1 || env.Data["missing"] != true {
 		t.Errorf("no match: %s", env.JSON())
 	}
-	env = h.ok(h.call("find_post", `{"title": "Third post"}`))
+	env = h.OK(h.Call("find_post", `{"title": "Third post"}`))
 	if env.Data["i"] != 2 || env.Data["missing"] != false {
 		t.Errorf("a match: %s", env.JSON())
 	}
-	env = h.code(h.call("compare_missing", `{}`), "assertion_failed")
+	env = h.Code(h.Call("compare_missing", `{}`), "assertion_failed")
 	if env.NeedsHuman || !strings.Contains(env.Message, "no value") {
 		t.Errorf("a comparison with no value: %s", env.JSON())
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -22,7 +23,7 @@ func TestOpenEnvSlowLaunch(t *testing.T) {
 	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 21\nexec "+bin+" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, map[string]string{"open_slow": `
+	h := harness.New(t, map[string]string{"open_slow": `
 name: open_slow
 description: Open an environment.
 env: new
@@ -33,7 +34,7 @@ steps:
 output:
   env_id: ${{ env.id }}
 `}, func(c *config.Config) { c.Browser.Bin = slow })
-	env := h.ok(h.call("open_slow", `{}`))
+	env := h.OK(h.Call("open_slow", `{}`))
 	if id, _ := env.Data["env_id"].(string); id == "" {
 		t.Errorf("no env_id: %+v", env.Data)
 	}

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"encoding/json"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // output schema describes it, not as null.
 func TestUnsetListLeavesEmpty(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"maybe_rows": `name: maybe_rows
+	h := harness.New(t, map[string]string{"maybe_rows": `name: maybe_rows
 description: Read the rows only when asked.
 risk: read
 params:
@@ -21,7 +22,7 @@ steps:
 output:
   rows: ${{ vars.rows }}
 `}, nil)
-	env := h.ok(h.call("maybe_rows", `{}`))
+	env := h.OK(h.Call("maybe_rows", `{}`))
 	got, _ := json.Marshal(env.Data["rows"])
 	if string(got) != `{"items":[],"count":0,"truncated":false}` {
 		t.Errorf("rows = %s, want an empty list", got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 const loadRead = `
@@ -28,7 +29,7 @@ output:
 
 // concurrentCalls runs n calls of load_read at once and returns their
 // envelopes and durations.
-func concurrentCalls(tb testing.TB, h *engineParts, n int) ([]*result.Envelope, []time.Duration) {
+func concurrentCalls(tb testing.TB, h *harness.Parts, n int) ([]*result.Envelope, []time.Duration) {
 	tb.Helper()
 	envs := make([]*result.Envelope, n)
 	took := make([]time.Duration, n)
@@ -40,7 +41,7 @@ func concurrentCalls(tb testing.TB, h *engineParts, n int) ([]*result.Envelope, 
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
 			start := time.Now()
-			env, err := h.eng.Call(ctx, run.Request{Tool: "load_read", Args: json.RawMessage(`{}`)})
+			env, err := h.Eng.Call(ctx, run.Request{Tool: "load_read", Args: json.RawMessage(`{}`)})
 			took[i] = time.Since(start)
 			if err != nil {
 				env = result.Failure(err)
@@ -70,9 +71,9 @@ func p95(d []time.Duration) time.Duration {
 // BenchmarkConcurrentTemporary, not here.
 func TestConcurrentTemporaryCalls(t *testing.T) {
 	t.Parallel()
-	p := startEngine(t, map[string]string{"load_read": loadRead}, nil)
-	if p.cfg.Browser.MaxEnvironments != 8 || p.cfg.Browser.Spare != 1 {
-		t.Fatalf("the test assumes the default pool (8, one spare), got %d, %d", p.cfg.Browser.MaxEnvironments, p.cfg.Browser.Spare)
+	p := harness.Start(t, map[string]string{"load_read": loadRead}, nil)
+	if p.Cfg.Browser.MaxEnvironments != 8 || p.Cfg.Browser.Spare != 1 {
+		t.Fatalf("the test assumes the default pool (8, one spare), got %d, %d", p.Cfg.Browser.MaxEnvironments, p.Cfg.Browser.Spare)
 	}
 	for _, n := range []int{8, 8, 16} {
 		envs, _ := concurrentCalls(t, p, n)
@@ -80,7 +81,7 @@ func TestConcurrentTemporaryCalls(t *testing.T) {
 		for _, env := range envs {
 			if !env.OK || env.Data["title"] == nil {
 				why := ""
-				if tr, err := p.st.GetTrace(context.Background(), env.TraceID); err == nil {
+				if tr, err := p.St.GetTrace(context.Background(), env.TraceID); err == nil {
 					why = " (" + tr.Error + ")"
 				}
 				bad = append(bad, string(env.JSON())+why)
@@ -101,7 +102,7 @@ func TestConcurrentTemporaryCalls(t *testing.T) {
 func BenchmarkConcurrentTemporary(b *testing.B) {
 	for _, n := range []int{8, 16} {
 		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
-			p := startEngine(b, map[string]string{"load_read": loadRead}, nil)
+			p := harness.Start(b, map[string]string{"load_read": loadRead}, nil)
 			var all []time.Duration
 			var wall time.Duration
 			for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 const searchTable = `
@@ -47,13 +48,13 @@ output:
 // same way; the envelope (as the agent reads it) is smaller.
 func TestOutputTable(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"search_table": searchTable}, func(c *config.Config) { c.Limits.MaxListItems = 8 })
-	env := h.ok(h.call("search_table", `{"max_pages": 2}`))
+	h := harness.New(t, map[string]string{"search_table": searchTable}, func(c *config.Config) { c.Limits.MaxListItems = 8 })
+	env := h.OK(h.Call("search_table", `{"max_pages": 2}`))
 	tab, ok := env.Data["table"].(result.Table)
 	if !ok {
 		t.Fatalf("data.table is %T: %s", env.Data["table"], env.JSON())
 	}
-	objs := list(t, env, "objects")
+	objs := harness.List(t, env, "objects")
 	if tab.Count != 8 || !tab.Truncated || objs.Count != 8 || !objs.Truncated {
 		t.Errorf("max_list_items 8: table %d (truncated %v), objects %d (truncated %v)", tab.Count, tab.Truncated, objs.Count, objs.Truncated)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // Targets of testdata/site/ready.html, added to the demo map.
@@ -34,7 +35,7 @@ ready.c: {within: ready.cells, css: td.c}
 ready.d: {within: ready.cells, css: td.d}
 `
 
-func withReadySelectors(t *testing.T, c *config.Config) { addSelectors(t, c, readySelectors) }
+func withReadySelectors(t *testing.T, c *config.Config) { harness.AddSelectors(t, c, readySelectors) }
 
 // TestClickGuaranteesInOneRoundTrip: a click found and readied in one
 // request (selector.Map.Ready) keeps the guarantees of the way that waits:
@@ -47,7 +48,7 @@ func TestClickGuaranteesInOneRoundTrip(t *testing.T) {
 	wf := func(name, steps string) string {
 		return "name: " + name + "\ndescription: On ready.html, " + name + ".\nrisk: read\nsteps:\n  - goto: ${{ config.acme_base }}/ready.html\n" + steps
 	}
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"late":     wf("late", "  - click: ready.late\n  - extract: {from: ready.out, into: out}\noutput:\n  out: ${{ vars.out }}\n"),
 		"by_text":  wf("by_text", "  - click: ready.by_text\n  - extract: {from: ready.out, into: out}\noutput:\n  out: ${{ vars.out }}\n"),
 		"covered":  wf("covered", "  - click: ready.under\n"),
@@ -55,24 +56,24 @@ func TestClickGuaranteesInOneRoundTrip(t *testing.T) {
 		"pages":    wf("pages", "  - paginate:\n      next: ready.next\n      max_pages: 5\n      steps:\n        - extract: {from: ready.items, into: items, append: true}\noutput:\n  items: ${{ vars.items }}\n"),
 	}, func(c *config.Config) { withReadySelectors(t, c) })
 
-	if env := h.ok(h.call("late", `{}`)); env.Data["out"] != "late clicked" {
+	if env := h.OK(h.Call("late", `{}`)); env.Data["out"] != "late clicked" {
 		t.Errorf("a button enabled late: %s", env.JSON())
 	}
-	env := h.ok(h.call("by_text", `{}`))
+	env := h.OK(h.Call("by_text", `{}`))
 	if env.Data["out"] != "text clicked" {
 		t.Errorf("a button found by a fallback: %s", env.JSON())
 	}
-	for _, s := range h.trace(env).Steps {
+	for _, s := range h.Trace(env).Steps {
 		if s.Kind == "click" && s.Strategy != "fallback 1 (text)" {
 			t.Errorf("click strategy %q, want fallback 1 (text)", s.Strategy)
 		}
 	}
-	env = h.code(h.call("covered", `{}`), "target_covered")
+	env = h.Code(h.Call("covered", `{}`), "target_covered")
 	if !strings.Contains(env.Message, "#cover") || !strings.Contains(env.Message, "A cookie banner") {
 		t.Errorf("covered: %s", env.JSON())
 	}
-	h.ok(h.call("fragment", `{}`))
-	env = h.ok(h.call("pages", `{}`))
+	h.OK(h.Call("fragment", `{}`))
+	env = h.OK(h.Call("pages", `{}`))
 	var items struct {
 		Items     []string
 		Count     int
@@ -90,7 +91,7 @@ func TestClickGuaranteesInOneRoundTrip(t *testing.T) {
 // and non-breaking spaces as white space.
 func TestReadsAsShown(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"cells": `
+	h := harness.New(t, map[string]string{"cells": `
 name: cells
 description: Read ready.html's cells.
 risk: read
@@ -100,7 +101,7 @@ steps:
 output:
   cells: ${{ vars.cells }}
 `}, func(c *config.Config) { withReadySelectors(t, c) })
-	env := h.ok(h.call("cells", `{}`))
+	env := h.OK(h.Call("cells", `{}`))
 	var cells struct{ Items []map[string]any }
 	asJSON(t, env.Data["cells"], &cells)
 	raw := cells.Items
@@ -166,7 +167,7 @@ func TestTypingGuaranteesInOneRoundTrip(t *testing.T) {
 	wf := func(name, steps string) string {
 		return "name: " + name + "\ndescription: On typing.html, " + name + ".\nrisk: read\nsteps:\n  - goto: ${{ config.acme_base }}/typing.html\n" + steps
 	}
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"type_all": wf("type_all", `  - fill: {target: typing.email, value: ann@example.com}
   - fill: {target: typing.nick, value: Annie}
   - fill: {target: typing.late, value: later}
@@ -180,21 +181,21 @@ output:
   out: ${{ vars.out }}
 `),
 		"covered": wf("covered", "  - fill: {target: typing.under, value: x}\n"),
-	}, func(c *config.Config) { addSelectors(t, c, typingSelectors) })
+	}, func(c *config.Config) { harness.AddSelectors(t, c, typingSelectors) })
 
-	env := h.ok(h.call("type_all", `{}`))
+	env := h.OK(h.Call("type_all", `{}`))
 	if want := "email=ann@example.com nick=Annie late=later prefilled=new text search=anvils"; env.Data["log"] != want {
 		t.Errorf("change events: %q, want %q", env.Data["log"], want)
 	}
 	if env.Data["out"] != "searched anvils" {
 		t.Errorf("press Enter in the search field: %q, want %q", env.Data["out"], "searched anvils")
 	}
-	for _, s := range h.trace(env).Steps {
+	for _, s := range h.Trace(env).Steps {
 		if s.Kind == "fill" && s.Target == "typing.nick" && s.Strategy != "fallback 1 (label)" {
 			t.Errorf("fill typing.nick strategy %q, want fallback 1 (label)", s.Strategy)
 		}
 	}
-	env = h.code(h.call("covered", `{}`), "target_covered")
+	env = h.Code(h.Call("covered", `{}`), "target_covered")
 	if !strings.Contains(env.Message, "#cover") || !strings.Contains(env.Message, "A cookie banner") {
 		t.Errorf("covered: %s", env.JSON())
 	}

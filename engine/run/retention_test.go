@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
 )
@@ -24,7 +25,7 @@ func callDir(t *testing.T, root, name string, when time.Time) string {
 		t.Fatal(err)
 	}
 	f := filepath.Join(dir, "page.html")
-	writeFile(t, f, strings.Repeat("x", 100))
+	harness.WriteFile(t, f, strings.Repeat("x", 100))
 	for _, p := range []string{f, dir} {
 		if err := os.Chtimes(p, when, when); err != nil {
 			t.Fatal(err)
@@ -134,18 +135,18 @@ func TestArtifactsBounded(t *testing.T) {
 		w.Write([]byte(big))
 	}))
 	defer site.Close()
-	h := newHarness(t, bigPageWorkflows, func(c *config.Config) {
+	h := harness.New(t, bigPageWorkflows, func(c *config.Config) {
 		c.Vars["big_base"] = site.URL
 		c.Limits.MaxArtifactBytes = bound
 	})
-	env := h.code(h.call("big_fail", `{}`), "stopped_here")
-	tr, err := h.st.GetTrace(context.Background(), env.TraceID)
+	env := h.Code(h.Call("big_fail", `{}`), "stopped_here")
+	tr, err := h.St.GetTrace(context.Background(), env.TraceID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var html string
 	for _, a := range tr.Artifacts {
-		path := filepath.Join(h.cfg.Artifacts(), filepath.FromSlash(a))
+		path := filepath.Join(h.Cfg.Artifacts(), filepath.FromSlash(a))
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -168,5 +169,5 @@ func TestArtifactsBounded(t *testing.T) {
 		!strings.Contains(tr.Error, "above limits.max_artifact_bytes (8192)") && !strings.Contains(tr.Error, "ran out of its") {
 		t.Errorf("the failure screenshot above the bound: artifacts %v, trace error %q", tr.Artifacts, tr.Error)
 	}
-	h.code(h.call("big_shot", `{}`), "limit_exceeded")
+	h.Code(h.Call("big_shot", `{}`), "limit_exceeded")
 }

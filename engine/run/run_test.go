@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -109,8 +110,8 @@ output:
 
 func TestEveryStepKind(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"kinds_tour": kindsTour, "read_status": readStatus}, nil)
-	env := h.ok(h.call("kinds_tour", `{"query":"o"}`))
+	h := harness.New(t, map[string]string{"kinds_tour": kindsTour, "read_status": readStatus}, nil)
+	env := h.OK(h.Call("kinds_tour", `{"query":"o"}`))
 	d := env.Data
 	if d["pw"] != "" {
 		t.Errorf("extract read a password value: %q", d["pw"])
@@ -121,7 +122,7 @@ func TestEveryStepKind(t *testing.T) {
 	if d["user"] != "[redacted:acme_user]" {
 		t.Errorf("user = %q", d["user"])
 	}
-	top := list(t, env, "top")
+	top := harness.List(t, env, "top")
 	if top.Count != 2 || !top.Truncated {
 		t.Errorf("top = %+v, want 2 items cut by limit", top)
 	}
@@ -150,7 +151,7 @@ func TestEveryStepKind(t *testing.T) {
 	if !strings.Contains(status["text"].(string), "result") {
 		t.Errorf("called workflow read %v", status)
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	if len(tr.Steps) < 25 || tr.Code != "ok" {
 		t.Errorf("trace has %d steps, code %s", len(tr.Steps), tr.Code)
 	}
@@ -166,7 +167,7 @@ func TestEveryStepKind(t *testing.T) {
 
 func TestSearchPaginate(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, nil)
+	h := harness.New(t, nil, nil)
 	for _, tc := range []struct {
 		args      string
 		count     int
@@ -176,14 +177,14 @@ func TestSearchPaginate(t *testing.T) {
 		{`{"max_pages": 5}`, 23, false},
 		{`{"query": "rocket", "max_pages": 5}`, 0, false},
 	} {
-		env := h.ok(h.call("search_catalog", tc.args))
-		for _, sr := range h.trace(env).Steps {
+		env := h.OK(h.Call("search_catalog", tc.args))
+		for _, sr := range h.Trace(env).Steps {
 			// Container steps keep their record while their nested steps append theirs.
 			if sr.Code != "ok" || (sr.Kind == "paginate" && (sr.DurationMS == 0 || sr.Strategy == "")) {
 				t.Errorf("%s: trace step %+v", tc.args, sr)
 			}
 		}
-		rows := list(t, env, "rows")
+		rows := harness.List(t, env, "rows")
 		if tc.count > 0 && (rows.Count != tc.count || rows.Truncated != tc.truncated) {
 			t.Errorf("%s: %d rows, truncated %v; want %d, %v", tc.args, rows.Count, rows.Truncated, tc.count, tc.truncated)
 		}
@@ -203,7 +204,7 @@ func TestSearchPaginate(t *testing.T) {
 
 func TestFallbackIsTraced(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"broken_login": `
+	h := harness.New(t, map[string]string{"broken_login": `
 name: broken_login
 description: Sign in on the redesigned page, where only fallbacks match.
 risk: read
@@ -212,8 +213,8 @@ steps:
   - fill: {target: acme.login.email, value: "${{ secrets.acme_user }}"}
   - click: acme.login.submit
 `}, nil)
-	env := h.ok(h.call("broken_login", `{}`))
-	tr := h.trace(env)
+	env := h.OK(h.Call("broken_login", `{}`))
+	tr := h.Trace(env)
 	got := map[string]string{}
 	for _, s := range tr.Steps {
 		got[s.Kind] = s.Strategy
@@ -225,7 +226,7 @@ steps:
 
 func TestFailuresAndTimeouts(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{
+	h := harness.New(t, map[string]string{
 		"business_fail": `
 name: business_fail
 description: A business failure of the workflow's own code.
@@ -296,25 +297,25 @@ steps:
 `,
 	}, nil)
 
-	env := h.code(h.call("business_fail", `{}`), "out_of_stock")
+	env := h.Code(h.Call("business_fail", `{}`), "out_of_stock")
 	if env.Message != "nothing left (stock 0)" || !env.NeedsHuman || env.Retryable || env.Step != "fail (#1)" {
 		t.Errorf("business fail envelope: %s", env.JSON())
 	}
-	h.ok(h.call("business_fail", `{"stock": 3}`))
+	h.OK(h.Call("business_fail", `{"stock": 3}`))
 
 	start := time.Now()
-	env = h.code(h.call("slow_page", `{}`), "deadline_exceeded")
+	env = h.Code(h.Call("slow_page", `{}`), "deadline_exceeded")
 	if took := time.Since(start); took > 25*time.Second || !env.Retryable { // the page answers after 30s
 		t.Errorf("deadline: took %s, envelope %s", took, env.JSON())
 	}
 
-	env = h.code(h.call("missing_target", `{}`), "target_not_found")
+	env = h.Code(h.Call("missing_target", `{}`), "target_not_found")
 	if env.Attempts != 3 || !env.Retryable || !strings.Contains(env.Message, "acme.missing") || !strings.Contains(env.Message, "/login.html") {
 		t.Errorf("retries: %s", env.JSON())
 	}
 	// The capture is bounded (3 s): on a busy machine it may keep less,
 	// and the trace then says why.
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	if len(tr.Artifacts) < 2 && !strings.Contains(tr.Error, "failure capture") {
 		t.Errorf("a failed call keeps a screenshot and the page HTML, or says why not; got %v (%q)", tr.Artifacts, tr.Error)
 	}
@@ -322,24 +323,24 @@ steps:
 	// Time out wherever the step is, the message says on which page: before,
 	// a step that ran out before its target was looked for said only "was
 	// not ready within 1ms" (and missing_target's 300 ms, at a load of 40).
-	env = h.code(h.call("hurried_click", `{}`), "target_not_found")
+	env = h.Code(h.Call("hurried_click", `{}`), "target_not_found")
 	if !strings.Contains(env.Message, "acme.login.submit") || !strings.Contains(env.Message, " on /login.html") {
 		t.Errorf("a step out of time: %s", env.JSON())
 	}
 
-	env = h.ok(h.call("optional_step", `{}`))
+	env = h.OK(h.Call("optional_step", `{}`))
 	if env.Data["after"] != "yes" {
 		t.Errorf("optional: %s", env.JSON())
 	}
-	env = h.code(h.call("assert_code", `{}`), "not_signed_in")
+	env = h.Code(h.Call("assert_code", `{}`), "not_signed_in")
 	if env.Message != "sign in first" || env.Retryable {
 		t.Errorf("assert: %s", env.JSON())
 	}
-	env = h.code(h.call("bad_nav", `{}`), "navigation_failed")
+	env = h.Code(h.Call("bad_nav", `{}`), "navigation_failed")
 	if strings.Contains(env.Message, "net::") && strings.Contains(env.Message, "rod") {
 		t.Errorf("raw error leaked: %s", env.Message)
 	}
-	h.code(h.call("business_fail", `{"stock": 11}`), "invalid_params")
+	h.Code(h.Call("business_fail", `{"stock": 11}`), "invalid_params")
 }
 
 // slowRead opens a page that answers after 30s.
@@ -354,12 +355,12 @@ steps:
 
 func TestCancelMidCall(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
-	h.ok(h.call("search_catalog", `{}`)) // the browser is up: the cancel lands mid-navigation
+	h := harness.New(t, map[string]string{"slow_read": slowRead}, nil)
+	h.OK(h.Call("search_catalog", `{}`)) // the browser is up: the cancel lands mid-navigation
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(700*time.Millisecond, cancel)
 	start := time.Now()
-	env := h.code(h.callCtx(ctx, "slow_read", `{}`), "cancelled")
+	env := h.Code(h.CallCtx(ctx, "slow_read", `{}`), "cancelled")
 	if took := time.Since(start); took > 25*time.Second { // the page answers after 30s
 		t.Errorf("cancel took %s", took)
 	}
@@ -371,14 +372,14 @@ func TestCancelMidCall(t *testing.T) {
 func TestBrowserKilledMidCall(t *testing.T) {
 	t.Parallel()
 	testbrowser.OwnBrowser(t) // it kills its browser
-	h := newHarness(t, map[string]string{"slow_read": slowRead}, nil)
-	h.ok(h.call("search_catalog", `{}`)) // the browser is up
+	h := harness.New(t, map[string]string{"slow_read": slowRead}, nil)
+	h.OK(h.Call("search_catalog", `{}`)) // the browser is up
 	done := make(chan *result.Envelope)
 	going := make(chan struct{}, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		env, err := h.eng.Call(ctx, run.Request{Tool: "slow_read", Args: json.RawMessage(`{}`), Progress: func(_, _ int, step string) {
+		env, err := h.Eng.Call(ctx, run.Request{Tool: "slow_read", Args: json.RawMessage(`{}`), Progress: func(_, _ int, step string) {
 			if strings.HasPrefix(step, "goto") {
 				select {
 				case going <- struct{}{}:
@@ -403,25 +404,25 @@ func TestBrowserKilledMidCall(t *testing.T) {
 	killChromium(t, h)
 	select {
 	case env := <-done:
-		h.code(env, "env_unavailable")
+		h.Code(env, "env_unavailable")
 		if !env.Retryable {
 			t.Errorf("env_unavailable is retryable: %s", env.JSON())
 		}
 	case <-time.After(25 * time.Second):
 		t.Fatal("the call hung after the browser died")
 	}
-	h.ok(h.call("search_catalog", `{}`)) // relaunched
+	h.OK(h.Call("search_catalog", `{}`)) // relaunched
 }
 
 // killChromium kills every Chromium process whose profile lives under the
 // harness's state dir, as a crash would.
-func killChromium(t *testing.T, h *harness) {
+func killChromium(t *testing.T, h *harness.Harness) {
 	t.Helper()
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	killed := 0
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), h.cfg.StateDir) || !strings.Contains(string(b), "user-data-dir") {
+		if err != nil || !strings.Contains(string(b), h.Cfg.StateDir) || !strings.Contains(string(b), "user-data-dir") {
 			continue
 		}
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
@@ -476,26 +477,26 @@ steps:
 
 func TestEnvironmentsAcrossCalls(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"open_account": openAccount, "who_am_i": whoAmI, "catalog_only": catalogOnly}, nil)
-	a := h.ok(h.call("open_account", `{"purpose":"alice"}`))
-	b := h.ok(h.call("open_account", `{"purpose":"bob"}`))
+	h := harness.New(t, map[string]string{"open_account": openAccount, "who_am_i": whoAmI, "catalog_only": catalogOnly}, nil)
+	a := h.OK(h.Call("open_account", `{"purpose":"alice"}`))
+	b := h.OK(h.Call("open_account", `{"purpose":"bob"}`))
 	idA, idB := a.Data["env_id"].(string), b.Data["env_id"].(string)
 	if idA == "" || idA == idB || !strings.HasPrefix(idA, "env_") {
 		t.Fatalf("env ids %q and %q", idA, idB)
 	}
-	gotA := h.ok(h.call("who_am_i", `{"env_id":"`+idA+`"}`)).Data["cookies"].(string)
-	gotB := h.ok(h.call("who_am_i", `{"env_id":"`+idB+`"}`)).Data["cookies"].(string)
+	gotA := h.OK(h.Call("who_am_i", `{"env_id":"`+idA+`"}`)).Data["cookies"].(string)
+	gotB := h.OK(h.Call("who_am_i", `{"env_id":"`+idB+`"}`)).Data["cookies"].(string)
 	if !strings.Contains(gotA, "alice@example.com") || strings.Contains(gotA, "bob") {
 		t.Errorf("alice's environment sees %q", gotA)
 	}
 	if !strings.Contains(gotB, "bob@example.com") || strings.Contains(gotB, "alice") {
 		t.Errorf("bob's environment sees %q", gotB)
 	}
-	h.code(h.call("catalog_only", `{"env_id":"`+idA+`"}`), "env_purpose_mismatch")
-	h.code(h.call("who_am_i", `{"env_id":"env_doesnotexist"}`), "env_not_found")
-	h.code(h.call("who_am_i", `{}`), "invalid_params")
+	h.Code(h.Call("catalog_only", `{"env_id":"`+idA+`"}`), "env_purpose_mismatch")
+	h.Code(h.Call("who_am_i", `{"env_id":"env_doesnotexist"}`), "env_not_found")
+	h.Code(h.Call("who_am_i", `{}`), "invalid_params")
 	// An idle environment of the same purpose is reused, cookies and all.
-	again := h.ok(h.call("open_account", `{"purpose":"alice","sign_in":false}`))
+	again := h.OK(h.Call("open_account", `{"purpose":"alice","sign_in":false}`))
 	if again.Data["env_id"] != idA {
 		t.Errorf("open_account for alice again gave %v, want the idle %s", again.Data["env_id"], idA)
 	}

@@ -47,12 +47,15 @@ type Site struct {
 // (broken.html, links.html, ambiguous.html) beside it, served as one folder.
 
 // Dir is the absolute path of testdata/site, the test-only pages.
-func Dir() string { return filepath.Join(root(), "testdata", "site") }
+func Dir() string { return filepath.Join(Root(), "testdata", "site") }
 
 // DemoDir is the absolute path of examples/demo/site, the Acme pages.
-func DemoDir() string { return filepath.Join(root(), "examples", "demo", "site") }
+func DemoDir() string { return filepath.Join(Root(), "examples", "demo", "site") }
 
-func root() string {
+// Root is the absolute path of the repository, found from this file's
+// path at build time: the one way the tests find testdata/ and examples/
+// from any package's folder.
+func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }

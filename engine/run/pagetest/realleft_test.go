@@ -1,4 +1,4 @@
-package run_test
+package pagetest
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // TestPopupLeftOpen: a plain click on a target=_blank link leaves the new
@@ -13,7 +14,7 @@ import (
 // work, and never outlive the call's deadline.
 func TestPopupLeftOpen(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"left_open": `
 name: left_open
 description: Open a product tab with a plain click, then go on in the opener.
@@ -30,13 +31,13 @@ output:
   back: ${{ vars.back }}
 `,
 	}, nil)
-	h.browserUp()
+	h.BrowserUp()
 	start := time.Now()
-	env := h.call("left_open", `{}`)
+	env := h.Call("left_open", `{}`)
 	took := time.Since(start)
 	if !env.OK {
-		t.Errorf("%s\n%s", env.JSON(), h.trace(env).Error)
-		for _, s := range h.trace(env).Steps {
+		t.Errorf("%s\n%s", env.JSON(), h.Trace(env).Error)
+		for _, s := range h.Trace(env).Steps {
 			t.Logf("%s %s %dms", s.Path, s.Code, s.DurationMS)
 		}
 	}
@@ -49,7 +50,7 @@ output:
 // cross-site frame, which sits below the fold, work without a scroll step.
 func TestFrameBelowTheFold(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"card_low": `
 name: card_low
 description: Type card details into the provider's frame below the fold.
@@ -66,9 +67,9 @@ output:
   status: ${{ vars.status }}
 `,
 	}, nil)
-	env := h.call("card_low", `{}`)
+	env := h.Call("card_low", `{}`)
 	if !env.OK {
-		t.Errorf("%s\n%s", env.JSON(), h.trace(env).Error)
+		t.Errorf("%s\n%s", env.JSON(), h.Trace(env).Error)
 	} else if env.Data["status"] != "Card: complete" {
 		t.Errorf("status: %v", env.Data["status"])
 	}
@@ -100,11 +101,11 @@ output:
   rows: ${{ vars.rows }}
 `}, nil)
 	for _, how := range []string{"param", "any", "vars"} {
-		env := h.ok(h.call("wait_rows", `{"want": 5, "how": "`+how+`"}`))
-		if n := list(t, env, "rows").Count; n != 5 {
+		env := h.OK(h.Call("wait_rows", `{"want": 5, "how": "`+how+`"}`))
+		if n := harness.List(t, env, "rows").Count; n != 5 {
 			t.Errorf("%s: want 5: %d rows", how, n)
 		}
-		env = h.code(h.call("wait_rows", `{"want": 6, "how": "`+how+`"}`), "target_not_found")
+		env = h.Code(h.Call("wait_rows", `{"want": 6, "how": "`+how+`"}`), "target_not_found")
 		if how != "any" && !strings.Contains(env.Message, "target real.list.rows did not reach 6 visible matches") {
 			t.Errorf("%s: want 6: %s", how, env.Message)
 		}
@@ -139,11 +140,11 @@ steps:
 output:
   out: ${{ vars.out }}
 `}, nil)
-	env := h.ok(h.call("load_report", `{}`))
+	env := h.OK(h.Call("load_report", `{}`))
 	if env.Data["out"] != "loaded" {
 		t.Errorf("the wait ended while the report's request was in flight: out %v", env.Data["out"])
 	}
-	env = h.code(h.call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed")
+	env = h.Code(h.Call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed")
 	if !strings.Contains(env.Message, "the network did not stay quiet for 200ms on /busy.html") || !strings.Contains(env.Message, "(1 request still in flight)") {
 		t.Errorf("message: %s", env.Message)
 	}
@@ -236,26 +237,26 @@ output:
 		{`{"answer": "text", "name": "Hardware"}`, "Hardware"},
 		{`{"answer": "accept"}`, "Groceries 2"}, // accepted without text: the prompt's default
 	} {
-		env := h.ok(h.call("rename", c.args))
+		env := h.OK(h.Call("rename", c.args))
 		if env.Data["name"] != c.name || env.Data["asked"] != "New name for the list?" {
 			t.Errorf("rename %s: %s", c.args, env.JSON())
 		}
 	}
-	notes := func(env *result.Envelope) string { return strings.Join(h.dialogNotes(env), " | ") }
-	env := h.code(h.call("leave", `{}`), "navigation_failed")
+	notes := func(env *result.Envelope) string { return strings.Join(h.DialogNotes(env), " | ") }
+	env := h.Code(h.Call("leave", `{}`), "navigation_failed")
 	if env.Retryable || !strings.Contains(env.Message, "the page asked before leaving (beforeunload) and the dialog was dismissed") ||
 		notes(env) != `3: beforeunload "" dismissed by default` {
 		t.Errorf("leave, dismissed: %s; notes %s", env.JSON(), notes(env))
 	}
-	env = h.ok(h.call("leave", `{"accept": true}`))
+	env = h.OK(h.Call("leave", `{"accept": true}`))
 	if u, _ := env.Data["url"].(string); !strings.Contains(u, "/list.html") || notes(env) != `4: beforeunload "" accepted as the step's dialog key says` {
 		t.Errorf("leave, accepted: %s; notes %s", env.JSON(), notes(env))
 	}
-	env = h.ok(h.call("share", `{}`))
+	env = h.OK(h.Call("share", `{}`))
 	if env.Data["shared"] != "kept private" || notes(env) != `2.1: confirm "Share with everyone?" dismissed by default` {
 		t.Errorf("share, default: %s; notes %s", env.JSON(), notes(env))
 	}
-	env = h.ok(h.call("share", `{"accept": true}`))
+	env = h.OK(h.Call("share", `{"accept": true}`))
 	if env.Data["shared"] != "shared" {
 		t.Errorf("share, accepted: %s", env.JSON())
 	}
@@ -263,7 +264,7 @@ output:
 	// before it runs: TestPopupDialogsWhileLoading), and the call is never
 	// held past its deadline.
 	start := time.Now()
-	env = h.call("greeted", `{}`)
+	env = h.Call("greeted", `{}`)
 	if !env.OK || !strings.Contains(notes(env), `alert "Sharing is public" accepted by default`) {
 		t.Errorf("greeted: %s; notes %s", env.JSON(), notes(env))
 	}
@@ -294,24 +295,13 @@ output:
   number: ${{ vars.number }}
   status: ${{ vars.status }}
 `}, nil)
-	env := h.call("pay_within", `{}`)
+	env := h.Call("pay_within", `{}`)
 	if !env.OK {
-		t.Fatalf("%s\n%s", env.JSON(), h.trace(env).Error)
+		t.Fatalf("%s\n%s", env.JSON(), h.Trace(env).Error)
 	}
 	if env.Data["number"] != "4242424242421234" || env.Data["status"] != "Card ending 1234" {
 		t.Errorf("data: %v", env.Data)
 	}
-}
-
-// dialogNotes are the dialog notes of a call's trace, "PATH: NOTE" each.
-func (h *harness) dialogNotes(env *result.Envelope) []string {
-	var out []string
-	for _, s := range h.trace(env).Steps {
-		if s.Dialog != "" {
-			out = append(out, s.Path+": "+s.Dialog)
-		}
-	}
-	return out
 }
 
 // TestClickWhereAFrameWas: a button far below a frame from another site
@@ -326,8 +316,8 @@ func TestClickWhereAFrameWas(t *testing.T) {
 	// (selector.Map.Ready); by role it is resolved, then prepared.
 	for _, target := range []string{"real.far.button", "real.far.button_role"} {
 		h, _ := realHarness(t, map[string]string{"far": belowFrame("click: "+target, "clicked 1")}, nil)
-		if env := h.call("far", `{}`); !env.OK {
-			t.Errorf("%s: %s\n%s", target, env.JSON(), h.trace(env).Error)
+		if env := h.Call("far", `{}`); !env.OK {
+			t.Errorf("%s: %s\n%s", target, env.JSON(), h.Trace(env).Error)
 		}
 	}
 }
@@ -360,7 +350,7 @@ steps:
 // button, not the frame drawn there a moment before.
 func TestHoverLikeClick(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"hover_back": `
 name: hover_back
 description: Open a product tab, then hover over a button of the shop.
@@ -377,16 +367,16 @@ output:
   tip: ${{ vars.tip }}
 `,
 	}, nil)
-	env := h.call("hover_back", `{}`)
+	env := h.Call("hover_back", `{}`)
 	if !env.OK {
-		t.Errorf("background tab: %s\n%s", env.JSON(), h.trace(env).Error)
+		t.Errorf("background tab: %s\n%s", env.JSON(), h.Trace(env).Error)
 	} else if env.Data["tip"] != "Deals run by Ridge & Co., our partner" {
 		t.Errorf("tip: %v", env.Data["tip"])
 	}
 
 	rh, _ := realHarness(t, map[string]string{"far": belowFrame("hover: real.far.button", "hovered")}, nil)
-	if env := rh.call("far", `{}`); !env.OK {
-		t.Errorf("below a frame: %s\n%s", env.JSON(), rh.trace(env).Error)
+	if env := rh.Call("far", `{}`); !env.OK {
+		t.Errorf("below a frame: %s\n%s", env.JSON(), rh.Trace(env).Error)
 	}
 }
 
@@ -432,12 +422,12 @@ output:
 		{`{}`, "private", `2: alert "Welcome to the sharing page" accepted by default; confirm "Share your list publicly?" dismissed by default`},
 		{`{"accept": true}`, "public", `3: alert "Welcome to the sharing page" accepted as the step's dialog key says; confirm "Share your list publicly?" accepted as the step's dialog key says`},
 	} {
-		env := h.call("share_publicly", c.args)
+		env := h.Call("share_publicly", c.args)
 		if !env.OK {
-			t.Errorf("%s: %s\n%s", c.args, env.JSON(), h.trace(env).Error)
+			t.Errorf("%s: %s\n%s", c.args, env.JSON(), h.Trace(env).Error)
 			continue
 		}
-		notes := strings.Join(h.dialogNotes(env), " | ")
+		notes := strings.Join(h.DialogNotes(env), " | ")
 		if env.Data["answer"] != c.answer || env.Data["back"] != "Groceries" || env.Data["asked"] != "Share your list publicly?" || notes != c.notes {
 			t.Errorf("%s: %s; notes %s", c.args, env.JSON(), notes)
 		}
@@ -487,19 +477,19 @@ output:
   value: ${{ vars.value }}
 `}, nil)
 	for _, field := range []string{"real.readonly.number", "real.readonly.plan", "real.readonly.nick"} {
-		env := h.code(h.call("rename", `{"field": "`+field+`"}`), "target_not_found")
+		env := h.Code(h.Call("rename", `{"field": "`+field+`"}`), "target_not_found")
 		if !strings.Contains(env.Message, "target "+field+" stayed read-only") || !env.Retryable {
 			t.Errorf("%s: %s", field, env.JSON())
 		}
 	}
-	if env := h.ok(h.call("try_rename", `{"field": "real.readonly.number"}`)); env.Data["value"] != "C-1042" {
+	if env := h.OK(h.Call("try_rename", `{"field": "real.readonly.number"}`)); env.Data["value"] != "C-1042" {
 		t.Errorf("the read-only field's value after a refused fill: %s", env.JSON())
 	}
-	if env := h.ok(h.call("try_rename", `{"field": "real.readonly.plan", "attr": "text"}`)); env.Data["value"] != "Basic" {
+	if env := h.OK(h.Call("try_rename", `{"field": "real.readonly.plan", "attr": "text"}`)); env.Data["value"] != "Basic" {
 		t.Errorf("the aria-readonly box's text after a refused fill: %s", env.JSON())
 	}
 	// Editable a moment after the page loads: the fill waits for it.
-	if env := h.ok(h.call("rename", `{"field": "real.readonly.nick", "unlock": 300}`)); env.Data["value"] != "changed" {
+	if env := h.OK(h.Call("rename", `{"field": "real.readonly.nick", "unlock": 300}`)); env.Data["value"] != "changed" {
 		t.Errorf("a field editable after 300ms: %s", env.JSON())
 	}
 }

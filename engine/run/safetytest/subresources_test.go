@@ -1,4 +1,4 @@
-package run_test
+package safetytest
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 
@@ -67,17 +68,17 @@ output:
 			mu.Lock()
 			arrived = nil
 			mu.Unlock()
-			h := newHarness(t, map[string]string{"leaky_page": wf}, func(c *config.Config) {
+			h := harness.New(t, map[string]string{"leaky_page": wf}, func(c *config.Config) {
 				c.Policy.AllowedHosts = []string{"127.0.0.1"}
 				c.Policy.Subresources = mode
 				c.Vars["leaky"] = page.URL + "/"
 			})
-			env := h.ok(h.call("leaky_page", `{}`))
+			env := h.OK(h.Call("leaky_page", `{}`))
 			if env.Data["title"] != "leaky" {
 				t.Errorf("title = %v", env.Data["title"])
 			}
 			held, urls := 0, []string{}
-			for _, s := range h.trace(env).Steps {
+			for _, s := range h.Trace(env).Steps {
 				held += s.Held
 				urls = append(urls, s.HeldURLs...)
 			}
@@ -88,7 +89,7 @@ output:
 				if held != 0 {
 					t.Errorf("subresources: any held %d requests: %v", held, urls)
 				}
-				waitFor(t, time.Minute, "the page's requests to arrive", func() bool {
+				harness.WaitFor(t, time.Minute, "the page's requests to arrive", func() bool {
 					mu.Lock()
 					defer mu.Unlock()
 					return len(arrived) >= 3
@@ -112,16 +113,6 @@ output:
 				t.Errorf("the trace counts %d held requests, want at least %d", held, len(want))
 			}
 		})
-	}
-}
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
 	}
 }
 
@@ -156,9 +147,9 @@ steps:
   - wait: {text: never there, timeout: 4m}
 `,
 	}
-	h := newHarness(t, wfs, nil)
-	id, _ := h.ok(h.call("crash_open", `{}`)).Data["env_id"].(string)
-	benv, err := h.bm.Get(id)
+	h := harness.New(t, wfs, nil)
+	id, _ := h.OK(h.Call("crash_open", `{}`)).Data["env_id"].(string)
+	benv, err := h.BM.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,11 +157,11 @@ steps:
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 		defer cancel()
-		done <- h.callCtx(ctx, "crash_wait", fmt.Sprintf(`{"env_id":%q}`, id))
+		done <- h.CallCtx(ctx, "crash_wait", fmt.Sprintf(`{"env_id":%q}`, id))
 	}()
 	// Crash the page once the wait is under way (the call holds the
 	// environment then).
-	waitFor(t, 30*time.Second, "the call to hold the environment", benv.Busy)
+	harness.WaitFor(t, 30*time.Second, "the call to hold the environment", benv.Busy)
 	crashed := time.Now()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -184,12 +175,12 @@ steps:
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the call on a crashed page still waits after two minutes (its wait allows 4m)")
 	}
-	h.code(env, "env_unavailable")
+	h.Code(env, "env_unavailable")
 	if !env.Retryable || !strings.Contains(env.Message, "crashed") {
 		t.Errorf("crashed page: %s", env.JSON())
 	}
-	h.code(h.call("crash_wait", fmt.Sprintf(`{"env_id":%q}`, id)), "env_not_found")
-	id2, _ := h.ok(h.call("crash_open", `{}`)).Data["env_id"].(string)
+	h.Code(h.Call("crash_wait", fmt.Sprintf(`{"env_id":%q}`, id)), "env_not_found")
+	id2, _ := h.OK(h.Call("crash_open", `{}`)).Data["env_id"].(string)
 	if id2 == "" || id2 == id {
 		t.Errorf("a new environment after the crash: %q", id2)
 	}

@@ -1,4 +1,4 @@
-package run_test
+package shoptest
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -122,19 +123,19 @@ func (s *truthfulServer) handler() http.Handler {
 
 // truthfulHarness is an engine on the truthful pages with their selector
 // map, and the server's record of saves.
-func truthfulHarness(t *testing.T, workflows map[string]string) (*harness, *truthfulServer) {
+func truthfulHarness(t *testing.T, workflows map[string]string) (*harness.Harness, *truthfulServer) {
 	t.Helper()
 	srv := &truthfulServer{}
-	fx := fixture{
-		start: func(tb testing.TB) *testsite.Site {
+	fx := harness.Fixture{
+		Start: func(tb testing.TB) *testsite.Site {
 			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
 			tb.Cleanup(s.Close)
 			return s
 		},
-		selectors: "testdata/real/truthful/selectors.yaml",
-		workflows: "testdata/real/truthful/workflows",
+		Selectors: "testdata/real/truthful/selectors.yaml",
+		Workflows: "testdata/real/truthful/workflows",
 	}
-	return newRealHarness(t, workflows, nil, fx), srv
+	return harness.NewReal(t, workflows, nil, fx), srv
 }
 
 // TestClickOffScreenUnreachable: a row action placed off screen until its
@@ -162,18 +163,18 @@ steps:
 output:
   status: ${{ vars.status }}
 `})
-	env := h.code(h.call("trash", `{"task_id": "t1"}`), "target_unreachable")
+	env := h.Code(h.Call("trash", `{"task_id": "t1"}`), "target_unreachable")
 	if !strings.Contains(env.Message, "tr.posts.trash") || !strings.Contains(env.Message, "off screen") || !strings.Contains(env.Message, "hover") {
 		t.Errorf("message: %s", env.Message)
 	}
 	if env.Retryable || env.NeedsHuman {
 		t.Errorf("retryable %v needs_human %v, want false, false", env.Retryable, env.NeedsHuman)
 	}
-	env = h.ok(h.call("trash", `{"task_id": "t2", "hover": true}`))
+	env = h.OK(h.Call("trash", `{"task_id": "t2", "hover": true}`))
 	if got := env.Data["status"]; got != "Trashed: Hello world" {
 		t.Errorf("after hovering the row: status %v", got)
 	}
-	env = h.code(h.call("trash", `{"task_id": "t3", "target": "tr.posts.zero"}`), "target_unreachable")
+	env = h.Code(h.Call("trash", `{"task_id": "t3", "target": "tr.posts.zero"}`), "target_unreachable")
 	if !strings.Contains(env.Message, "zero size") {
 		t.Errorf("zero size: %s", env.Message)
 	}
@@ -223,13 +224,13 @@ output:
 `})
 	for _, query := range []string{"", "?shadow=1"} {
 		arg := `"query": "` + query + `"`
-		env := h.ok(h.call("feed_read", `{`+arg+`}`))
+		env := h.OK(h.Call("feed_read", `{`+arg+`}`))
 		for _, name := range []string{"titles", "texts", "entries", "buttons"} {
-			if n := list(t, env, name).Count; n != 40 {
+			if n := harness.List(t, env, name).Count; n != 40 {
 				t.Errorf("%q: %s: %d matches, want 40", query, name, n)
 			}
 		}
-		entries := list(t, env, "entries").Items
+		entries := harness.List(t, env, "entries").Items
 		if len(entries) == 40 {
 			last, _ := entries[39].(map[string]any)
 			if last["title"] != "Entry 40" || last["byline"] != "by Ann on day 40" {
@@ -237,7 +238,7 @@ output:
 			}
 		}
 		for _, target := range []string{"tr.feed.open_buttons", "tr.feed.open_css"} {
-			env = h.ok(h.call("feed_open", `{"nth": 30, "target": "`+target+`", `+arg+`}`))
+			env = h.OK(h.Call("feed_open", `{"nth": 30, "target": "`+target+`", `+arg+`}`))
 			if got := env.Data["status"]; got != "Opened entry 31" {
 				t.Errorf("%q: %s: click nth 30: status %v, want Opened entry 31", query, target, got)
 			}
@@ -267,8 +268,8 @@ steps:
 output:
   rows: ${{ vars.rows }}
 `})
-	env := h.ok(h.call("feed_pages", `{}`))
-	rows := list(t, env, "rows")
+	env := h.OK(h.Call("feed_pages", `{}`))
+	rows := harness.List(t, env, "rows")
 	var want []string
 	for p := 1; p <= 3; p++ {
 		for i := 1; i <= 25; i++ {
@@ -333,7 +334,7 @@ steps:
 	for _, how := range []string{"check", "timer", "quick"} {
 		n++
 		note := fmt.Sprintf("note %d", n)
-		env := h.ok(h.call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q}`, n, note, how)))
+		env := h.OK(h.Call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q}`, n, note, how)))
 		if got := env.Data["heading"]; got != "Saved" {
 			t.Errorf("%s: the step after the click read heading %v, want Saved", how, got)
 		}
@@ -342,12 +343,12 @@ steps:
 		}
 		n++
 		note = fmt.Sprintf("note %d", n)
-		h.ok(h.call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q, "leave": true}`, n, note, how)))
+		h.OK(h.Call("save_note", fmt.Sprintf(`{"task_id": "s%d", "note": %q, "how": %q, "leave": true}`, n, note, how)))
 		if saved := srv.notes(); len(saved) == 0 || saved[len(saved)-1] != note {
 			t.Errorf("%s then goto: saved %q, want %q last", how, saved, note)
 		}
 	}
-	env := h.code(h.call("expect_nav", `{"task_id": "e1"}`), "navigation_failed")
+	env := h.Code(h.Call("expect_nav", `{"task_id": "e1"}`), "navigation_failed")
 	if !strings.Contains(env.Message, "started no navigation") {
 		t.Errorf("expect: %s", env.Message)
 	}
@@ -391,14 +392,14 @@ steps:
 output:
   likes: ${{ vars.likes }}
 `})
-	env := h.ok(h.call("busy_save", `{"task_id": "b1"}`))
+	env := h.OK(h.Call("busy_save", `{"task_id": "b1"}`))
 	if got := env.Data["heading"]; got != "Saved" {
 		t.Errorf("the step after the click read heading %v, want Saved", got)
 	}
 	if got := env.Data["note"]; got != "slow" {
 		t.Errorf("note %v, want slow", got)
 	}
-	env = h.ok(h.call("like", `{"task_id": "l1"}`))
+	env = h.OK(h.Call("like", `{"task_id": "l1"}`))
 	if got := env.Data["likes"]; got != "Liked" {
 		t.Errorf("after Like: %v, want Liked", got)
 	}

@@ -1,6 +1,7 @@
-package run_test
+package pagetest
 
 import (
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"strings"
 	"testing"
 )
@@ -61,11 +62,11 @@ steps:
 output:
   messages: ${{ vars.messages }}
 `}, nil)
-	env := h.ok(h.call("read_inbox", `{}`))
-	if n := list(t, env, "messages").Count; n != 20 {
+	env := h.OK(h.Call("read_inbox", `{}`))
+	if n := harness.List(t, env, "messages").Count; n != 20 {
 		t.Errorf("inbox: %d messages, want 20: %s", n, env.JSON())
 	}
-	env = h.code(h.call("read_inbox", `{"box": "archive"}`), "target_not_found")
+	env = h.Code(h.Call("read_inbox", `{"box": "archive"}`), "target_not_found")
 	if !strings.Contains(env.Message, "reached the end of /scrollbox.html") || !strings.Contains(env.Message, "10 of real.scroll.old never held") {
 		t.Errorf("archive: %s", env.Message)
 	}
@@ -73,7 +74,7 @@ output:
 	// (the note comes 3.5s after the end, each wait lasts at most 1.5s): it
 	// is a success, not "reached the end". Before, a condition that held
 	// during a wait at the end counted as a screen that changed nothing.
-	h.ok(h.call("read_inbox", `{"box": "note"}`))
+	h.OK(h.Call("read_inbox", `{"box": "note"}`))
 }
 
 // TestScrollBoxInFrame: a box inside a frame scrolls like one in the page.
@@ -102,11 +103,11 @@ steps:
 output:
   messages: ${{ vars.messages }}
 `}, nil)
-	env := h.ok(h.call("read_framed_inbox", `{}`))
-	if n := list(t, env, "messages").Count; n != 20 {
+	env := h.OK(h.Call("read_framed_inbox", `{}`))
+	if n := harness.List(t, env, "messages").Count; n != 20 {
 		t.Errorf("framed inbox: %d messages, want 20: %s", n, env.JSON())
 	}
-	env = h.code(h.call("read_framed_inbox", `{"until": "title"}`), "target_not_found")
+	env = h.Code(h.Call("read_framed_inbox", `{"until": "title"}`), "target_not_found")
 	if !strings.Contains(env.Message, "reached the end of /frame-inbox.html") || !strings.Contains(env.Message, "hidden real.scroll.frame_title never held") {
 		t.Errorf("until the top document's title hides: %s", env.Message)
 	}

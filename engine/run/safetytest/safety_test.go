@@ -1,4 +1,4 @@
-package run_test
+package safetytest
 
 // End-to-end tests of "Safety and memory": idempotency, grants, the audit
 // chain, traces and artifacts, secret redaction, allowed hosts and response
@@ -23,13 +23,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/toolwright/toolwright/engine/app"
-	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/store"
-	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 
@@ -76,93 +73,6 @@ func (c *counter) total() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.all
-}
-
-// restart closes the engine, its browsers and its store, and opens new ones
-// on the same database and state dir, as a server restart would.
-func (h *harness) restart() {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := h.eng.Close(ctx); err != nil {
-		h.t.Fatalf("close engine: %v", err)
-	}
-	path := h.st.Where()
-	if err := h.st.Close(); err != nil {
-		h.t.Fatalf("close store: %v", err)
-	}
-	st, err := sqlstore.OpenSQLite(path, storeOptions)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { st.Close() })
-	bo, err := app.BrowserOptions(h.cfg, nil)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	bm, err := browser.NewManager(testbrowser.Options(h.t, bo))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = bm.Shutdown(ctx)
-	})
-	eng, err := run.New(run.Options{Config: h.cfg, Set: h.eng.Workflows(), Browsers: bm, Store: st}) // the step timeout from h.cfg, as h.eng
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.st, h.bm, h.eng = st, bm, eng
-}
-
-// browsers is the number of live browser processes of the harness.
-func (h *harness) browsers() int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return h.bm.Stats(ctx).Browsers
-}
-
-// traces lists the calls recorded for a task_id.
-func (h *harness) traces(taskID string) []store.Trace {
-	h.t.Helper()
-	list, err := h.st.ListTraces(context.Background(), store.TraceFilter{TaskID: taskID, Limit: 1000})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return list
-}
-
-// auditOf lists the audit records of a task_id.
-func (h *harness) auditOf(taskID string) []store.AuditRecord {
-	h.t.Helper()
-	all, err := h.st.ExportAudit(context.Background(), time.Time{}, time.Time{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	var out []store.AuditRecord
-	for _, r := range all {
-		if r.TaskID == taskID {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// auditByTrace is the last audit record of a trace.
-func (h *harness) auditByTrace(traceID string) store.AuditRecord {
-	h.t.Helper()
-	all, err := h.st.ExportAudit(context.Background(), time.Time{}, time.Time{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].TraceID == traceID {
-			return all[i]
-		}
-	}
-	h.t.Fatalf("no audit record for trace %s", traceID)
-	return store.AuditRecord{}
 }
 
 // plain is an envelope as an agent reads it: its JSON, decoded.
@@ -247,7 +157,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	t.Parallel()
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	orders := orderServer(t, arrived, release)
-	h := newHarness(t, map[string]string{"place_order": placeOrder, "flaky_order": flakyOrder, "rejected_order": rejectedOrder},
+	h := harness.New(t, map[string]string{"place_order": placeOrder, "flaky_order": flakyOrder, "rejected_order": rejectedOrder},
 		func(c *config.Config) {
 			c.Vars["orders"] = orders.URL
 			c.Policy.WriteTools = "enabled"
@@ -266,7 +176,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 			<-gate
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			envs[i], errs[i] = h.eng.Call(ctx, run.Request{Tool: "place_order", Args: json.RawMessage(`{"task_id":"T-once","item":"bolt"}`)})
+			envs[i], errs[i] = h.Eng.Call(ctx, run.Request{Tool: "place_order", Args: json.RawMessage(`{"task_id":"T-once","item":"bolt"}`)})
 		}()
 	}
 	close(gate)
@@ -275,7 +185,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("call %d: %v", i, errs[i])
 		}
-		h.ok(envs[i])
+		h.OK(envs[i])
 	}
 	if got := orders.count("/order?item=bolt"); got != 1 {
 		t.Fatalf("20 concurrent calls with one task_id placed %d orders, want 1", got)
@@ -292,10 +202,10 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 			t.Errorf("call %d differs from call 0 (-0 +%d):\n%s", i+1, i+1, d)
 		}
 	}
-	if tr := h.traces("T-once"); len(tr) != 1 {
+	if tr := h.Traces("T-once"); len(tr) != 1 {
 		t.Errorf("%d traces for T-once, want 1 (one run)", len(tr))
 	}
-	recs := h.auditOf("T-once")
+	recs := h.AuditOf("T-once")
 	if len(recs) != n {
 		t.Errorf("%d audit records for T-once, want one per call (%d)", len(recs), n)
 	}
@@ -306,7 +216,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	}
 
 	// The same task_id with other arguments is a conflict, and runs nothing.
-	env := h.code(h.call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict")
+	env := h.Code(h.Call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict")
 	if env.Retryable || env.NeedsHuman || env.TraceID == first.TraceID || !strings.Contains(env.Message, "T-once") {
 		t.Errorf("conflict envelope: %s", env.JSON())
 	}
@@ -317,7 +227,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	// Other arguments while the first call still runs: a conflict at once.
 	pending := make(chan *result.Envelope, 1)
 	go func() {
-		env, _ := h.eng.Call(context.Background(), run.Request{Tool: "place_order", Args: json.RawMessage(`{"task_id":"T-pending","item":"wait"}`)})
+		env, _ := h.Eng.Call(context.Background(), run.Request{Tool: "place_order", Args: json.RawMessage(`{"task_id":"T-pending","item":"wait"}`)})
 		pending <- env
 	}()
 	select {
@@ -326,13 +236,13 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 		t.Fatal("the first call never reached the order server")
 	}
 	start := time.Now()
-	h.code(h.call("place_order", `{"task_id":"T-pending","item":"bolt"}`), "task_id_conflict")
+	h.Code(h.Call("place_order", `{"task_id":"T-pending","item":"bolt"}`), "task_id_conflict")
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("a conflict with a running call took %s", took)
 	}
 	close(release)
-	held := h.ok(<-pending)
-	again := h.ok(h.call("place_order", `{"task_id":"T-pending","item":"wait"}`))
+	held := h.OK(<-pending)
+	again := h.OK(h.Call("place_order", `{"task_id":"T-pending","item":"wait"}`))
 	if again.TraceID != held.TraceID || orders.count("/order?item=wait") != 1 {
 		t.Errorf("repeat after a pending run: trace %s (want %s), %d orders", again.TraceID, held.TraceID, orders.count("/order?item=wait"))
 	}
@@ -341,45 +251,45 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	}
 
 	// A retryable failure is not stored: the next call runs again.
-	fail1 := h.code(h.call("flaky_order", `{"task_id":"T-flaky"}`), "target_not_found")
+	fail1 := h.Code(h.Call("flaky_order", `{"task_id":"T-flaky"}`), "target_not_found")
 	if !fail1.Retryable {
 		t.Fatalf("want a retryable failure: %s", fail1.JSON())
 	}
-	ok2 := h.ok(h.call("flaky_order", `{"task_id":"T-flaky"}`))
+	ok2 := h.OK(h.Call("flaky_order", `{"task_id":"T-flaky"}`))
 	if ok2.TraceID == fail1.TraceID || orders.count("/flaky") != 2 {
 		t.Errorf("after a retryable failure the call did not run again: trace %s, %d visits", ok2.TraceID, orders.count("/flaky"))
 	}
-	ok3 := h.ok(h.call("flaky_order", `{"task_id":"T-flaky"}`))
+	ok3 := h.OK(h.Call("flaky_order", `{"task_id":"T-flaky"}`))
 	if ok3.TraceID != ok2.TraceID || orders.count("/flaky") != 2 {
 		t.Errorf("a success is stored: trace %s (want %s), %d visits", ok3.TraceID, ok2.TraceID, orders.count("/flaky"))
 	}
 
 	// A failure that is not retryable is stored like a success.
-	rej := h.code(h.call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock")
-	rej2 := h.code(h.call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock")
+	rej := h.Code(h.Call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock")
+	rej2 := h.Code(h.Call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock")
 	if rej2.TraceID != rej.TraceID || orders.count("/reject") != 1 {
 		t.Errorf("a non-retryable failure ran again: trace %s (want %s), %d visits", rej2.TraceID, rej.TraceID, orders.count("/reject"))
 	}
 
 	// A restart keeps the records.
-	h.restart()
-	after := h.ok(h.call("place_order", `{"task_id":"T-once","item":"bolt"}`))
+	h.Restart()
+	after := h.OK(h.Call("place_order", `{"task_id":"T-once","item":"bolt"}`))
 	if after.TraceID != first.TraceID {
 		t.Errorf("after a restart: trace %s, want the stored %s", after.TraceID, first.TraceID)
 	}
 	if d := cmp.Diff(plain(t, first), plain(t, after)); d != "" {
 		t.Errorf("after a restart the envelope differs (-before +after):\n%s", d)
 	}
-	if got := h.code(h.call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock"); got.TraceID != rej.TraceID {
+	if got := h.Code(h.Call("rejected_order", `{"task_id":"T-rej"}`), "out_of_stock"); got.TraceID != rej.TraceID {
 		t.Errorf("after a restart the stored failure has trace %s, want %s", got.TraceID, rej.TraceID)
 	}
-	h.code(h.call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict")
+	h.Code(h.Call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict")
 	if got := orders.count("/order?item=bolt") + orders.count("/reject"); got != 2 {
 		t.Errorf("after a restart a stored call ran again (%d requests, want 2)", got)
 	}
 	// Every call has a trace, the refused ones too; one of them ran.
 	var ran []string
-	for _, tr := range h.traces("T-once") {
+	for _, tr := range h.Traces("T-once") {
 		if tr.Code != "task_id_conflict" {
 			ran = append(ran, tr.ID)
 		}
@@ -387,7 +297,7 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	if len(ran) != 1 || ran[0] != first.TraceID {
 		t.Errorf("after a restart the traces of T-once that ran are %v, want [%s]", ran, first.TraceID)
 	}
-	if b := h.browsers(); b != 0 {
+	if b := h.Browsers(); b != 0 {
 		t.Errorf("answering from stored records started %d browsers", b)
 	}
 }
@@ -408,91 +318,91 @@ func TestGrants(t *testing.T) {
 	t.Parallel()
 	orders := newCounter(t, nil)
 	wfs := map[string]string{"place_order": placeOrder, "cancel_order": cancelOrder}
-	h := newColdHarness(t, wfs, func(c *config.Config) {
+	h := harness.NewCold(t, wfs, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
 		c.Policy.WriteTools = "grant"
 	})
 	ctx := context.Background()
 	call := func(task, item string) *result.Envelope {
 		t.Helper()
-		return h.call("place_order", fmt.Sprintf(`{"task_id":%q,"item":%q}`, task, item))
+		return h.Call("place_order", fmt.Sprintf(`{"task_id":%q,"item":%q}`, task, item))
 	}
 
 	// No grant: refused before any browser work, with the command to run.
-	env := h.code(call("T-1", "bolt"), "not_granted")
+	env := h.Code(call("T-1", "bolt"), "not_granted")
 	if !env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "toolwright grant --tool place_order --task T-1 --ttl") {
 		t.Errorf("not_granted envelope: %s", env.JSON())
 	}
-	if orders.total() != 0 || h.browsers() != 0 {
-		t.Fatalf("a refused call reached the site (%d requests) or started a browser (%d)", orders.total(), h.browsers())
+	if orders.total() != 0 || h.Browsers() != 0 {
+		t.Fatalf("a refused call reached the site (%d requests) or started a browser (%d)", orders.total(), h.Browsers())
 	}
-	if rec := h.auditByTrace(env.TraceID); rec.Code != "not_granted" || rec.GrantID != "" || rec.Risk != "write" {
+	if rec := h.AuditByTrace(env.TraceID); rec.Code != "not_granted" || rec.GrantID != "" || rec.Risk != "write" {
 		t.Errorf("audit of the refusal: %+v", rec)
 	}
 
 	// Grants for another task_id or another tool do not count.
-	if _, err := h.st.AddGrant(ctx, "place_order", "T-2", time.Hour, "another task", "tester"); err != nil {
+	if _, err := h.St.AddGrant(ctx, "place_order", "T-2", time.Hour, "another task", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.AddGrant(ctx, "cancel_order", "T-1", time.Hour, "another tool", "tester"); err != nil {
+	if _, err := h.St.AddGrant(ctx, "cancel_order", "T-1", time.Hour, "another tool", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	h.code(call("T-1", "bolt"), "not_granted")
+	h.Code(call("T-1", "bolt"), "not_granted")
 
 	// The grant for this tool and task_id: the call runs (the earlier
 	// refusal was not stored), and the audit names the grant.
-	g, err := h.st.AddGrant(ctx, "place_order", "T-1", time.Hour, "ticket 42", "tester")
+	g, err := h.St.AddGrant(ctx, "place_order", "T-1", time.Hour, "ticket 42", "tester")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env = h.ok(call("T-1", "bolt"))
+	env = h.OK(call("T-1", "bolt"))
 	if orders.count("/order?item=bolt") != 1 {
 		t.Fatalf("the granted call placed %d orders", orders.count("/order?item=bolt"))
 	}
-	if rec := h.auditByTrace(env.TraceID); rec.GrantID != g.ID || rec.Code != "ok" || rec.Risk != "write" || rec.EnvID == "" {
+	if rec := h.AuditByTrace(env.TraceID); rec.GrantID != g.ID || rec.Code != "ok" || rec.Risk != "write" || rec.EnvID == "" {
 		t.Errorf("audit of the granted call: %+v (grant %s)", rec, g.ID)
 	}
 
 	// Revoked: a repeat still gets the stored envelope (the idempotency
 	// check comes before the grant check); other arguments are refused.
-	if err := h.st.Revoke(ctx, g.ID); err != nil {
+	if err := h.St.Revoke(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
-	if again := h.ok(call("T-1", "bolt")); again.TraceID != env.TraceID {
+	if again := h.OK(call("T-1", "bolt")); again.TraceID != env.TraceID {
 		t.Errorf("a repeat after the revoke ran again: %s", again.JSON())
 	}
-	h.code(call("T-1", "nut"), "task_id_conflict")
-	if err := h.st.Revoke(ctx, "gr_nosuchgrant"); err == nil {
+	h.Code(call("T-1", "nut"), "task_id_conflict")
+	if err := h.St.Revoke(ctx, "gr_nosuchgrant"); err == nil {
 		t.Error("revoking an unknown grant is not an error")
 	}
 
 	// A short grant expires.
-	short, err := h.st.AddGrant(ctx, "place_order", "T-3", 1500*time.Millisecond, "short", "tester")
+	short, err := h.St.AddGrant(ctx, "place_order", "T-3", 1500*time.Millisecond, "short", "tester")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.ok(call("T-3", "nut"))
+	h.OK(call("T-3", "nut"))
 	time.Sleep(time.Until(short.Expires) + 100*time.Millisecond)
-	h.ok(call("T-3", "nut")) // the stored envelope
-	h.code(call("T-4", "nut"), "not_granted")
+	h.OK(call("T-3", "nut")) // the stored envelope
+	h.Code(call("T-4", "nut"), "not_granted")
 	if got := orders.count("/order?item=nut"); got != 1 {
 		t.Errorf("%d orders for T-3, want 1", got)
 	}
 
 	// Destructive tools need a grant too.
-	h.code(h.call("cancel_order", `{"task_id":"T-9","item":"bolt"}`), "not_granted")
-	cg, err := h.st.AddGrant(ctx, "cancel_order", "T-9", time.Hour, "cancel", "tester")
+	h.Code(h.Call("cancel_order", `{"task_id":"T-9","item":"bolt"}`), "not_granted")
+	cg, err := h.St.AddGrant(ctx, "cancel_order", "T-9", time.Hour, "cancel", "tester")
 	if err != nil {
 		t.Fatal(err)
 	}
-	env = h.ok(h.call("cancel_order", `{"task_id":"T-9","item":"bolt"}`))
-	if rec := h.auditByTrace(env.TraceID); rec.GrantID != cg.ID || rec.Risk != "destructive" {
+	env = h.OK(h.Call("cancel_order", `{"task_id":"T-9","item":"bolt"}`))
+	if rec := h.AuditByTrace(env.TraceID); rec.GrantID != cg.ID || rec.Risk != "destructive" {
 		t.Errorf("audit of the destructive call: %+v", rec)
 	}
 
 	// A read tool needs none.
-	env = h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
-	if rec := h.auditByTrace(env.TraceID); rec.GrantID != "" || rec.Risk != "read" {
+	env = h.OK(h.Call("product_details", `{"sku":"ACM-1001"}`))
+	if rec := h.AuditByTrace(env.TraceID); rec.GrantID != "" || rec.Risk != "read" {
 		t.Errorf("audit of the read call: %+v", rec)
 	}
 }
@@ -500,42 +410,42 @@ func TestGrants(t *testing.T) {
 func TestWriteToolsDisabled(t *testing.T) {
 	t.Parallel()
 	orders := newCounter(t, nil)
-	h := newHarness(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
+	h := harness.New(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
 		c.Policy.WriteTools = "disabled"
 	})
-	if _, err := h.st.AddGrant(context.Background(), "place_order", "T-1", time.Hour, "granted, but disabled", "tester"); err != nil {
+	if _, err := h.St.AddGrant(context.Background(), "place_order", "T-1", time.Hour, "granted, but disabled", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	env := h.code(h.call("place_order", `{"task_id":"T-1","item":"bolt"}`), "not_granted")
+	env := h.Code(h.Call("place_order", `{"task_id":"T-1","item":"bolt"}`), "not_granted")
 	if !env.NeedsHuman || !strings.Contains(env.Message, "disabled") {
 		t.Errorf("disabled: %s", env.JSON())
 	}
 	if orders.total() != 0 {
 		t.Errorf("a disabled write tool reached the site")
 	}
-	h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
+	h.OK(h.Call("product_details", `{"sku":"ACM-1001"}`))
 }
 
 // --- audit -------------------------------------------------------------------
 
 func TestAuditChainCatchesTampering(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, nil)
+	h := harness.New(t, nil, nil)
 	ctx := context.Background()
-	h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
-	h.code(h.call("product_details", `{"sku":"ACM-9999"}`), "unknown_sku")
-	h.code(h.call("product_details", `{"sku":"bad"}`), "invalid_params")
-	h.ok(h.call("add_to_cart", `{"sku":"ACM-1002","task_id":"T-cart"}`))
-	if p, err := h.st.CheckAudit(ctx); err != nil || p != nil {
+	h.OK(h.Call("product_details", `{"sku":"ACM-1001"}`))
+	h.Code(h.Call("product_details", `{"sku":"ACM-9999"}`), "unknown_sku")
+	h.Code(h.Call("product_details", `{"sku":"bad"}`), "invalid_params")
+	h.OK(h.Call("add_to_cart", `{"sku":"ACM-1002","task_id":"T-cart"}`))
+	if p, err := h.St.CheckAudit(ctx); err != nil || p != nil {
 		t.Fatalf("an untouched log fails verification: %v %v", p, err)
 	}
-	seq, _, err := h.st.AuditHead(ctx)
+	seq, _, err := h.St.AuditHead(ctx)
 	if err != nil || seq != 4 {
 		t.Fatalf("audit head seq %d (%v), want 4", seq, err)
 	}
 
-	db, err := sql.Open("sqlite", h.st.Where())
+	db, err := sql.Open("sqlite", h.St.Where())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,17 +458,17 @@ func TestAuditChainCatchesTampering(t *testing.T) {
 	}
 	// Turn the failure of seq 2 into a success.
 	exec(`UPDATE audit SET code = 'ok' WHERE seq = 2`)
-	bad, err := h.st.VerifyAudit(ctx)
+	bad, err := h.St.VerifyAudit(ctx)
 	if err != nil || bad == nil || bad.Seq != 2 || bad.Code != "ok" {
 		t.Fatalf("an edited record: VerifyAudit = %+v, %v; want seq 2", bad, err)
 	}
 	exec(`UPDATE audit SET code = 'unknown_sku' WHERE seq = 2`)
-	if p, err := h.st.CheckAudit(ctx); err != nil || p != nil {
+	if p, err := h.St.CheckAudit(ctx); err != nil || p != nil {
 		t.Fatalf("the restored log fails: %v %v", p, err)
 	}
 	// Drop the last record: the head gives it away.
 	exec(`DELETE FROM audit WHERE seq = 4`)
-	p, err := h.st.CheckAudit(ctx)
+	p, err := h.St.CheckAudit(ctx)
 	if err != nil || p == nil || p.Record.Seq != 4 {
 		t.Fatalf("a removed record: CheckAudit = %v, %v; want seq 4", p, err)
 	}
@@ -580,9 +490,9 @@ steps:
 
 func TestFailedCallTrace(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"missing_button": missingButton}, nil)
-	env := h.code(h.call("missing_button", `{}`), "target_not_found")
-	tr := h.trace(env)
+	h := harness.New(t, map[string]string{"missing_button": missingButton}, nil)
+	env := h.Code(h.Call("missing_button", `{}`), "target_not_found")
+	tr := h.Trace(env)
 	if tr.Code != "target_not_found" || tr.Tool != "missing_button" || tr.Attempts != 2 || tr.DurationMS <= 0 || tr.Error == "" {
 		t.Errorf("trace: code %s tool %s attempts %d duration %d error %q", tr.Code, tr.Tool, tr.Attempts, tr.DurationMS, tr.Error)
 	}
@@ -619,7 +529,7 @@ func TestFailedCallTrace(t *testing.T) {
 		if !strings.HasPrefix(a, env.TraceID+"/") {
 			t.Errorf("artifact %s is not recorded as %s/NAME, relative to artifacts_dir", a, env.TraceID)
 		}
-		b, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", a))
+		b, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", a))
 		if err != nil {
 			t.Fatalf("artifact %s is not in the state dir's artifacts/: %v", a, err)
 		}
@@ -639,8 +549,8 @@ func TestFailedCallTrace(t *testing.T) {
 		t.Errorf("page.html lacks the page or the redacted field: %.300s", page)
 	}
 	// An ok call keeps no artifacts.
-	ok := h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
-	if a := h.trace(ok).Artifacts; len(a) != 0 {
+	ok := h.OK(h.Call("product_details", `{"sku":"ACM-1001"}`))
+	if a := h.Trace(ok).Artifacts; len(a) != 0 {
 		t.Errorf("an ok call kept artifacts %v", a)
 	}
 }
@@ -744,8 +654,8 @@ func scanTree(t *testing.T, dir string) (files int) {
 	return files
 }
 
-func secretHarness(t *testing.T, workflows map[string]string) *harness {
-	return newHarness(t, workflows, func(c *config.Config) {
+func secretHarness(t *testing.T, workflows map[string]string) *harness.Harness {
+	return harness.New(t, workflows, func(c *config.Config) {
 		c.SetSecretValue("acme_user", secretUser)
 		c.SetSecretValue("acme_password", secretPass)
 	})
@@ -755,16 +665,16 @@ func TestSecretsNeverWritten(t *testing.T) {
 	t.Parallel()
 	testbrowser.OwnBrowser(t) // it scans the browser's profile, which lives in the harness's folder
 	h := secretHarness(t, map[string]string{"leaky_login": leakyLogin})
-	env := h.code(h.call("leaky_login", `{}`), "target_not_found")
+	env := h.Code(h.Call("leaky_login", `{}`), "target_not_found")
 	for _, hit := range findSecrets(env.JSON()) {
 		t.Errorf("secret in the envelope: %s", hit)
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	// page.html only: no screenshot of a page a secret was typed into (typed.go)
 	if len(tr.Artifacts) != 1 || !strings.Contains(tr.Error, "was typed into this environment's page") {
 		t.Fatalf("the failed call kept %v (%q), want page.html and why there is no screenshot", tr.Artifacts, tr.Error)
 	}
-	page, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "page.html"))
+	page, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "page.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -772,11 +682,11 @@ func TestSecretsNeverWritten(t *testing.T) {
 	if !bytes.Contains(page, []byte("[redacted:acme_password]")) || !bytes.Contains(page, []byte("[redacted:acme_user]")) {
 		t.Errorf("page.html does not show the redacted values: %s", page)
 	}
-	root := filepath.Dir(h.cfg.StateDir) // the harness's whole folder: database, WAL, artifacts, browser profile
+	root := filepath.Dir(h.Cfg.StateDir) // the harness's whole folder: database, WAL, artifacts, browser profile
 	if n := scanTree(t, root); n < 3 {
 		t.Errorf("scanned only %d files", n)
 	}
-	h.restart() // checkpoints the WAL into the database, ends the browser
+	h.Restart() // checkpoints the WAL into the database, ends the browser
 	if n := scanTree(t, root); n < 2 {
 		t.Errorf("scanned only %d files", n)
 	}
@@ -785,7 +695,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 func TestSecretReadBackIsRedacted(t *testing.T) {
 	t.Parallel()
 	h := secretHarness(t, map[string]string{"echo_secret": echoSecret})
-	env := h.ok(h.call("echo_secret", `{}`))
+	env := h.OK(h.Call("echo_secret", `{}`))
 	d := env.Data
 	if d["password"] != "" {
 		t.Errorf("a password field read as %q", d["password"])
@@ -802,7 +712,7 @@ func TestSecretReadBackIsRedacted(t *testing.T) {
 	for _, hit := range findSecrets(env.JSON()) {
 		t.Errorf("secret in the envelope: %s", hit)
 	}
-	scanTree(t, filepath.Dir(h.cfg.StateDir))
+	scanTree(t, filepath.Dir(h.Cfg.StateDir))
 }
 
 // --- allowed hosts -----------------------------------------------------------
@@ -849,31 +759,31 @@ func TestAllowedHosts(t *testing.T) {
 		wfs["leave_"+k] = leave("leave_"+k, target, true)
 		wfs["leave_"+k+"_last"] = leave("leave_"+k+"_last", target, false)
 	}
-	h := newColdHarness(t, wfs, func(c *config.Config) {
+	h := harness.NewCold(t, wfs, func(c *config.Config) {
 		c.Policy.AllowedHosts = []string{"127.0.0.1"}
 		c.Vars["other_blocked"] = blockedURL
 	})
 
 	// A url parameter on another host: refused before any browser work.
-	env := h.code(h.call("open_page", fmt.Sprintf(`{"url":%q}`, blockedURL)), "host_not_allowed")
+	env := h.Code(h.Call("open_page", fmt.Sprintf(`{"url":%q}`, blockedURL)), "host_not_allowed")
 	if !env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "localhost:"+port) {
 		t.Errorf("url parameter: %s", env.JSON())
 	}
-	if tr := h.trace(env); len(tr.Steps) != 0 || tr.EnvID != "" {
+	if tr := h.Trace(env); len(tr.Steps) != 0 || tr.EnvID != "" {
 		t.Errorf("the refused call ran %d steps in environment %q", len(tr.Steps), tr.EnvID)
 	}
-	if b := h.browsers(); b != 0 || other.total() != 0 {
+	if b := h.Browsers(); b != 0 || other.total() != 0 {
 		t.Fatalf("the refused call started %d browsers, sent %d requests", b, other.total())
 	}
 	// The same server by an allowed name is reached: the counter works.
-	env = h.ok(h.call("open_page", fmt.Sprintf(`{"url":%q}`, allowedURL)))
+	env = h.OK(h.Call("open_page", fmt.Sprintf(`{"url":%q}`, allowedURL)))
 	if env.Data["title"] != "counted" || other.count("/elsewhere") != 1 {
 		t.Fatalf("allowed url: %s, %d requests", env.JSON(), other.count("/elsewhere"))
 	}
 
 	for _, k := range []string{"external", "redirect", "script"} {
 		before := other.total()
-		h.ok(h.call("leave_"+k, fmt.Sprintf(`{"other":%q}`, allowedURL)))
+		h.OK(h.Call("leave_"+k, fmt.Sprintf(`{"other":%q}`, allowedURL)))
 		// The allowed navigation may still be on its way when the call ends
 		// (the step after the click does not wait for it): let it land, so
 		// it is not counted against the refused calls below.
@@ -886,7 +796,7 @@ func TestAllowedHosts(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		before = other.total()
 		for _, tool := range []string{"leave_" + k, "leave_" + k + "_last"} {
-			env := h.call(tool, fmt.Sprintf(`{"other":%q}`, blockedURL))
+			env := h.Call(tool, fmt.Sprintf(`{"other":%q}`, blockedURL))
 			// The click itself reports it, not a later step that timed out.
 			if env.Code != "host_not_allowed" || !env.NeedsHuman || !strings.Contains(env.Message, "localhost") || !strings.HasPrefix(env.Step, "click ") {
 				t.Errorf("%s: want host_not_allowed, got %s", tool, env.JSON())
@@ -899,7 +809,7 @@ func TestAllowedHosts(t *testing.T) {
 
 	// optional does not skip a refused navigation.
 	before := other.total()
-	env = h.call("leave_optional", fmt.Sprintf(`{"other":%q}`, blockedURL))
+	env = h.Call("leave_optional", fmt.Sprintf(`{"other":%q}`, blockedURL))
 	if env.Code != "host_not_allowed" || env.Step != "click acme.links.external (#2)" {
 		t.Errorf("an optional click to a host not allowed: %s", env.JSON())
 	}
@@ -907,13 +817,13 @@ func TestAllowedHosts(t *testing.T) {
 	// A navigation the page starts well after the click (a script's timer),
 	// refused while a sleep runs: named after the click, not the sleep
 	// (the same happened to leave_optional at times on a busy machine).
-	env = h.call("leave_later", fmt.Sprintf(`{"other":%q}`, blockedURL))
+	env = h.Call("leave_later", fmt.Sprintf(`{"other":%q}`, blockedURL))
 	if env.Code != "host_not_allowed" || env.Step != "click acme.links.later (#2)" {
 		t.Errorf("a late navigation to a host not allowed: %s", env.JSON())
 	}
 
 	// A goto to the other host.
-	env = h.code(h.call("goto_other", `{}`), "host_not_allowed")
+	env = h.Code(h.Call("goto_other", `{}`), "host_not_allowed")
 	if !strings.Contains(env.Message, "localhost:"+port) || env.Step != "goto (#1)" {
 		t.Errorf("goto: %s", env.JSON())
 	}
@@ -960,23 +870,23 @@ steps:
 
 func TestListAndResponseLimits(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil, func(c *config.Config) { c.Limits.MaxListItems = 3 })
-	env := h.ok(h.call("search_catalog", `{"max_pages": 1}`))
-	rows := list(t, env, "rows")
+	h := harness.New(t, nil, func(c *config.Config) { c.Limits.MaxListItems = 3 })
+	env := h.OK(h.Call("search_catalog", `{"max_pages": 1}`))
+	rows := harness.List(t, env, "rows")
 	if rows.Count != 3 || len(rows.Items) != 3 || !rows.Truncated {
 		t.Errorf("max_list_items 3: %d rows (count %d), truncated %v", len(rows.Items), rows.Count, rows.Truncated)
 	}
 
-	h = newHarness(t, nil, func(c *config.Config) { c.Limits.MaxResponseBytes = 1000 })
-	small := h.ok(h.call("product_details", `{"sku":"ACM-1001"}`))
+	h = harness.New(t, nil, func(c *config.Config) { c.Limits.MaxResponseBytes = 1000 })
+	small := h.OK(h.Call("product_details", `{"sku":"ACM-1001"}`))
 	if n := len(small.JSON()); n > 1000 {
 		t.Fatalf("a small result is %d bytes", n)
 	}
-	env = h.code(h.call("search_catalog", `{"max_pages": 5, "task_id": "T-big"}`), "limit_exceeded")
+	env = h.Code(h.Call("search_catalog", `{"max_pages": 5, "task_id": "T-big"}`), "limit_exceeded")
 	if env.Retryable || env.Data != nil || !strings.Contains(env.Message, "max_response_bytes") {
 		t.Errorf("limit_exceeded envelope: %s", env.JSON())
 	}
-	if tr := h.trace(env); tr.Code != "limit_exceeded" {
+	if tr := h.Trace(env); tr.Code != "limit_exceeded" {
 		t.Errorf("trace code %s", tr.Code)
 	}
 }

@@ -1,4 +1,4 @@
-package run_test
+package pagetest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 
@@ -81,14 +82,14 @@ output:
 `,
 }
 
-func newPageFaultHarness(t *testing.T) *harness {
-	return newHarness(t, pageFaultWorkflows, func(c *config.Config) { addSelectors(t, c, pageFaultSelectors) })
+func newPageFaultHarness(t *testing.T) *harness.Harness {
+	return harness.New(t, pageFaultWorkflows, func(c *config.Config) { harness.AddSelectors(t, c, pageFaultSelectors) })
 }
 
 // timedCall runs tool and reports how long its answer took.
-func timedCall(h *harness, tool string) (*result.Envelope, time.Duration) {
+func timedCall(h *harness.Harness, tool string) (*result.Envelope, time.Duration) {
 	start := time.Now()
-	env := h.call(tool, `{}`)
+	env := h.Call(tool, `{}`)
 	return env, time.Since(start)
 }
 
@@ -109,11 +110,11 @@ func TestInfiniteLoopPageEndsByDeadline(t *testing.T) {
 	for _, tool := range []string{"spin_load", "spin_click"} {
 		env, took := timedCall(h, tool)
 		t.Logf("%s answered %s after %s", tool, env.Code, took.Round(time.Millisecond))
-		h.code(env, "deadline_exceeded")
+		h.Code(env, "deadline_exceeded")
 		if took > 10*time.Second+lateBy {
 			t.Errorf("%s answered after %s, deadline 10s", tool, took.Round(time.Millisecond))
 		}
-		h.ok(h.call("pf_title", `{}`))
+		h.OK(h.Call("pf_title", `{}`))
 	}
 }
 
@@ -132,7 +133,7 @@ func TestMemoryHogPageEnds(t *testing.T) {
 	if took > 30*time.Second+lateBy {
 		t.Errorf("hog answered after %s, deadline 30s", took.Round(time.Millisecond))
 	}
-	h.ok(h.call("pf_title", `{}`))
+	h.OK(h.Call("pf_title", `{}`))
 }
 
 // TestWindowOpenFlood: a click that calls window.open 1000 times answers
@@ -154,25 +155,25 @@ func TestWindowOpenFlood(t *testing.T) {
 	h := newPageFaultHarness(t)
 	env, took := timedCall(h, "popups")
 	t.Logf("popups answered %s after %s: %v", env.Code, took.Round(time.Millisecond), env.Data)
-	for _, s := range h.trace(env).Steps {
+	for _, s := range h.Trace(env).Steps {
 		t.Logf("step %s %s %s %dms %s", s.Path, s.Kind, s.Code, s.DurationMS, s.Error)
 	}
-	h.ok(env)
+	h.OK(env)
 	if opened, _ := env.Data["opened"].(string); !strings.HasPrefix(opened, "opened ") {
 		t.Errorf("opened = %q", opened)
 	}
-	h.ok(h.call("pf_title", `{}`))
+	h.OK(h.Call("pf_title", `{}`))
 	// Every page the flood opened is gone with its environment: what is
 	// left is the pool's (a spare, at most).
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	probe, err := h.bm.OpenTemporary(ctx, "", "")
+	probe, err := h.BM.OpenTemporary(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.bm.Release(probe)
+	defer h.BM.Release(probe)
 	var pages int
-	waitFor(t, 2*time.Minute, "the flood's pages to close", func() bool {
+	harness.WaitFor(t, 2*time.Minute, "the flood's pages to close", func() bool {
 		ps, err := probe.Page().Browser().Context(ctx).Pages()
 		if err != nil {
 			t.Fatal(err)

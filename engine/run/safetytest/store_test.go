@@ -1,4 +1,4 @@
-package run_test
+package safetytest
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // probeSite counts the requests a call makes, so a test can tell a call
@@ -65,11 +66,11 @@ output:
 `,
 }
 
-func newStoreHarness(t *testing.T) (*harness, *probeSite, string) {
+func newStoreHarness(t *testing.T) (*harness.Harness, *probeSite, string) {
 	t.Helper()
 	p := startProbeSite(t)
-	h := newHarness(t, storeWorkflows, func(c *config.Config) { c.Vars["probe_base"] = p.URL })
-	return h, p, filepath.Join(filepath.Dir(h.cfg.Workflows), "state.db")
+	h := harness.New(t, storeWorkflows, func(c *config.Config) { c.Vars["probe_base"] = p.URL })
+	return h, p, filepath.Join(filepath.Dir(h.Cfg.Workflows), "state.db")
 }
 
 // wantStoreCode checks a call the store refused: the code, retryable, not
@@ -90,14 +91,14 @@ func wantStoreCode(t *testing.T, env *result.Envelope, code string) {
 func TestStoreDeletedFailsClosed(t *testing.T) {
 	t.Parallel()
 	h, p, db := newStoreHarness(t)
-	h.ok(h.call("read_probe", `{}`))
+	h.OK(h.Call("read_probe", `{}`))
 	if err := os.Remove(db); err != nil {
 		t.Fatal(err)
 	}
 	before := p.hits.Load()
-	wantStoreCode(t, h.call("read_probe", `{}`), errs.StoreUnavailable)
-	wantStoreCode(t, h.call("read_probe", `{"task_id":"T-read"}`), errs.StoreUnavailable)
-	wantStoreCode(t, h.call("write_probe", `{"task_id":"T-write"}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("read_probe", `{}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("read_probe", `{"task_id":"T-read"}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("write_probe", `{"task_id":"T-write"}`), errs.StoreUnavailable)
 	if n := p.hits.Load() - before; n != 0 {
 		t.Fatalf("%d requests reached the site after the store was lost", n)
 	}
@@ -108,14 +109,14 @@ func TestStoreDeletedFailsClosed(t *testing.T) {
 func TestStoreReplacedFailsClosed(t *testing.T) {
 	t.Parallel()
 	h, p, db := newStoreHarness(t)
-	h.ok(h.call("read_probe", `{}`))
+	h.OK(h.Call("read_probe", `{}`))
 	other := filepath.Join(t.TempDir(), "other.db")
-	writeFile(t, other, "")
+	harness.WriteFile(t, other, "")
 	if err := os.Rename(other, db); err != nil {
 		t.Fatal(err)
 	}
 	before := p.hits.Load()
-	wantStoreCode(t, h.call("read_probe", `{}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("read_probe", `{}`), errs.StoreUnavailable)
 	if n := p.hits.Load() - before; n != 0 {
 		t.Fatalf("%d requests reached the site after the store was replaced", n)
 	}
@@ -129,7 +130,7 @@ func TestStoreReplacedFailsClosed(t *testing.T) {
 func TestStoreLockedAnswersBusy(t *testing.T) {
 	t.Parallel()
 	h, p, db := newStoreHarness(t)
-	h.ok(h.call("read_probe", `{}`))
+	h.OK(h.Call("read_probe", `{}`))
 	raw, err := sql.Open("sqlite", db)
 	if err != nil {
 		t.Fatal(err)
@@ -145,8 +146,8 @@ func TestStoreLockedAnswersBusy(t *testing.T) {
 	}
 	before := p.hits.Load()
 	start := time.Now()
-	wantStoreCode(t, h.call("read_probe", `{}`), errs.StoreBusy)
-	wantStoreCode(t, h.call("write_probe", `{"task_id":"T-busy"}`), errs.StoreBusy)
+	wantStoreCode(t, h.Call("read_probe", `{}`), errs.StoreBusy)
+	wantStoreCode(t, h.Call("write_probe", `{"task_id":"T-busy"}`), errs.StoreBusy)
 	if took := time.Since(start); took > 30*time.Second {
 		t.Fatalf("two store_busy answers took %s", took)
 	}
@@ -157,7 +158,7 @@ func TestStoreLockedAnswersBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
-	h.ok(h.call("write_probe", `{"task_id":"T-busy"}`))
+	h.OK(h.Call("write_probe", `{"task_id":"T-busy"}`))
 }
 
 // The store lost while a read call runs (the site's handler deletes the
@@ -168,7 +169,7 @@ func TestStoreLostMidCallWithholdsRead(t *testing.T) {
 	h, p, db := newStoreHarness(t)
 	del := func() { os.Remove(db) }
 	p.onHit.Store(&del)
-	env := h.call("read_probe", `{}`)
+	env := h.Call("read_probe", `{}`)
 	wantStoreCode(t, env, errs.StoreUnavailable)
 	if env.Data != nil || !strings.Contains(env.Message, "withheld") {
 		t.Fatalf("a read whose audit record was lost returned %s", env.JSON())
@@ -180,7 +181,7 @@ func TestStoreLostMidCallKeepsWriteOutcome(t *testing.T) {
 	h, p, db := newStoreHarness(t)
 	del := func() { os.Remove(db) }
 	p.onHit.Store(&del)
-	env := h.ok(h.call("write_probe", `{"task_id":"T-w"}`))
+	env := h.OK(h.Call("write_probe", `{"task_id":"T-w"}`))
 	if env.Data["title"] != "probe page" {
 		t.Fatalf("write envelope %s", env.JSON())
 	}
@@ -192,7 +193,7 @@ func TestStoreLostMidCallKeepsWriteOutcome(t *testing.T) {
 func TestStoreHeaderOverwrittenFailsClosed(t *testing.T) {
 	t.Parallel()
 	h, p, db := newStoreHarness(t)
-	h.ok(h.call("read_probe", `{}`))
+	h.OK(h.Call("read_probe", `{}`))
 	f, err := os.OpenFile(db, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -204,8 +205,8 @@ func TestStoreHeaderOverwrittenFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := p.hits.Load()
-	wantStoreCode(t, h.call("read_probe", `{}`), errs.StoreUnavailable)
-	wantStoreCode(t, h.call("write_probe", `{"task_id":"T-header"}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("read_probe", `{}`), errs.StoreUnavailable)
+	wantStoreCode(t, h.Call("write_probe", `{"task_id":"T-header"}`), errs.StoreUnavailable)
 	if n := p.hits.Load() - before; n != 0 {
 		t.Fatalf("%d requests reached the site after the header was overwritten", n)
 	}

@@ -1,4 +1,4 @@
-package run_test
+package safetytest
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // Selector targets of testdata/site/echo.html, added to the demo map.
@@ -42,18 +43,7 @@ echo.missing:
 `
 
 // withEchoSelectors points the config at the demo map plus echoSelectors.
-func withEchoSelectors(t *testing.T, c *config.Config) { addSelectors(t, c, echoSelectors) }
-
-// addSelectors points the config at its selector map plus more targets.
-func addSelectors(t *testing.T, c *config.Config, more string) {
-	demo, err := os.ReadFile(c.Selectors)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "selectors.yaml")
-	writeFile(t, p, string(demo)+more)
-	c.Selectors = p
-}
+func withEchoSelectors(t *testing.T, c *config.Config) { harness.AddSelectors(t, c, echoSelectors) }
 
 // A secret with a space and each of !'()*~@&/+, and a second one that is
 // a valid task_id. Each has a core of letters that percent-encoding keeps.
@@ -116,12 +106,12 @@ func encodedLeaks(b []byte) []string {
 // artifacts or the logs. Before: the encoded forms and the task_id survived.
 func TestSecretEncodingsRedacted(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"echo_encoded": echoWorkflow}, func(c *config.Config) {
+	h := harness.New(t, map[string]string{"echo_encoded": echoWorkflow}, func(c *config.Config) {
 		withEchoSelectors(t, c)
 		c.SetSecretValue("enc", encSecret)
 		c.SetSecretValue("task", taskSecret)
 	})
-	env := h.ok(h.call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
+	env := h.OK(h.Call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
 	for k, v := range env.Data {
 		if s, _ := v.(string); !strings.Contains(s, "[redacted:enc]") {
 			t.Errorf("data.%s = %q, want it redacted", k, v)
@@ -133,16 +123,16 @@ func TestSecretEncodingsRedacted(t *testing.T) {
 	for _, hit := range encodedLeaks(env.JSON()) {
 		t.Errorf("secret in the envelope: …%s…", hit)
 	}
-	failed := h.code(h.call("echo_encoded", `{"fail":true}`), "target_not_found")
+	failed := h.Code(h.Call("echo_encoded", `{"fail":true}`), "target_not_found")
 	for _, hit := range encodedLeaks(failed.JSON()) {
 		t.Errorf("secret in the failure envelope: …%s…", hit)
 	}
 	// a repeat answers from the stored envelope
-	again := h.ok(h.call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
+	again := h.OK(h.Call("echo_encoded", `{"task_id":"`+taskSecret+`"}`))
 	for _, hit := range encodedLeaks(again.JSON()) {
 		t.Errorf("secret in the stored envelope: …%s…", hit)
 	}
-	page, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
+	page, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +142,8 @@ func TestSecretEncodingsRedacted(t *testing.T) {
 	for _, hit := range encodedLeaks(page) {
 		t.Errorf("secret in page.html: …%s…", hit)
 	}
-	h.restart() // checkpoint the WAL, end the browser
-	err = filepath.WalkDir(filepath.Dir(h.cfg.StateDir), func(path string, d os.DirEntry, err error) error {
+	h.Restart() // checkpoint the WAL, end the browser
+	err = filepath.WalkDir(filepath.Dir(h.Cfg.StateDir), func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
@@ -226,23 +216,23 @@ output:
 // screenshots showed the secret's field and text.
 func TestScreenshotsMaskSecrets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
+	h := harness.New(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
 		withEchoSelectors(t, c)
 		c.SetSecretValue("enc", encSecret)
 	})
 	// Without a secret the red field and text are in the picture: the
 	// check below can see them.
-	plain := h.ok(h.call("echo_shot", `{"secret":false}`))
+	plain := h.OK(h.Call("echo_shot", `{"secret":false}`))
 	file := plain.Data["shot"].(map[string]any)["file"].(string)
 	if n := redPixels(t, file); n < 500 {
 		t.Fatalf("the plain screenshot shows only %d red pixels: the test proves nothing", n)
 	}
-	env := h.code(h.call("echo_shot", `{}`), "limit_exceeded")
+	env := h.Code(h.Call("echo_shot", `{}`), "limit_exceeded")
 	if !strings.Contains(env.Message, "secrets.enc was typed into this environment's page") {
 		t.Errorf("the screenshot step's refusal: %q", env.Message)
 	}
-	if _, err := os.Stat(filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "failure.png")); err == nil {
-		t.Errorf("the failure screenshot was kept: %d red pixels", redPixels(t, filepath.Join(h.cfg.StateDir, "artifacts", env.TraceID, "failure.png")))
+	if _, err := os.Stat(filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")); err == nil {
+		t.Errorf("the failure screenshot was kept: %d red pixels", redPixels(t, filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")))
 	}
 }
 
@@ -263,10 +253,10 @@ output:
 // clipped to 16384 px and says so. Before: the call failed with internal.
 func TestTallScreenshotClipped(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"tall_shot": tallShot}, nil)
+	h := harness.New(t, map[string]string{"tall_shot": tallShot}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	env := h.ok(h.callCtx(ctx, "tall_shot", `{}`))
+	env := h.OK(h.CallCtx(ctx, "tall_shot", `{}`))
 	shot := env.Data["shot"].(map[string]any)
 	if shot["clipped"] != true || shot["height"] != 16384 || shot["page_height"].(int) < 60000 {
 		t.Errorf("shot = %v, want height 16384, clipped, page_height ≥ 60000", shot)
@@ -294,10 +284,10 @@ output:
 // and the old square (268 Mpx) does not.
 func TestWideScreenshotClipped(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"wide_shot": wideShot}, nil)
+	h := harness.New(t, map[string]string{"wide_shot": wideShot}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
-	env := h.ok(h.callCtx(ctx, "wide_shot", `{}`))
+	env := h.OK(h.CallCtx(ctx, "wide_shot", `{}`))
 	shot := env.Data["shot"].(map[string]any)
 	w, hh := shot["width"].(int), shot["height"].(int)
 	if shot["clipped"] != true || w > 16384 || hh > 16384 || w*hh > 16384*1280 || shot["page_width"].(int) < 300000 || shot["page_height"].(int) < 30000 {
@@ -311,28 +301,28 @@ func TestWideScreenshotClipped(t *testing.T) {
 func TestRepeatAnsweredBeforeGrantCheck(t *testing.T) {
 	t.Parallel()
 	orders := newCounter(t, nil)
-	h := newHarness(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
+	h := harness.New(t, map[string]string{"place_order": placeOrder}, func(c *config.Config) {
 		c.Vars["orders"] = orders.URL
 		c.Policy.WriteTools = "grant"
 	})
 	ctx := context.Background()
 	call := func(task string) *result.Envelope {
-		return h.call("place_order", `{"task_id":"`+task+`","item":"bolt"}`)
+		return h.Call("place_order", `{"task_id":"`+task+`","item":"bolt"}`)
 	}
-	h.code(call("T-g"), "not_granted") // refused, not stored
-	g, err := h.st.AddGrant(ctx, "place_order", "T-g", time.Hour, "ticket 7", "tester")
+	h.Code(call("T-g"), "not_granted") // refused, not stored
+	g, err := h.St.AddGrant(ctx, "place_order", "T-g", time.Hour, "ticket 7", "tester")
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := h.ok(call("T-g"))
-	if err := h.st.Revoke(ctx, g.ID); err != nil {
+	first := h.OK(call("T-g"))
+	if err := h.St.Revoke(ctx, g.ID); err != nil {
 		t.Fatal(err)
 	}
-	again := h.ok(call("T-g"))
+	again := h.OK(call("T-g"))
 	if again.TraceID != first.TraceID || orders.count("/order?item=bolt") != 1 {
 		t.Errorf("repeat after the grant ended: trace %s (want %s), %d orders", again.TraceID, first.TraceID, orders.count("/order?item=bolt"))
 	}
-	h.code(call("T-other"), "not_granted") // no grant, nothing stored: still refused
+	h.Code(call("T-other"), "not_granted") // no grant, nothing stored: still refused
 }
 
 const floodSelectors = `
@@ -365,10 +355,10 @@ output:
 // for the handler, which waits for 600 answers).
 func TestDialogFloodClickIsDone(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]string{"dialog_flood": dialogFlood}, func(c *config.Config) { addSelectors(t, c, floodSelectors) })
+	h := harness.New(t, map[string]string{"dialog_flood": dialogFlood}, func(c *config.Config) { harness.AddSelectors(t, c, floodSelectors) })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Second)
 	defer cancel()
-	env := h.ok(h.callCtx(ctx, "dialog_flood", `{"task_id":"T-flood"}`))
+	env := h.OK(h.CallCtx(ctx, "dialog_flood", `{"task_id":"T-flood"}`))
 	if env.Data["clicks"] != "1" || env.Data["dialog"] != "dialog 600" || env.Attempts != 1 {
 		t.Errorf("data %v, attempts %d: want one click and the 600th dialog", env.Data, env.Attempts)
 	}

@@ -1,4 +1,4 @@
-package run_test
+package shoptest
 
 import (
 	"fmt"
@@ -43,14 +43,14 @@ steps:
 output:
   heading: ${{ vars.heading }}
 `})
-	opened := h.ok(h.call("open_notes", `{}`))
+	opened := h.OK(h.Call("open_notes", `{}`))
 	id, _ := opened.Data["env_id"].(string)
 	if id == "" {
 		t.Fatalf("no env_id: %+v", opened.Data)
 	}
 	for n := 1; n <= 3; n++ {
 		note := fmt.Sprintf("kept note %d", n)
-		env := h.ok(h.call("quick_save_kept", fmt.Sprintf(`{"task_id": "k%d", "env_id": %q, "note": %q}`, n, id, note)))
+		env := h.OK(h.Call("quick_save_kept", fmt.Sprintf(`{"task_id": "k%d", "env_id": %q, "note": %q}`, n, id, note)))
 		if got := env.Data["heading"]; got != "Saved" {
 			t.Errorf("call %d on the kept page: the step after the click read heading %v, want Saved", n, got)
 		}

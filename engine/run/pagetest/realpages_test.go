@@ -1,4 +1,4 @@
-package run_test
+package pagetest
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -171,23 +172,23 @@ real.far.hovered:
 // realHarness is an engine serving the demo workflows plus workflows, with
 // the demo selector map plus resolveTargets, and testdata/real/resolve
 // served as config.real_base. tweak may adjust the config further.
-func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) (*harness, *testsite.Site) {
+func realHarness(t *testing.T, workflows map[string]string, tweak func(*config.Config)) (*harness.Harness, *testsite.Site) {
 	t.Helper()
-	return realHarnessOn(t, demoSite, workflows, tweak)
+	return realHarnessOn(t, harness.DemoSite, workflows, tweak)
 }
 
 // realHarnessOn is realHarness with fx's engine settings.
-func realHarnessOn(t *testing.T, fx fixture, workflows map[string]string, tweak func(*config.Config)) (*harness, *testsite.Site) {
+func realHarnessOn(t *testing.T, fx harness.Fixture, workflows map[string]string, tweak func(*config.Config)) (*harness.Harness, *testsite.Site) {
 	t.Helper()
 	testsite.NeedChromium(t)
 	site := testsite.StartDir(t, "real/resolve")
-	demo, err := os.ReadFile(filepath.Join(repo, "examples", "demo", "selectors.yaml"))
+	demo, err := os.ReadFile(filepath.Join(testsite.Root(), "examples", "demo", "selectors.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sel := filepath.Join(t.TempDir(), "selectors.yaml")
-	writeFile(t, sel, string(demo)+resolveTargets+scrollTargets)
-	h := newColdHarnessOn(t, fx, workflows, func(c *config.Config) {
+	harness.WriteFile(t, sel, string(demo)+resolveTargets+scrollTargets)
+	h := harness.NewColdOn(t, fx, workflows, func(c *config.Config) {
 		c.Selectors = sel
 		c.Vars["real_base"] = site.URL("")
 		c.Vars["real_other"] = site.AltURL("")
@@ -195,7 +196,7 @@ func realHarnessOn(t *testing.T, fx fixture, workflows map[string]string, tweak 
 			tweak(c)
 		}
 	})
-	h.browserUp()
+	h.BrowserUp()
 	return h, site
 }
 
@@ -217,11 +218,11 @@ output:
   who: ${{ vars.who }}
   items: ${{ vars.items }}
 `}, nil)
-	env := h.ok(h.call("shadow_sign_in", `{}`))
+	env := h.OK(h.Call("shadow_sign_in", `{}`))
 	if got := env.Data["who"]; got != "Signed in as a@example.com" {
 		t.Errorf("who: %v", got)
 	}
-	items := list(t, env, "items")
+	items := harness.List(t, env, "items")
 	if items.Count != 3 || len(items.Items) != 3 {
 		t.Fatalf("items: %+v", items)
 	}
@@ -263,20 +264,20 @@ steps:
     timeout: 500ms
 `,
 	}, nil)
-	env := h.call("pay_in_frames", `{}`)
+	env := h.Call("pay_in_frames", `{}`)
 	if !env.OK {
-		t.Fatalf("%s\n%s", env.JSON(), h.trace(env).Error)
+		t.Fatalf("%s\n%s", env.JSON(), h.Trace(env).Error)
 	}
 	if env.Data["applied"] != "Applied SAVE10" || env.Data["status"] != "Card ending 4242" {
 		t.Errorf("data: %v", env.Data)
 	}
 	// within composes with frame: fields read inside each match of a many
 	// target in the cross-site frame.
-	labels := list(t, env, "labels")
+	labels := harness.List(t, env, "labels")
 	if labels.Count != 2 || labels.Items[0].(map[string]any)["label"] != "Card number" || labels.Items[1].(map[string]any)["label"] != "Name on card" {
 		t.Errorf("labels: %+v", labels)
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	var strategies []string
 	for _, s := range tr.Steps {
 		strategies = append(strategies, s.Target+"="+s.Strategy)
@@ -285,7 +286,7 @@ steps:
 		t.Errorf("trace strategies: %v", strategies)
 	}
 
-	env = h.code(h.call("lost_frame", `{}`), "target_not_found")
+	env = h.Code(h.Call("lost_frame", `{}`), "target_not_found")
 	if !strings.Contains(env.Message, "target real.card.lost not found: its frame real.frame.missing not found on /frames.html") {
 		t.Errorf("message: %s", env.Message)
 	}
@@ -326,9 +327,9 @@ output:
   out: ${{ vars.out }}
 `,
 	}, nil)
-	env := h.code(h.call("covered_click", `{}`), "target_covered")
-	for _, s := range h.trace(env).Steps {
-		if s.Kind == "click" && s.Code == "target_covered" && s.DurationMS > harnessStepTimeout.Milliseconds()*8/10 { // it must not wait out the step timeout
+	env := h.Code(h.Call("covered_click", `{}`), "target_covered")
+	for _, s := range h.Trace(env).Steps {
+		if s.Kind == "click" && s.Code == "target_covered" && s.DurationMS > harness.StepTimeout.Milliseconds()*8/10 { // it must not wait out the step timeout
 			t.Errorf("covered click took %dms", s.DurationMS)
 		}
 	}
@@ -336,11 +337,11 @@ output:
 		env.Message != `target real.banner.continue is covered by div#cookie-banner.banner.cookie "We use cookies to run this site. Accept"` {
 		t.Errorf("envelope: %s", env.JSON())
 	}
-	env = h.code(h.call("covered_fill", `{}`), "target_covered")
+	env = h.Code(h.Call("covered_fill", `{}`), "target_covered")
 	if !strings.Contains(env.Message, `target real.banner.name is covered by div#modal-backdrop.backdrop "Please wait for your modal"`) {
 		t.Errorf("message: %s", env.Message)
 	}
-	env = h.ok(h.call("accept_then_click", `{}`))
+	env = h.OK(h.Call("accept_then_click", `{}`))
 	if env.Data["out"] != "continue clicked" {
 		t.Errorf("out: %v", env.Data["out"])
 	}
@@ -377,25 +378,25 @@ steps:
     timeout: 400ms
 `,
 	}, func(c *config.Config) { c.Limits.MaxListItems = 250 })
-	env := h.ok(h.call("read_results", `{"n": 0}`))
-	for _, s := range h.trace(env).Steps {
-		if s.Kind == "extract" && s.DurationMS > harnessStepTimeout.Milliseconds()*8/10 { // well below the step timeout
+	env := h.OK(h.Call("read_results", `{"n": 0}`))
+	for _, s := range h.Trace(env).Steps {
+		if s.Kind == "extract" && s.DurationMS > harness.StepTimeout.Milliseconds()*8/10 { // well below the step timeout
 			t.Errorf("extract %s took %dms: an empty list must not wait out the step timeout", s.Target, s.DurationMS)
 		}
 	}
-	rows := list(t, env, "rows")
+	rows := harness.List(t, env, "rows")
 	if rows.Count != 0 || len(rows.Items) != 0 || rows.Truncated {
 		t.Errorf("empty rows: %+v", rows)
 	}
-	if cl := list(t, env, "classes"); cl.Count != 0 {
+	if cl := harness.List(t, env, "classes"); cl.Count != 0 {
 		t.Errorf("a many target without list: %+v", cl)
 	}
 	if env.Data["pw"] != "" {
 		t.Errorf("password read as %v", env.Data["pw"])
 	}
 
-	env = h.ok(h.call("read_results", `{"n": 300}`))
-	rows = list(t, env, "rows")
+	env = h.OK(h.Call("read_results", `{"n": 300}`))
+	rows = harness.List(t, env, "rows")
 	if rows.Count != 250 || !rows.Truncated {
 		t.Errorf("300 rows with max_list_items 250: count %d truncated %v", rows.Count, rows.Truncated)
 	}
@@ -404,7 +405,7 @@ steps:
 		t.Errorf("row 250: %v", last)
 	}
 	// The trace names the fallback the f2 field used.
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	var got string
 	for _, s := range tr.Steps {
 		if s.Kind == "extract" && s.Target == "real.list.rows" {
@@ -416,7 +417,7 @@ steps:
 		t.Errorf("trace strategy: %q", got)
 	}
 
-	env = h.code(h.call("read_missing", `{}`), "target_not_found")
+	env = h.Code(h.Call("read_missing", `{}`), "target_not_found")
 	// A loaded machine may end the 400 ms wait while the page is still
 	// being read ("was not ready within"): the code is the same.
 	if !strings.Contains(env.Message, "target real.list.first_row not found on /list.html") && !strings.Contains(env.Message, "target real.list.first_row was not ready within") {
@@ -480,28 +481,28 @@ output:
   which: ${{ vars.which }}
 `,
 	}, nil)
-	env := h.ok(h.call("wait_any", `{"n": 0}`))
+	env := h.OK(h.Call("wait_any", `{"n": 0}`))
 	if env.Data["outcome"] != 1 {
 		t.Errorf("no results: outcome %v", env.Data["outcome"])
 	}
-	if rows := list(t, env, "rows"); rows.Count != 0 {
+	if rows := harness.List(t, env, "rows"); rows.Count != 0 {
 		t.Errorf("no results: rows %+v", rows)
 	}
-	env = h.ok(h.call("wait_any", `{"n": 4}`))
-	if env.Data["outcome"] != 0 || list(t, env, "rows").Count != 4 {
+	env = h.OK(h.Call("wait_any", `{"n": 4}`))
+	if env.Data["outcome"] != 0 || harness.List(t, env, "rows").Count != 4 {
 		t.Errorf("4 rows: %s", env.JSON())
 	}
 
-	env = h.code(h.call("wait_count_short", `{}`), "target_not_found")
+	env = h.Code(h.Call("wait_count_short", `{}`), "target_not_found")
 	if !strings.Contains(env.Message, "target real.list.rows did not reach 4 visible matches on /list.html after 400ms") {
 		t.Errorf("message: %s", env.Message)
 	}
 
-	env = h.ok(h.call("wait_push", `{}`))
+	env = h.OK(h.Call("wait_push", `{}`))
 	if u, _ := env.Data["url"].(string); !strings.HasSuffix(u, "/pushed/done") {
 		t.Errorf("url after pushState: %v", env.Data["url"])
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	var codes []string
 	for _, s := range tr.Steps {
 		codes = append(codes, s.Kind+":"+s.Code)
@@ -510,7 +511,7 @@ output:
 		t.Errorf("steps: %s", diff)
 	}
 
-	env = h.ok(h.call("wait_frames", `{}`))
+	env = h.OK(h.Call("wait_frames", `{}`))
 	if env.Data["which"] != 1 {
 		t.Errorf("which: %v", env.Data["which"])
 	}
@@ -520,7 +521,7 @@ output:
 // the production default step timeout (10s).
 func TestRealWaitBeyondStepTimeout(t *testing.T) {
 	t.Parallel()
-	h, _ := realHarnessOn(t, demoSite.withDefaultStepTimeout(), map[string]string{
+	h, _ := realHarnessOn(t, harness.DemoSite.WithDefaultStepTimeout(), map[string]string{
 		"wait_long": `
 name: wait_long
 description: A wait longer than the default step timeout (10s).
@@ -533,8 +534,8 @@ output:
   rows: ${{ vars.rows }}
 `,
 	}, nil)
-	env := h.ok(h.call("wait_long", `{}`))
-	if list(t, env, "rows").Count != 2 {
+	env := h.OK(h.Call("wait_long", `{}`))
+	if harness.List(t, env, "rows").Count != 2 {
 		t.Errorf("rows after a long wait: %s", env.JSON())
 	}
 }
@@ -560,8 +561,8 @@ output:
   rows: ${{ vars.rows }}
 `}, nil)
 	for _, nav := range []string{"push", "reload"} {
-		env := h.ok(h.call("read_pages", `{"nav": "`+nav+`"}`))
-		rows := list(t, env, "rows")
+		env := h.OK(h.Call("read_pages", `{"nav": "`+nav+`"}`))
+		rows := harness.List(t, env, "rows")
 		var skus []string
 		for _, r := range rows.Items {
 			skus = append(skus, r.(map[string]any)["sku"].(string))
@@ -570,8 +571,8 @@ output:
 			t.Errorf("%s: rows %s truncated %v", nav, got, rows.Truncated)
 		}
 	}
-	env := h.ok(h.call("read_pages", `{"max": 2}`))
-	if rows := list(t, env, "rows"); rows.Count != 6 || !rows.Truncated {
+	env := h.OK(h.Call("read_pages", `{"max": 2}`))
+	if rows := harness.List(t, env, "rows"); rows.Count != 6 || !rows.Truncated {
 		t.Errorf("max 2 pages: count %d truncated %v", rows.Count, rows.Truncated)
 	}
 }
@@ -611,15 +612,15 @@ steps:
     timeout: 15s # the option never comes, so this is waited out; 3 s left the combobox not ready at a load of 40
 `,
 	}, nil)
-	env := h.ok(h.call("choose", `{}`))
+	env := h.OK(h.Call("choose", `{}`))
 	if env.Data["size"] != "size l" || env.Data["country"] != "chose FR" || env.Data["lang"] != "chose Deutsch" {
 		t.Errorf("data: %v", env.Data)
 	}
-	env = h.code(h.call("choose_missing", `{}`), "target_not_found")
+	env = h.Code(h.Call("choose_missing", `{}`), "target_not_found")
 	if env.Message != `target real.combo.country has no option "Spain" (options: Germany, France, Italy)` {
 		t.Errorf("aria message: %s", env.Message)
 	}
-	env = h.code(h.call("choose_missing", `{"native": true}`), "target_not_found")
+	env = h.Code(h.Call("choose_missing", `{"native": true}`), "target_not_found")
 	if env.Message != `target real.combo.size has no option "Huge" (options: Small, Medium, Large)` {
 		t.Errorf("native message: %s", env.Message)
 	}
@@ -646,13 +647,13 @@ steps:
 `,
 	}, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
 	// The page and its same-origin frame work; the card document never loads.
-	env := h.ok(h.call("frames_allowed", `{}`))
-	steps := h.trace(env).Steps
+	env := h.OK(h.Call("frames_allowed", `{}`))
+	steps := h.Trace(env).Steps
 	if len(steps) < 3 || steps[2].Kind != "wait" || steps[2].Code != "target_not_found" {
 		t.Errorf("the cross-site frame's text appeared, or the wait did not run: %+v", steps)
 	}
 	// Reaching into the refused frame names the host.
-	env = h.code(h.call("frames_allowed", `{"card": true}`), "host_not_allowed")
+	env = h.Code(h.Call("frames_allowed", `{"card": true}`), "host_not_allowed")
 	if !strings.Contains(env.Message, `target real.card.number is in a frame whose document the browser refused: host "localhost:`) || !env.NeedsHuman {
 		t.Errorf("envelope: %s", env.JSON())
 	}

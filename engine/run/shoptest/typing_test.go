@@ -1,4 +1,4 @@
-package run_test
+package shoptest
 
 import (
 	"slices"
@@ -45,7 +45,7 @@ output:
   inner: ${{ vars.inner }}
   log: ${{ vars.log }}
 `})
-	env := h.ok(h.call("type_all", `{"task_id": "ty1"}`))
+	env := h.OK(h.Call("type_all", `{"task_id": "ty1"}`))
 	for k, want := range map[string]string{"plain": "new text", "area": "line one\nline two", "upper": "QUIET", "editor": "new editor", "inner": "new inner"} {
 		if got := env.Data[k]; got != want {
 			t.Errorf("%s holds %q, want %q", k, got, want)

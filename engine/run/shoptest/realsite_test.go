@@ -1,4 +1,4 @@
-package run_test
+package shoptest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -23,7 +24,7 @@ import (
 // the trace.
 func TestDialogs(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"clear_orders": `
 name: clear_orders
 description: Press "Clear history" on My orders, answering its confirm as told.
@@ -56,14 +57,14 @@ output:
 		answer string
 		rows   int
 	}{{"default", 10}, {"dismiss", 10}, {"accept", 0}} {
-		env := h.ok(h.call("clear_orders", `{"task_id": "t-`+c.answer+`", "answer": "`+c.answer+`"}`))
+		env := h.OK(h.Call("clear_orders", `{"task_id": "t-`+c.answer+`", "answer": "`+c.answer+`"}`))
 		if env.Data["alert"] != "Printing is not available in this demo" || env.Data["confirm"] != "Clear your order history?" {
 			t.Errorf("%s: page.dialog: %s", c.answer, env.JSON())
 		}
-		if n := list(t, env, "rows").Count; n != c.rows {
+		if n := harness.List(t, env, "rows").Count; n != c.rows {
 			t.Errorf("%s: %d rows left, want %d: %s", c.answer, n, c.rows, env.JSON())
 		}
-		notes := h.dialogNotes(env)
+		notes := h.DialogNotes(env)
 		want := "dismissed by default"
 		if c.answer == "accept" {
 			want = "accepted as the step's dialog key says"
@@ -82,7 +83,7 @@ output:
 // templated data: and javascript: URLs are refused.
 func TestGotoStatus(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"open": `
 name: open
 description: Open a path of the shop.
@@ -132,28 +133,28 @@ output:
   title: ${{ page.title }}
 `,
 	}, nil)
-	env := h.code(h.call("open", `{"path": "/status?code=500"}`), "navigation_failed")
+	env := h.Code(h.Call("open", `{"path": "/status?code=500"}`), "navigation_failed")
 	if !strings.Contains(env.Message, "HTTP 500") || !env.Retryable {
 		t.Errorf("500: %s", env.JSON())
 	}
-	env = h.code(h.call("open", `{"path": "/gone.html"}`), "navigation_failed")
+	env = h.Code(h.Call("open", `{"path": "/gone.html"}`), "navigation_failed")
 	if !strings.Contains(env.Message, "HTTP 404") {
 		t.Errorf("404: %s", env.JSON())
 	}
-	h.ok(h.call("open", `{"path": "/status?code=201"}`))
-	h.ok(h.call("open_missing", `{}`))
-	h.ok(h.call("open_strict", `{}`))
-	env = h.code(h.call("open_strict", `{"code": 201}`), "navigation_failed")
+	h.OK(h.Call("open", `{"path": "/status?code=201"}`))
+	h.OK(h.Call("open_missing", `{}`))
+	h.OK(h.Call("open_strict", `{}`))
+	env = h.Code(h.Call("open_strict", `{"code": 201}`), "navigation_failed")
 	if !strings.Contains(env.Message, "HTTP 201, expected one of [200]") {
 		t.Errorf("expect_status: %s", env.JSON())
 	}
 	for _, u := range []string{"data:text/html,<h1>hi</h1>", "javascript:alert(1)", " DATA:text/plain,x"} {
-		env = h.code(h.call("open_any", `{"url": "`+u+`"}`), "host_not_allowed")
+		env = h.Code(h.Call("open_any", `{"url": "`+u+`"}`), "host_not_allowed")
 		if !env.NeedsHuman {
 			t.Errorf("%s: %s", u, env.JSON())
 		}
 	}
-	if env := h.ok(h.call("open_literal_data", `{}`)); env.Data["title"] != "inline" {
+	if env := h.OK(h.Call("open_literal_data", `{}`)); env.Data["title"] != "inline" {
 		t.Errorf("literal data: URL: %s", env.JSON())
 	}
 }
@@ -163,7 +164,7 @@ output:
 // below it.
 func TestDeadlines(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"late_report": `
 name: late_report
 description: Wait for a report that takes ms milliseconds.
@@ -187,38 +188,38 @@ steps:
 output:
   done: true
 `,
-	}, nil, realSite.withDefaultStepTimeout())
+	}, nil, harness.RealSite.WithDefaultStepTimeout())
 	// The browser is up first: a 2s deadline is for the wait, not for
 	// starting Chromium on a busy machine.
-	h.ok(h.call("late_report", `{"ms": 0}`))
+	h.OK(h.Call("late_report", `{"ms": 0}`))
 	// A wait still running at the deadline: deadline_exceeded, and the
 	// failure capture keeps the call within 1s past the deadline.
 	start := time.Now()
-	env := h.code(h.call("late_report", `{"ms": 20000, "deadline": "2s"}`), "deadline_exceeded")
+	env := h.Code(h.Call("late_report", `{"ms": 20000, "deadline": "2s"}`), "deadline_exceeded")
 	if took := time.Since(start); took > 10*time.Second || !env.Retryable {
 		t.Errorf("deadline: took %s: %s", took, env.JSON())
 	}
 	// A wait for a text reports its own expiry as target_not_found; at the
 	// call's deadline it is deadline_exceeded all the same.
 	start = time.Now()
-	env = h.code(h.call("late_report", `{"ms": 20000, "deadline": "2s", "wait": "text"}`), "deadline_exceeded")
+	env = h.Code(h.Call("late_report", `{"ms": 20000, "deadline": "2s", "wait": "text"}`), "deadline_exceeded")
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("deadline: took %s: %s", took, env.JSON())
 	}
 	// The capture is bounded by the deadline + 1 s: on a busy machine it
 	// may keep less, and the trace then says why.
-	if tr := h.trace(env); len(tr.Artifacts) == 0 && !strings.Contains(tr.Error, "failure capture") {
+	if tr := h.Trace(env); len(tr.Artifacts) == 0 && !strings.Contains(tr.Error, "failure capture") {
 		t.Errorf("the failure capture kept nothing and the trace does not say why: %q", tr.Error)
 	}
 	// wait.timeout beyond the default step timeout of 10s.
-	h.ok(h.call("late_report", `{"ms": 11000}`))
+	h.OK(h.Call("late_report", `{"ms": 11000}`))
 	// Without one, the default step timeout applies: target_not_found (the
 	// report comes 10s after it, so a late start on a busy machine cannot
 	// let the wait see it).
-	h.code(h.call("late_report", `{"ms": 20000, "wait": "none"}`), "target_not_found")
+	h.Code(h.Call("late_report", `{"ms": 20000, "wait": "none"}`), "target_not_found")
 	// A common timeout shorter than the default: were the default 10s
 	// applied instead, the wait would see the report at 8s and end ok.
-	h.code(h.call("late_report", `{"ms": 8000, "wait": "common"}`), "target_not_found")
+	h.Code(h.Call("late_report", `{"ms": 8000, "wait": "common"}`), "target_not_found")
 }
 
 // TestNoPageCaptureSaysWhy: a call that fails before it has a page (here:
@@ -228,7 +229,7 @@ output:
 // open in time.
 func TestNoPageCaptureSaysWhy(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"hold": `
 name: hold
 description: Open an environment and keep it.
@@ -247,12 +248,12 @@ deadline: 2s
 steps:
   - goto: ${{ config.shop_base }}/
 `}, func(c *config.Config) { c.Browser.MaxEnvironments, c.Browser.Spare = 1, 0 })
-	h.ok(h.call("hold", `{}`))
-	env := h.call("glance", `{}`)
+	h.OK(h.Call("hold", `{}`))
+	env := h.Call("glance", `{}`)
 	if env.OK {
 		t.Fatalf("a call with no room in the pool: %s", env.JSON())
 	}
-	if tr := h.trace(env); len(tr.Artifacts) != 0 || !strings.Contains(tr.Error, "no failure capture: the call failed before its page was ready") {
+	if tr := h.Trace(env); len(tr.Artifacts) != 0 || !strings.Contains(tr.Error, "no failure capture: the call failed before its page was ready") {
 		t.Errorf("a call that never had a page: artifacts %v, trace error %q", tr.Artifacts, tr.Error)
 	}
 }
@@ -261,7 +262,7 @@ steps:
 // that sets none, and a step's own timeout still overrides it.
 func TestStepTimeoutFromConfig(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"late_report": `
 name: late_report
 description: Wait for a report that takes ms milliseconds.
@@ -277,11 +278,11 @@ steps:
   - wait: {visible: nw.late.report, timeout: 50s}
     if: params.own
 `}, func(c *config.Config) { c.Limits.StepTimeout = 1500 * time.Millisecond })
-	env := h.code(h.call("late_report", `{"ms": 20000}`), "target_not_found")
+	env := h.Code(h.Call("late_report", `{"ms": 20000}`), "target_not_found")
 	if !strings.Contains(env.Message, "after 1.5s") {
 		t.Errorf("a wait with no timeout, under limits.step_timeout 1.5s: %s", env.JSON())
 	}
-	h.ok(h.call("late_report", `{"ms": 3000, "own": true}`))
+	h.OK(h.Call("late_report", `{"ms": 3000, "own": true}`))
 }
 
 // orderRead is the order summary the order tests read.
@@ -305,7 +306,7 @@ output:
 // takes a target parameter.
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"order_extras": `
 name: order_extras
 description: Order with gift wrap, without the newsletter, by express and invoice.
@@ -341,27 +342,27 @@ steps:
   - check: nw.order.place
 `,
 	}, nil)
-	env := h.ok(h.call("order_extras", `{"task_id": "o-1", "shipping": "nw.order.shipping.express"}`))
+	env := h.OK(h.Call("order_extras", `{"task_id": "o-1", "shipping": "nw.order.shipping.express"}`))
 	want := map[string]any{"number": "NW-5001", "extras": "gift wrap", "shipping": "express", "payment": "invoice", "exemption": "none"}
 	for k, v := range want {
 		if env.Data[k] != v {
 			t.Errorf("%s = %v, want %v: %s", k, env.Data[k], v, env.JSON())
 		}
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	if s := tr.Steps[6]; s.Kind != "check" || s.Target != "nw.order.shipping.express" {
 		t.Errorf("the target parameter's step is traced as %+v", s)
 	}
-	env = h.ok(h.call("order_extras", `{"task_id": "o-2", "shipping": "nw.order.shipping.standard"}`))
+	env = h.OK(h.Call("order_extras", `{"task_id": "o-2", "shipping": "nw.order.shipping.standard"}`))
 	if env.Data["shipping"] != "standard" {
 		t.Errorf("standard: %s", env.JSON())
 	}
-	h.code(h.call("order_extras", `{"task_id": "o-3", "shipping": "nw.order.place"}`), "invalid_params")
-	env = h.code(h.call("untick_radio", `{"task_id": "r"}`), "assertion_failed")
+	h.Code(h.Call("order_extras", `{"task_id": "o-3", "shipping": "nw.order.place"}`), "invalid_params")
+	env = h.Code(h.Call("untick_radio", `{"task_id": "r"}`), "assertion_failed")
 	if !strings.Contains(env.Message, "radio") {
 		t.Errorf("untick radio: %s", env.JSON())
 	}
-	env = h.code(h.call("check_button", `{"task_id": "b"}`), "target_not_found")
+	env = h.Code(h.Call("check_button", `{"task_id": "b"}`), "target_not_found")
 	if !strings.Contains(env.Message, "not a checkbox") {
 		t.Errorf("check a button: %s", env.JSON())
 	}
@@ -371,7 +372,7 @@ steps:
 // it or missing is invalid_params, a missing literal one config_error.
 func TestUpload(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"order_exempt": `
 name: order_exempt
 description: Order on invoice with a tax exemption certificate.
@@ -404,21 +405,21 @@ steps:
   - upload: {target: nw.order.quantity, files: [exemption.txt]}
 `,
 	}, nil)
-	env := h.ok(h.call("order_exempt", `{"task_id": "u-1"}`))
+	env := h.OK(h.Call("order_exempt", `{"task_id": "u-1"}`))
 	if env.Data["exemption"] != "exemption.txt" || !strings.HasPrefix(env.Data["attached"].(string), "Attached: exemption.txt (") {
 		t.Errorf("upload: %s", env.JSON())
 	}
 	for i, bad := range []string{"../toolwright.yaml", "/etc/passwd", "sub/../../x", "missing.txt"} {
-		env := h.code(h.call("order_exempt", fmt.Sprintf(`{"task_id": "u-bad-%d", "file": %q}`, i, bad)), "invalid_params")
+		env := h.Code(h.Call("order_exempt", fmt.Sprintf(`{"task_id": "u-bad-%d", "file": %q}`, i, bad)), "invalid_params")
 		if env.Retryable || !strings.Contains(env.Message, "uploads_dir") {
 			t.Errorf("%s: %s", bad, env.JSON())
 		}
 	}
-	env = h.code(h.call("upload_missing", `{"task_id": "u-m"}`), "config_error")
+	env = h.Code(h.Call("upload_missing", `{"task_id": "u-m"}`), "config_error")
 	if !strings.Contains(env.Message, `"not-there.pdf" is not in uploads_dir`) {
 		t.Errorf("missing literal file: %s", env.JSON())
 	}
-	env = h.code(h.call("upload_wrong_input", `{"task_id": "u-w"}`), "target_not_found")
+	env = h.Code(h.Call("upload_wrong_input", `{"task_id": "u-w"}`), "target_not_found")
 	if !strings.Contains(env.Message, "not a file input") {
 		t.Errorf("upload into a text field: %s", env.JSON())
 	}
@@ -429,7 +430,7 @@ steps:
 // and leaves no file.
 func TestDownload(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"export_orders": `
 name: export_orders
 description: Download my orders as CSV.
@@ -446,7 +447,7 @@ output:
   csv: ${{ vars.csv }}
 `,
 	}, nil)
-	env := h.ok(h.call("export_orders", `{}`))
+	env := h.OK(h.Call("export_orders", `{}`))
 	ref, ok := env.Data["csv"].(map[string]any)
 	if !ok {
 		t.Fatalf("csv is not a file reference: %s", env.JSON())
@@ -461,7 +462,7 @@ output:
 	if err != nil || string(got) != string(want) {
 		t.Errorf("the saved file %s differs (%v)", file, err)
 	}
-	if wantFile, _ := filepath.Abs(filepath.Join(h.cfg.StateDir, "downloads", env.TraceID, "orders.csv")); file != wantFile {
+	if wantFile, _ := filepath.Abs(filepath.Join(h.Cfg.StateDir, "downloads", env.TraceID, "orders.csv")); file != wantFile {
 		t.Errorf("saved as %s, want %s", file, wantFile)
 	}
 	if ref["name"] != "orders.csv" || fmt.Sprint(ref["bytes"]) != fmt.Sprint(len(want)) || ref["mime"] != "text/csv" || ref["uri"] != "toolwright://downloads/"+env.TraceID+"/orders.csv" {
@@ -470,11 +471,11 @@ output:
 	if strings.Contains(string(env.JSON()), "NW-4959") {
 		t.Errorf("the content was inlined: %s", env.JSON())
 	}
-	env = h.code(h.call("export_orders", `{"max_bytes": 100}`), "limit_exceeded")
+	env = h.Code(h.Call("export_orders", `{"max_bytes": 100}`), "limit_exceeded")
 	if !strings.Contains(env.Message, "max_bytes (100 bytes)") || env.Retryable {
 		t.Errorf("over max_bytes: %s", env.JSON())
 	}
-	entries, _ := os.ReadDir(filepath.Join(h.cfg.StateDir, "downloads", env.TraceID))
+	entries, _ := os.ReadDir(filepath.Join(h.Cfg.StateDir, "downloads", env.TraceID))
 	if len(entries) != 0 {
 		t.Errorf("a download over max_bytes left %d files", len(entries))
 	}
@@ -546,21 +547,21 @@ output:
   env_id: ${{ env.id }}
 `
 	popups["product_popup_given"] = strings.Replace(strings.Replace(popups["product_popup"], "name: product_popup", "name: product_popup_given", 1), "risk: read\n", "risk: read\nenv: given\n", 1)
-	h := newRealHarness(t, popups, nil)
-	env := h.ok(h.call("product_popup", `{}`))
+	h := harness.NewReal(t, popups, nil)
+	env := h.OK(h.Call("product_popup", `{}`))
 	if env.Data["name"] != "Ridge 2P Tent" || env.Data["price"] != "$249.00" || !strings.Contains(env.Data["url"].(string), "product.html?id=tent-2p") ||
 		env.Data["back"] != "See our partner's deal" || !strings.HasSuffix(env.Data["opener"].(string), "/products.html") {
 		t.Errorf("popup tab: %s", env.JSON())
 	}
-	env = h.ok(h.call("product_popup", `{"how": "window"}`))
+	env = h.OK(h.Call("product_popup", `{"how": "window"}`))
 	if env.Data["name"] != "Basecamp 4P Tent" || env.Data["price"] != "Back order" {
 		t.Errorf("popup window: %s", env.JSON())
 	}
 	// The popup is closed afterwards: its environment has one page again.
-	env = h.ok(h.call("open_shop", `{}`))
+	env = h.OK(h.Call("open_shop", `{}`))
 	id, _ := env.Data["env_id"].(string)
-	h.ok(h.call("product_popup_given", `{"env_id": "`+id+`"}`))
-	e, err := h.bm.Get(id)
+	h.OK(h.Call("product_popup_given", `{"env_id": "`+id+`"}`))
+	e, err := h.BM.Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,11 +579,11 @@ output:
 		t.Errorf("the environment has %d pages after a popup, want 1", pages)
 	}
 	// Without allowed hosts the partner page opens; with them it is refused.
-	if env := h.ok(h.call("partner_popup", `{}`)); env.Data["name"] != "Partner deal" {
+	if env := h.OK(h.Call("partner_popup", `{}`)); env.Data["name"] != "Partner deal" {
 		t.Errorf("partner popup: %s", env.JSON())
 	}
-	strict := newRealHarness(t, popups, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
-	env = strict.code(strict.call("partner_popup", `{}`), "host_not_allowed")
+	strict := harness.NewReal(t, popups, func(c *config.Config) { c.Policy.AllowedHosts = []string{"127.0.0.1"} })
+	env = strict.Code(strict.Call("partner_popup", `{}`), "host_not_allowed")
 	if !strings.Contains(env.Message, "localhost") {
 		t.Errorf("partner popup on a host not allowed: %s", env.JSON())
 	}
@@ -592,7 +593,7 @@ output:
 // bounded by max.
 func TestScroll(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, map[string]string{
+	h := harness.NewReal(t, map[string]string{
 		"read_feed": `
 name: read_feed
 description: Read the new arrivals.
@@ -623,19 +624,19 @@ output:
   y: ${{ vars.y }}
 `,
 	}, nil)
-	env := h.ok(h.call("read_feed", `{}`))
-	if l := list(t, env, "items"); l.Count < 35 || l.Count >= 60 {
+	env := h.OK(h.Call("read_feed", `{}`))
+	if l := harness.List(t, env, "items"); l.Count < 35 || l.Count >= 60 {
 		t.Errorf("until 35 items: %d", l.Count)
 	}
-	env = h.ok(h.call("read_feed", `{"until": "end"}`))
-	if l := list(t, env, "items"); l.Count != 60 {
+	env = h.OK(h.Call("read_feed", `{"until": "end"}`))
+	if l := harness.List(t, env, "items"); l.Count != 60 {
 		t.Errorf("until the end: %d items", l.Count)
 	}
-	env = h.code(h.call("read_feed", `{"until": "end", "max": 1}`), "limit_exceeded")
+	env = h.Code(h.Call("read_feed", `{"until": "end", "max": 1}`), "limit_exceeded")
 	if !strings.Contains(env.Message, "scrolled 1 screens and visible nw.feed.end never held") {
 		t.Errorf("max: %s", env.JSON())
 	}
-	h.ok(h.call("scroll_into_view", `{}`))
+	h.OK(h.Call("scroll_into_view", `{}`))
 }
 
 // TestDefaultToolsOnOrdinaryPages: list_links and read_page_text read any
@@ -643,27 +644,27 @@ output:
 // and sections, and an empty page gives empty lists, not an error.
 func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, nil, nil, defaultTools)
-	env := h.ok(h.call("prepare_environment", `{}`))
+	h := harness.NewReal(t, nil, nil, harness.DefaultTools)
+	env := h.OK(h.Call("prepare_environment", `{}`))
 	id := env.Data["env_id"].(string)
 	open := func(path string) {
 		t.Helper()
-		h.ok(h.call("open_page", fmt.Sprintf(`{"env_id": %q, "url": %q}`, id, h.site.URL(path))))
+		h.OK(h.Call("open_page", fmt.Sprintf(`{"env_id": %q, "url": %q}`, id, h.Site.URL(path))))
 	}
 	open("/index.html")
-	env = h.ok(h.call("list_links", `{"env_id": "`+id+`"}`))
-	texts := list(t, env, "texts")
+	env = h.OK(h.Call("list_links", `{"env_id": "`+id+`"}`))
+	texts := harness.List(t, env, "texts")
 	joined := fmt.Sprint(texts.Items)
 	for _, want := range []string{"Search the catalogue", "Download your orders (CSV)", "My orders"} { // the last from the script-made top bar
 		if !strings.Contains(joined, want) {
 			t.Errorf("list_links misses %q: %s", want, joined)
 		}
 	}
-	if hrefs := list(t, env, "hrefs"); hrefs.Count != texts.Count || hrefs.Count < 10 {
+	if hrefs := harness.List(t, env, "hrefs"); hrefs.Count != texts.Count || hrefs.Count < 10 {
 		t.Errorf("list_links: %d hrefs, %d texts", hrefs.Count, texts.Count)
 	}
-	env = h.ok(h.call("read_page_text", `{"env_id": "`+id+`"}`))
-	blocks := fmt.Sprint(list(t, env, "blocks").Items)
+	env = h.OK(h.Call("read_page_text", `{"env_id": "`+id+`"}`))
+	blocks := fmt.Sprint(harness.List(t, env, "blocks").Items)
 	for _, want := range []string{"Gear for every trail", "Tents, packs and boots tested on real mountains. Free returns within 30 days."} {
 		if !strings.Contains(blocks, want) {
 			t.Errorf("read_page_text misses %q (a div's text): %s", want, blocks)
@@ -674,14 +675,14 @@ func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 	}
 	open("/empty.html")
 	for _, tool := range []string{"list_links", "read_page_text"} {
-		env = h.ok(h.call(tool, `{"env_id": "`+id+`"}`))
+		env = h.OK(h.Call(tool, `{"env_id": "`+id+`"}`))
 		for name, v := range env.Data {
 			if l, ok := v.(result.List); ok && (l.Count != 0 || l.Truncated) {
 				t.Errorf("%s on an empty page: %s = %+v", tool, name, l)
 			}
 		}
 	}
-	h.ok(h.call("close_environment", `{"env_id": "`+id+`"}`))
+	h.OK(h.Call("close_environment", `{"env_id": "`+id+`"}`))
 }
 
 // TestRealsiteFrameAndShadow: the example workflows that need shadow DOM
@@ -689,12 +690,12 @@ func TestDefaultToolsOnOrdinaryPages(t *testing.T) {
 // another site, so Chromium runs it out of process).
 func TestRealsiteFrameAndShadow(t *testing.T) {
 	t.Parallel()
-	h := newRealHarness(t, nil, nil)
-	env := h.ok(h.call("pay_by_card", `{"task_id": "card-1", "card_number": "4242424242424242", "expiry": "12/29", "cvc": "123"}`))
+	h := harness.NewReal(t, nil, nil)
+	env := h.OK(h.Call("pay_by_card", `{"task_id": "card-1", "card_number": "4242424242424242", "expiry": "12/29", "cvc": "123"}`))
 	if env.Data["payment"] != "card ending 4242" {
 		t.Errorf("pay by card: %s", env.JSON())
 	}
-	env = h.ok(h.call("sign_in", `{}`))
+	env = h.OK(h.Call("sign_in", `{}`))
 	if env.Data["signed_in"] != true {
 		t.Errorf("sign in: %s", env.JSON())
 	}

@@ -1,4 +1,4 @@
-package run_test
+package safetytest
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/run/internal/harness"
 )
 
 // legacySite is a site that declares no charset, as old applications do:
@@ -113,12 +114,12 @@ func legacyLeaks(b []byte) []string {
 func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
 	t.Parallel()
 	site := legacySite(t)
-	h := newHarness(t, map[string]string{"legacy_form": legacyWorkflow}, func(c *config.Config) {
-		addSelectors(t, c, legacySelectors)
+	h := harness.New(t, map[string]string{"legacy_form": legacyWorkflow}, func(c *config.Config) {
+		harness.AddSelectors(t, c, legacySelectors)
 		c.Vars["legacy"] = site.URL
 		c.SetSecretValue("legacy", legacySecret)
 	})
-	env := h.ok(h.call("legacy_form", `{}`))
+	env := h.OK(h.Call("legacy_form", `{}`))
 	url, _ := env.Data["url"].(string)
 	if !strings.Contains(url, "/result?q=[redacted:legacy]") {
 		t.Errorf("data.url = %q, want the windows-1252 form redacted", url)
@@ -131,8 +132,8 @@ func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
 	for _, hit := range legacyLeaks(env.JSON()) {
 		t.Errorf("secret in the envelope: …%s…", hit)
 	}
-	failed := h.code(h.call("legacy_form", `{"fail":true}`), "target_not_found")
-	page, err := os.ReadFile(filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
+	failed := h.Code(h.Call("legacy_form", `{"fail":true}`), "target_not_found")
+	page, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +143,8 @@ func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
 	for _, hit := range legacyLeaks(page) {
 		t.Errorf("secret in page.html: …%s…", hit)
 	}
-	h.restart() // checkpoint the WAL, end the browser
-	err = filepath.WalkDir(filepath.Dir(h.cfg.StateDir), func(path string, d os.DirEntry, err error) error {
+	h.Restart() // checkpoint the WAL, end the browser
+	err = filepath.WalkDir(filepath.Dir(h.Cfg.StateDir), func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return nil
 		}
@@ -220,14 +221,14 @@ func TestIdentitySecretNotRedacted(t *testing.T) {
 	t.Parallel()
 	site := adminSite(t)
 	const pass = "Pw-Qz9-Kestrel-44"
-	h := newHarness(t, map[string]string{"wp_profile": adminWorkflow}, func(c *config.Config) {
-		addSelectors(t, c, adminSelectors)
+	h := harness.New(t, map[string]string{"wp_profile": adminWorkflow}, func(c *config.Config) {
+		harness.AddSelectors(t, c, adminSelectors)
 		c.Vars["wp"] = site.URL
 		c.Secrets["wp_user"] = config.Secret{Env: "WP_USER", NoRedact: true}
 		c.SetSecretValue("wp_user", "admin")
 		c.SetSecretValue("wp_password", pass)
 	})
-	env := h.ok(h.call("wp_profile", `{}`))
+	env := h.OK(h.Call("wp_profile", `{}`))
 	if got := env.Data["howdy"]; got != "Howdy, admin" {
 		t.Errorf("data.howdy = %q, want the user name as it is", got)
 	}
@@ -237,7 +238,7 @@ func TestIdentitySecretNotRedacted(t *testing.T) {
 	if b := env.JSON(); bytes.Contains(b, []byte(pass)) || bytes.Contains(b, []byte("[redacted:wp_user]")) {
 		t.Errorf("envelope: %s", b)
 	}
-	tr := h.trace(env)
+	tr := h.Trace(env)
 	b := fmt.Sprint(tr)
 	if strings.Contains(b, pass) || strings.Contains(b, "[redacted:wp_user]") {
 		t.Errorf("trace: %s", b)
@@ -297,25 +298,25 @@ steps:
 func TestScreenshotsWithheldAfterSecretTyped(t *testing.T) {
 	t.Parallel()
 	site := drawnSite(t)
-	h := newHarness(t, map[string]string{"drawn": drawnWorkflow}, func(c *config.Config) {
-		addSelectors(t, c, "\ndrawn.in:\n  css: \"#in\"\ndrawn.missing:\n  css: \"#not-on-this-page\"\n")
+	h := harness.New(t, map[string]string{"drawn": drawnWorkflow}, func(c *config.Config) {
+		harness.AddSelectors(t, c, "\ndrawn.in:\n  css: \"#in\"\ndrawn.missing:\n  css: \"#not-on-this-page\"\n")
 		c.Vars["drawn"] = site.URL
 		c.SetSecretValue("enc", encSecret)
 	})
-	plain := h.code(h.call("drawn", `{"secret":false}`), "target_not_found")
-	shot := filepath.Join(h.cfg.StateDir, "artifacts", plain.TraceID, "failure.png")
+	plain := h.Code(h.Call("drawn", `{"secret":false}`), "target_not_found")
+	shot := filepath.Join(h.Cfg.StateDir, "artifacts", plain.TraceID, "failure.png")
 	if n := redPixels(t, shot); n < 500 {
 		t.Fatalf("the plain failure screenshot shows only %d red pixels: the test proves nothing", n)
 	}
-	failed := h.code(h.call("drawn", `{}`), "target_not_found")
-	dir := filepath.Join(h.cfg.StateDir, "artifacts", failed.TraceID)
+	failed := h.Code(h.Call("drawn", `{}`), "target_not_found")
+	dir := filepath.Join(h.Cfg.StateDir, "artifacts", failed.TraceID)
 	if _, err := os.Stat(filepath.Join(dir, "failure.png")); err == nil {
 		t.Errorf("a failure screenshot of a page a secret was typed into was kept (%d red pixels)", redPixels(t, filepath.Join(dir, "failure.png")))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "page.html")); err != nil {
 		t.Errorf("page.html: %v", err)
 	}
-	if tr := h.trace(failed); !strings.Contains(tr.Error, "secrets.enc was typed into this environment's page") {
+	if tr := h.Trace(failed); !strings.Contains(tr.Error, "secrets.enc was typed into this environment's page") {
 		t.Errorf("the trace does not say why there is no screenshot: %q", tr.Error)
 	}
 }
