@@ -103,10 +103,10 @@ func (r *recordRun) run(cmd *cobra.Command, name string) error {
 		Name: name, URL: url, Setup: r.setup, SetupArgs: r.setupArgs, Map: m, LiveAddr: r.liveAddr,
 		Say: func(s string) { fmt.Fprintln(errw, s) },
 	})
-	defer rec.Close()
 	if err != nil {
 		return err
 	}
+	defer rec.Close()
 	return r.finish(ctx, cmd, cfg, log, m, rec, paths, name, url)
 }
 

@@ -51,9 +51,15 @@ type Recorded struct {
 
 // Record opens the page (after the setup tool) in a window or the live
 // view and records until the person presses Finish. A context that ends
-// first stops it with ErrRecordingStopped.
-func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordOptions) (*Recorded, error) {
+// first stops it with ErrRecordingStopped. On an error nothing is left
+// open (the live view is closed too).
+func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordOptions) (_ *Recorded, err error) {
 	out := &Recorded{Close: func() {}}
+	defer func() {
+		if err != nil {
+			out.Close()
+		}
+	}()
 	if o.Say == nil {
 		o.Say = func(string) {}
 	}
@@ -62,17 +68,17 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 	tab, done, err := OpenPage(ctx, cfg, log, o.Setup, o.SetupArgs)
 	cfg.Browser.Headless = headless
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	defer done()
 	rec, err := record.Start(ctx, tab, record.Options{Map: o.Map, Log: log})
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	out.Started = time.Now()
 	if err := rec.Open(ctx, o.URL); err != nil {
 		rec.Stop()
-		return out, err
+		return nil, err
 	}
 	if o.LiveAddr != "" {
 		url, stop, err := htmlview.ServeLive(ctx, o.LiveAddr, tab, htmlview.LiveOptions{
@@ -82,7 +88,7 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 		})
 		if err != nil {
 			rec.Stop()
-			return out, err
+			return nil, err
 		}
 		out.Close = stop
 		o.Say(fmt.Sprintf("no display: open %s in your browser to see and work in the page", url))
@@ -92,11 +98,14 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 	case <-rec.Finished():
 	case <-ctx.Done():
 		rec.Stop()
-		return out, ErrRecordingStopped
+		return nil, ErrRecordingStopped
 	}
 	recErr := rec.Err()
 	out.Recording = rec.Stop()
-	return out, recErr
+	if recErr != nil {
+		return nil, recErr
+	}
+	return out, nil
 }
 
 func secretList(cfg *config.Config) []string {

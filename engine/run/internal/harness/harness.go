@@ -10,7 +10,7 @@
 //	steps := h.Trace(env).Steps
 //
 // The tests that use it are split over several test packages (engine/run's
-// own, langtest, pagetest, safetytest) so that no package comes near go
+// own, pagetest, safetytest, shoptest) so that no package comes near go
 // test's default timeout of 10 minutes.
 package harness
 
