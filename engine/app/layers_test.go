@@ -21,11 +21,11 @@ var layers = map[string]int{
 	"engine/app":         8,
 	"engine/testrun":     9,
 	"engine/app/project": 10,
-	// engine/run's end-to-end tests: the harness they share drives an
-	// engine built as the server builds it (app.BrowserOptions), and the
-	// test-only packages it serves import nothing outside their tests.
-	"engine/run/internal/harness": 9,
-	"engine/run/pagetest":         10, "engine/run/safetytest": 10, "engine/run/shoptest": 10,
+	// engine/run's test-only packages. The harness their tests share
+	// builds the engine as the server does (app.BrowserOptions), so it is
+	// test support outside engine/ (internal/harness), not an engine
+	// package importing a higher layer.
+	"engine/run/pagetest": 10, "engine/run/safetytest": 10, "engine/run/shoptest": 10,
 }
 
 const module = "github.com/toolwright/toolwright/"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // BenchmarkDownloadSubresources downloads a 20 MB report (a CSV attachment

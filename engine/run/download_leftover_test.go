@@ -2,7 +2,7 @@ package run_test
 
 import (
 	"fmt"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"io/fs"
 	"os"
 	"path/filepath"

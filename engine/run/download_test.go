@@ -16,7 +16,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 

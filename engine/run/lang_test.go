@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // Targets of the test pages of issue 19's language items.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 

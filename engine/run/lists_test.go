@@ -2,7 +2,7 @@ package run_test
 
 import (
 	"encoding/json"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"testing"
 )
 

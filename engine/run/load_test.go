@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 const loadRead = `

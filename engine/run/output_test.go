@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 const searchTable = `

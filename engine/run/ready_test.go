@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // Targets of testdata/site/ready.html, added to the demo map.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // callDir makes a call's folder of files under root, last modified at when.

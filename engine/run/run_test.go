@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )

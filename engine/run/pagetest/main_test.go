@@ -3,7 +3,7 @@
 // testdata/real/site): finding, scrolling to and acting on elements in
 // shadow roots, frames, popups and dialogs, and pages that misbehave (an
 // endless loop, a memory hog, a flood of window.open).
-// They run on engine/run/internal/harness, in a test binary of their own
+// They run on internal/harness, in a test binary of their own
 // so that no package of engine/run's tests comes near go test's default
 // timeout of 10 minutes (issue 24).
 package pagetest

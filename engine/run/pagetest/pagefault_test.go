@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"github.com/toolwright/toolwright/internal/testbrowser"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // TestPopupLeftOpen: a plain click on a target=_blank link leaves the new

@@ -1,7 +1,7 @@
 package pagetest
 
 import (
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"strings"
 	"testing"
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // Selector targets of testdata/site/echo.html, added to the demo map.

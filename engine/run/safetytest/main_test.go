@@ -3,7 +3,7 @@
 // never written in any encoding nor shown in a screenshot, the store
 // failing closed, subresources held to the allowed hosts, a crashed
 // renderer and a flood of dialogs.
-// They run on engine/run/internal/harness, in a test binary of their own
+// They run on internal/harness, in a test binary of their own
 // so that no package of engine/run's tests comes near go test's default
 // timeout of 10 minutes (issue 24).
 package safetytest

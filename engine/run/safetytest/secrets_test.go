@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // legacySite is a site that declares no charset, as old applications do:

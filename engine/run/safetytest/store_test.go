@@ -15,7 +15,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 )
 
 // probeSite counts the requests a call makes, so a test can tell a call

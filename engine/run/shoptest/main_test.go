@@ -3,7 +3,7 @@
 // (testdata/real/truthful): dialogs, status, deadlines, uploads, downloads,
 // popups, the default tools, and steps answering ok only when their
 // effect is confirmed.
-// They run on engine/run/internal/harness, in a test binary of their own
+// They run on internal/harness, in a test binary of their own
 // so that no package of engine/run's tests comes near go test's default
 // timeout of 10 minutes (issue 24).
 package shoptest

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolwright/toolwright/engine/run/internal/harness"
+	"github.com/toolwright/toolwright/internal/harness"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
