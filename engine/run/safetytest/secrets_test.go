@@ -133,14 +133,23 @@ func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
 		t.Errorf("secret in the envelope: …%s…", hit)
 	}
 	failed := h.Code(h.Call("legacy_form", `{"fail":true}`), "target_not_found")
-	page, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", failed.TraceID, "page.html"))
+	noLeaksOnDisk(t, h, failed.TraceID, "[redacted:legacy]", legacyLeaks)
+}
+
+// noLeaksOnDisk checks that the failure capture of traceID shows marker (a
+// secret's redaction) and that leaks finds nothing in it, nor in any file
+// under the state dir's parent once the harness restarted (the WAL
+// checkpointed, the browser ended).
+func noLeaksOnDisk(t *testing.T, h *harness.Harness, traceID, marker string, leaks func([]byte) []string) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(h.Cfg.StateDir, "artifacts", traceID, "page.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(page, []byte("[redacted:legacy]")) {
-		t.Errorf("page.html does not show the redacted value:\n%s", page)
+	if !bytes.Contains(page, []byte(marker)) {
+		t.Errorf("page.html does not show %s:\n%s", marker, page)
 	}
-	for _, hit := range legacyLeaks(page) {
+	for _, hit := range leaks(page) {
 		t.Errorf("secret in page.html: …%s…", hit)
 	}
 	h.Restart() // checkpoint the WAL, end the browser
@@ -149,7 +158,7 @@ func TestSecretLegacyCharsetAndHexRedacted(t *testing.T) {
 			return nil
 		}
 		b, _ := os.ReadFile(path)
-		for _, hit := range legacyLeaks(b) {
+		for _, hit := range leaks(b) {
 			t.Errorf("secret in %s: …%q…", path, hit)
 		}
 		return nil
