@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-rod/rod"
@@ -115,10 +117,7 @@ made. Review the names, then paste the entries into selectors/selectors.yaml.`,
 			}
 			defer done()
 			url := selcheck.URLOf(page)
-			var secrets []string // no value of any secret, redacted or not, is proposed
-			for _, v := range cfg.SecretValues() {
-				secrets = append(secrets, v)
-			}
+			secrets := slices.Collect(maps.Values(cfg.SecretValues())) // no value of any secret, redacted or not, is proposed
 			res, err := selsuggest.SuggestPage(cmd.Context(), tab, url, prefix, selsuggest.Options{Secrets: secrets})
 			if err != nil {
 				return err

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -64,10 +66,8 @@ TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright ui: sessions are off: %v\n", err)
 			}
 			envs := &app.LiveEnvs{Store: st, Key: key, TTL: cfg.Sessions.TTL}
-			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs}
-			for _, v := range cfg.SecretValues() {
-				ui.Secrets = append(ui.Secrets, v)
-			}
+			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs,
+				Secrets: slices.Collect(maps.Values(cfg.SecretValues()))}
 			defer ui.Close()
 			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 				ui.Hosts = []string{"*"} // every interface: the token guards

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/toolwright/toolwright/engine/config"
@@ -84,7 +86,7 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 		url, stop, err := htmlview.ServeLive(ctx, o.LiveAddr, tab, htmlview.LiveOptions{
 			Title:   "toolwright record " + o.Name,
 			Message: "Do the action once. Mark what the tool returns with the recorder's toolbar (Value, Rows, Next page), then press Finish.",
-			Secrets: secretList(cfg),
+			Secrets: slices.Collect(maps.Values(cfg.SecretValues())),
 		})
 		if err != nil {
 			rec.Stop()
@@ -106,14 +108,6 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 		return nil, recErr
 	}
 	return out, nil
-}
-
-func secretList(cfg *config.Config) []string {
-	var secrets []string
-	for _, v := range cfg.SecretValues() {
-		secrets = append(secrets, v)
-	}
-	return secrets
 }
 
 // Replay validates a recording's written files and runs its tool once in
