@@ -572,21 +572,55 @@ var (
 	_ step.Downloads    = (*runner)(nil)
 )
 
-func (r *runner) refreshPage(ctx context.Context) {
+// refreshPage puts the current page's url, title and last dialog in the
+// scope's page.*. Without an open environment (an env: new workflow
+// before open_env) they are empty; a page that cannot be read is an
+// error, never an empty page.url a workflow would go on with.
+func (r *runner) refreshPage(ctx context.Context) error {
 	r.c.mu.Lock()
 	dialog := r.c.lastDialog
 	r.c.mu.Unlock()
 	page := map[string]any{"url": "", "title": "", "dialog": dialog}
 	r.scope[tmpl.Page] = page
+	if r.c.currentEnv() == nil {
+		return nil
+	}
 	p, err := r.Page(ctx)
 	if err != nil {
-		return
+		return err
 	}
+	url, title, err := pageInfo(p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errs.Wrap(errs.EnvUnavailable, err, "page.url and page.title could not be read: the page was closed (by itself, or with its browser) or does not answer")
+	}
+	page["url"], page["title"] = url, title
+	return nil
+}
+
+// pageInfo is the page's URL and title. The browser's record of the URL
+// is empty until it has taken note of the first document's commit, which
+// a loaded machine can delay past the moment the document is read; the
+// document itself then says where it is.
+func pageInfo(p *rod.Page) (url, title string, err error) {
 	info, err := p.Info()
 	if err != nil {
-		return
+		return "", "", err
 	}
-	page["url"], page["title"] = info.URL, info.Title
+	if info.URL != "" {
+		return info.URL, info.Title, nil
+	}
+	v, err := p.Eval(`() => [location.href, document.title]`)
+	if err != nil {
+		return "", "", err
+	}
+	arr := v.Value.Arr()
+	if len(arr) != 2 {
+		return "", "", fmt.Errorf("the page's location: unexpected answer %s", v.Value.Raw())
+	}
+	return arr[0].Str(), arr[1].Str(), nil
 }
 
 // Eval evaluates a template in the current scope.
@@ -595,7 +629,9 @@ func (r *runner) Eval(ctx context.Context, t *tmpl.Template) (any, error) {
 		return nil, nil
 	}
 	if t.UsesPage {
-		r.refreshPage(ctx)
+		if err := r.refreshPage(ctx); err != nil {
+			return nil, err
+		}
 	}
 	v, err := t.Eval(r.scope)
 	if err != nil {
@@ -615,7 +651,9 @@ func (r *runner) Text(ctx context.Context, t *tmpl.Template) (string, error) {
 // Test evaluates a condition.
 func (r *runner) Test(ctx context.Context, e *tmpl.Expr) (bool, error) {
 	if e.UsesPage {
-		r.refreshPage(ctx)
+		if err := r.refreshPage(ctx); err != nil {
+			return false, err
+		}
 	}
 	ok, err := e.Bool(r.scope)
 	if err != nil {
@@ -658,7 +696,9 @@ func (r *runner) TestIn(ctx context.Context, e *tmpl.Expr, f *step.Frame) (bool,
 // Value evaluates a bare expression.
 func (r *runner) Value(ctx context.Context, e *tmpl.Expr) (any, error) {
 	if e.UsesPage {
-		r.refreshPage(ctx)
+		if err := r.refreshPage(ctx); err != nil {
+			return nil, err
+		}
 	}
 	v, err := e.Run(r.scope)
 	if err != nil {

@@ -404,3 +404,45 @@ output:
 		t.Errorf("after Like: %v, want Liked", got)
 	}
 }
+
+// TestPageGoneIsNotEmpty: page.url and page.title are read from the page;
+// when it cannot be read (a window that closed itself under the steps
+// running in it) the step fails env_unavailable, saying so, instead of
+// going on with an empty page.url as if the page had none (a false ok).
+func TestPageGoneIsNotEmpty(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"closes_itself": `
+name: closes_itself
+description: Read the URL of a window after it closed itself.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/selfclose.html
+  - popup:
+      click: tr.win.open
+      steps:
+        - wait: {text: "A window that closes itself"}
+        - set: {before: "${{ page.url }}", title: "${{ page.title }}"}
+        - click: {target: tr.win.close, navigation: none}
+        - set: {after: "${{ page.url }}"}
+output:
+  before: ${{ vars.before }}
+  title: ${{ vars.title }}
+  after: ${{ vars.after }}
+  opener: ${{ page.url }}
+`})
+	env := h.Code(h.Call("closes_itself", `{}`), "env_unavailable")
+	if !strings.Contains(env.Message, "page.url") || !strings.Contains(env.Message, "closed") {
+		t.Errorf("message: %s", env.Message)
+	}
+	tr := h.Trace(env)
+	var failed []string
+	for _, s := range tr.Steps {
+		if s.Code != "ok" {
+			failed = append(failed, s.Path+" "+s.Kind)
+		}
+	}
+	if len(failed) == 0 || !strings.HasSuffix(failed[len(failed)-1], "set") {
+		t.Errorf("the failed steps are %v, want the set after the close", failed)
+	}
+}
