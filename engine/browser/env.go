@@ -10,6 +10,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // Env is one environment: an isolated browser context (its own cookies,
@@ -267,27 +268,28 @@ func (e *Env) isExempt(id proto.TargetTargetID) bool {
 	return e.exempt[id]
 }
 
-// PageEvents delivers the events of one page of an environment's browser
+// pageEvents delivers the events of one page of an environment's browser
 // in the order the browser sent them (Conn.Observe, Conn.Sync).
-type PageEvents struct {
+type pageEvents struct {
 	conn    *Conn
 	session proto.TargetSessionID
 }
 
 // Events is the event source of page, a page of the environment's browser
-// (its own, or a popup of it); nil for a page without a session.
-func (e *Env) Events(page *rod.Page) *PageEvents {
+// (its own, or a popup of it); nil (a nil interface, never one holding a
+// nil pointer) for a page without a session.
+func (e *Env) Events(page *rod.Page) selector.EventSource {
 	if e == nil || e.conn == nil || page == nil || page.SessionID == "" {
 		return nil
 	}
-	return &PageEvents{conn: e.conn, session: page.SessionID}
+	return &pageEvents{conn: e.conn, session: page.SessionID}
 }
 
 // Observe calls fn with each event of the page until stop (Conn.Observe).
-func (p *PageEvents) Observe(fn func(method string, params []byte)) (stop func()) {
+func (p *pageEvents) Observe(fn func(method string, params []byte)) (stop func()) {
 	return p.conn.Observe(p.session, fn)
 }
 
 // Sync returns once Observe's functions have seen every event the browser
 // sent before the answers the caller holds (Conn.Sync).
-func (p *PageEvents) Sync(ctx context.Context) error { return p.conn.Sync(ctx) }
+func (p *pageEvents) Sync(ctx context.Context) error { return p.conn.Sync(ctx) }

@@ -41,11 +41,7 @@ func (c *call) watchPage(page *rod.Page) (stop func()) {
 	if !c.dialogsWatched(page.TargetID) {
 		stopDialogs = c.watchDialogs(page)
 	}
-	var src selector.EventSource
-	if ev := c.currentEnv().Events(page); ev != nil {
-		src = ev
-	}
-	stopTraffic := selector.WatchTraffic(page, src)
+	stopTraffic := selector.WatchTraffic(page, c.currentEnv().Events(page))
 	return func() {
 		stopTraffic()
 		stopDialogs()

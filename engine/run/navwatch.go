@@ -61,8 +61,8 @@ type navWatch struct {
 	mode    string // auto, expect, none (the click's navigation field)
 	pointer bool   // a click: a held-back form submit is asked about
 	page    *rod.Page
-	src     *browser.PageEvents // the page's events in order (nil: rod's)
-	reqMark uint64              // the page's requests before the step (selector.RequestMark)
+	src     selector.EventSource // the page's events in order (nil: rod's)
+	reqMark uint64               // the page's requests before the step (selector.RequestMark)
 	started chan struct{}
 	settled chan struct{}
 	cancel  context.CancelFunc

@@ -39,7 +39,7 @@ var traffics sync.Map // proto.TargetTargetID → *Traffic
 
 // An EventSource delivers a page's events in the order the browser sent
 // them, and tells when every event sent before an answer the caller holds
-// has been delivered (browser.PageEvents). rod's own event stream does
+// has been delivered (browser.Env.Events). rod's own event stream does
 // not: it hands events to each subscriber on goroutines of its own, so an
 // answer can overtake the events sent before it by any time a loaded
 // machine takes to run those goroutines.
