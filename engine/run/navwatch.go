@@ -61,7 +61,7 @@ type navWatch struct {
 	mode    string // auto, expect, none (the click's navigation field)
 	pointer bool   // a click: a held-back form submit is asked about
 	page    *rod.Page
-	src     selector.EventSource // the page's events in order (nil: rod's)
+	src     selector.EventSource // the page's events in order
 	reqMark uint64               // the page's requests before the step (selector.RequestMark)
 	started chan struct{}
 	settled chan struct{}
@@ -88,10 +88,13 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 	if env == nil || env.Err() != nil {
 		return nil
 	}
+	src := env.Events(env.Page())
+	if src == nil {
+		return nil
+	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	page := env.Page().Context(wctx)
-	frame := page.FrameID
-	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: env.Events(env.Page()), reqMark: selector.RequestMark(env.Page()),
+	frame := env.Page().FrameID
+	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: src, reqMark: selector.RequestMark(env.Page()),
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	c := r.c
 	started := func(id proto.PageFrameID) {
@@ -116,24 +119,7 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 			}
 		}
 	}
-	if w.src != nil {
-		w.observe(wctx, started, navigated, stopped)
-		return w
-	}
-	wait := page.EachEvent(
-		func(e *proto.PageFrameStartedLoading) { started(e.FrameID) },
-		func(e *proto.PageFrameNavigated) {
-			if e.Frame != nil {
-				navigated(e.Frame.ID)
-			}
-		},
-		func(e *proto.PageDomContentEventFired) { w.follow(navDOMContent) },
-		func(e *proto.PageFrameStoppedLoading) { stopped(e.FrameID) },
-	)
-	go func() {
-		defer close(w.done)
-		wait()
-	}()
+	w.observe(wctx, started, navigated, stopped)
 	return w
 }
 
@@ -264,12 +250,9 @@ func (w *navWatch) startWithin(ctx context.Context, d time.Duration) (bool, erro
 }
 
 // sync returns once the watch (and the page's Traffic) has seen the events
-// the page sent before the answers the caller holds; at once without an
-// ordered source.
+// the page sent before the answers the caller holds.
 func (w *navWatch) sync(ctx context.Context) {
-	if w.src != nil {
-		_ = w.src.Sync(ctx)
-	}
+	_ = w.src.Sync(ctx)
 }
 
 // startCount is how many navigations started so far.

@@ -18,7 +18,7 @@ import (
 // Long-lived and decorative requests never end a wait for quiet, as in
 // rod's WaitRequestIdle: WebSockets, event streams, media, images, fonts.
 type Traffic struct {
-	src      EventSource // nil: rod's event stream (not ordered with answers)
+	src      EventSource // the page's events, in the order the browser sent them
 	mu       sync.Mutex
 	inflight map[proto.NetworkRequestID]uint64 // → the request's start number
 	seq      uint64                            // requests started so far
@@ -48,72 +48,41 @@ type EventSource interface {
 	Sync(ctx context.Context) error
 }
 
-// WatchTraffic follows page's requests until stop is called; Map.Wait's
-// network_idle condition uses it for that page. With src (nil: rod's
-// events), RequestsSince sees every request the page reported before the
-// answers its caller holds.
+// WatchTraffic follows page's requests, as src delivers them, until stop
+// is called; Map.Wait's network_idle condition uses it for that page, and
+// RequestsSince sees every request the page reported before the answers
+// its caller holds. Without a source (nil) the page is not watched: a
+// network_idle wait then counts only the requests that start while it
+// waits (rod's WaitRequestIdle).
 func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
+	if src == nil {
+		return func() {}
+	}
 	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]uint64{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	if src != nil {
-		var mu sync.Mutex
-		unobserve := func() {}
-		go func() {
-			defer close(done)
-			// The Network domain, enabled outright as below, before the
-			// events are followed as below: a navigation under way while
-			// the domain is being enabled can report its start and never
-			// its end.
-			if err := (proto.NetworkEnable{}).Call(page.Context(ctx)); err != nil {
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if ctx.Err() == nil {
-				unobserve = src.Observe(t.see)
-			}
-		}()
-		traffics.Store(page.TargetID, t)
-		return func() {
-			traffics.CompareAndDelete(page.TargetID, t)
-			cancel()
-			<-done
-			mu.Lock()
-			unobserve()
-			mu.Unlock()
-		}
-	}
+	unobserve := func() {}
 	go func() {
 		defer close(done)
 		// Enabling the Network domain is a request of its own: it runs
 		// here, so the caller never waits on a page that is stuck (a
-		// dialog open while it loads) and stop always ends it. The domain
-		// is enabled outright and stays so for the page's life: left to
-		// EachEvent, it would be disabled again when stop cancels ctx, by
-		// a request sent on that cancelled context whose answer rod never
-		// reads, so rod would go on taking the domain for enabled and the
-		// next call's watch on the same page (env: given) would subscribe
-		// without enabling it and see no request at all.
-		p := page.Context(ctx)
-		if err := (proto.NetworkEnable{}).Call(p); err != nil {
+		// dialog open while it loads) and stop always ends it. It is
+		// enabled outright, and stays so for the page's life, before the
+		// events are followed: a navigation under way while the domain is
+		// being enabled can report its start and never its end.
+		if err := (proto.NetworkEnable{}).Call(page.Context(ctx)); err != nil {
 			return
 		}
-		p.EachEvent(
-			func(e *proto.NetworkRequestWillBeSent) {
-				if !ignoredTypes[e.Type] {
-					t.mark(e.RequestID, true)
-				}
-			},
-			func(e *proto.NetworkLoadingFinished) { t.mark(e.RequestID, false) },
-			func(e *proto.NetworkLoadingFailed) { t.mark(e.RequestID, false) },
-		)()
+		if ctx.Err() == nil {
+			unobserve = src.Observe(t.see) // read by stop after done
+		}
 	}()
 	traffics.Store(page.TargetID, t)
 	return func() {
 		traffics.CompareAndDelete(page.TargetID, t)
 		cancel()
 		<-done
+		unobserve()
 	}
 }
 
@@ -213,19 +182,16 @@ func RequestMark(page *rod.Page) uint64 {
 
 // RequestsSince waits until no request page started after mark is in
 // flight (a fetch a click began), or ctx ends (its error). It reports
-// whether there was any to wait for. With an EventSource, the requests
-// the page reported before the answers the caller holds are known (a
-// fetch a click handler began, before the answer to a call made after the
-// click).
+// whether there was any to wait for. The requests the page reported
+// before the answers the caller holds are known (a fetch a click handler
+// began, before the answer to a call made after the click).
 func RequestsSince(ctx context.Context, page *rod.Page, mark uint64) (bool, error) {
 	t := trafficOf(page)
 	if t == nil {
 		return false, nil
 	}
-	if t.src != nil {
-		if err := t.src.Sync(ctx); err != nil {
-			return false, err
-		}
+	if err := t.src.Sync(ctx); err != nil {
+		return false, err
 	}
 	waited := false
 	for {
