@@ -219,37 +219,9 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	c.mu.Unlock()
 	defer c.releaseEnv()
 	defer c.keepNav(nil)
-	switch c.w.Env {
-	case workflow.EnvNew:
-		// The browser starts now, under the call's deadline: its launch
-		// (11 s for a Chromium on a loaded machine) never counts against
-		// open_env's step timeout.
-		if err := c.e.browsers.Start(ctx); err != nil {
-			c.setCapture(noPageCapture)
-			return nil, r.classify(ctx, ctx, nil, err)
-		}
-	case workflow.EnvGiven:
-		if err := c.acquireGiven(ctx, bound.EnvID); err != nil {
-			c.setCapture(noPageCapture)
-			return nil, err
-		}
-	case workflow.EnvTemporary:
-		purpose := ""
-		if len(c.w.Purposes) == 1 {
-			purpose = c.w.Purposes[0]
-		}
-		env, err := c.e.browsers.OpenTemporary(ctx, "", purpose)
-		if err != nil {
-			c.setCapture(noPageCapture)
-			return nil, r.classify(ctx, ctx, nil, err)
-		}
-		c.setEnv(env)
-		c.e.sessions.restore(ctx, env)
-	}
-	r.refreshEnvScope()
-	if err := r.sizePage(ctx); err != nil {
+	if err := c.prepareEnv(ctx, r, bound.EnvID); err != nil {
 		c.setCapture(noPageCapture)
-		return nil, r.classify(ctx, ctx, nil, err)
+		return nil, err
 	}
 	err = r.runSteps(ctx, c.w.Steps, nil)
 	if err == nil {
@@ -267,6 +239,40 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 		c.e.sessions.save(ctx, c.currentEnv(), "call of "+c.w.Name)
 	}
 	return result.Success(data), nil
+}
+
+// prepareEnv opens or holds the environment the call's env: asks for and
+// sizes its page; an error is the call's, before its page was ready.
+func (c *call) prepareEnv(ctx context.Context, r *runner, envID string) error {
+	switch c.w.Env {
+	case workflow.EnvNew:
+		// The browser starts now, under the call's deadline: its launch
+		// (11 s for a Chromium on a loaded machine) never counts against
+		// open_env's step timeout.
+		if err := c.e.browsers.Start(ctx); err != nil {
+			return r.classify(ctx, ctx, nil, err)
+		}
+	case workflow.EnvGiven:
+		if err := c.acquireGiven(ctx, envID); err != nil {
+			return err
+		}
+	case workflow.EnvTemporary:
+		purpose := ""
+		if len(c.w.Purposes) == 1 {
+			purpose = c.w.Purposes[0]
+		}
+		env, err := c.e.browsers.OpenTemporary(ctx, "", purpose)
+		if err != nil {
+			return r.classify(ctx, ctx, nil, err)
+		}
+		c.setEnv(env)
+		c.e.sessions.restore(ctx, env)
+	}
+	r.refreshEnvScope()
+	if err := r.sizePage(ctx); err != nil {
+		return r.classify(ctx, ctx, nil, err)
+	}
+	return nil
 }
 
 // acquireGiven holds the environment an env: given call names.
