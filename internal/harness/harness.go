@@ -17,6 +17,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,13 +116,38 @@ func (h *Harness) OK(env *result.Envelope) *result.Envelope {
 	return env
 }
 
-// Code fails the test unless env failed with code.
-func (h *Harness) Code(env *result.Envelope, code string) *result.Envelope {
+// Code fails the test unless env failed with code, and marks it failed
+// (going on) unless env's message holds each of says.
+func (h *Harness) Code(env *result.Envelope, code string, says ...string) *result.Envelope {
 	h.t.Helper()
 	if env.OK || env.Code != code {
 		h.t.Fatalf("want code %s, got %s", code, env.JSON())
 	}
+	for _, part := range says {
+		if !strings.Contains(env.Message, part) {
+			h.t.Errorf("the %s message does not say %q: %s", code, part, env.JSON())
+		}
+	}
 	return env
+}
+
+// Succeeded reports whether env is ok. When it is not, it marks the test
+// failed and goes on (OK stops it), showing what (a case's name, or ""),
+// the envelope and its trace's error, and logs the trace's steps.
+func (h *Harness) Succeeded(env *result.Envelope, what string) bool {
+	h.t.Helper()
+	if env.OK {
+		return true
+	}
+	if what != "" {
+		what += ": "
+	}
+	tr := h.Trace(env)
+	h.t.Errorf("%s%s\n%s", what, env.JSON(), tr.Error)
+	for _, s := range tr.Steps {
+		h.t.Logf("step %s %s %s %dms %s", s.Path, s.Kind, s.Code, s.DurationMS, s.Error)
+	}
+	return false
 }
 
 // Trace loads the call's trace.

@@ -35,12 +35,7 @@ output:
 	start := time.Now()
 	env := h.Call("left_open", `{}`)
 	took := time.Since(start)
-	if !env.OK {
-		t.Errorf("%s\n%s", env.JSON(), h.Trace(env).Error)
-		for _, s := range h.Trace(env).Steps {
-			t.Logf("%s %s %dms", s.Path, s.Code, s.DurationMS)
-		}
-	}
+	h.Succeeded(env, "")
 	if took > 60*time.Second+5*time.Second {
 		t.Errorf("the call took %s, past its 60s deadline", took)
 	}
@@ -67,10 +62,7 @@ output:
   status: ${{ vars.status }}
 `,
 	}, nil)
-	env := h.Call("card_low", `{}`)
-	if !env.OK {
-		t.Errorf("%s\n%s", env.JSON(), h.Trace(env).Error)
-	} else if env.Data["status"] != "Card: complete" {
+	if env := h.Call("card_low", `{}`); h.Succeeded(env, "") && env.Data["status"] != "Card: complete" {
 		t.Errorf("status: %v", env.Data["status"])
 	}
 }
@@ -144,10 +136,8 @@ output:
 	if env.Data["out"] != "loaded" {
 		t.Errorf("the wait ended while the report's request was in flight: out %v", env.Data["out"])
 	}
-	env = h.Code(h.Call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed")
-	if !strings.Contains(env.Message, "the network did not stay quiet for 200ms on /busy.html") || !strings.Contains(env.Message, "(1 request still in flight)") {
-		t.Errorf("message: %s", env.Message)
-	}
+	h.Code(h.Call("load_report", `{"ms": 20000, "short": true}`), "navigation_failed",
+		"the network did not stay quiet for 200ms on /busy.html", "(1 request still in flight)")
 }
 
 // TestDialogsPromptUnloadPopup: a prompt answered with the dialog key's
@@ -243,9 +233,8 @@ output:
 		}
 	}
 	notes := func(env *result.Envelope) string { return strings.Join(h.DialogNotes(env), " | ") }
-	env := h.Code(h.Call("leave", `{}`), "navigation_failed")
-	if env.Retryable || !strings.Contains(env.Message, "the page asked before leaving (beforeunload) and the dialog was dismissed") ||
-		notes(env) != `3: beforeunload "" dismissed by default` {
+	env := h.Code(h.Call("leave", `{}`), "navigation_failed", "the page asked before leaving (beforeunload) and the dialog was dismissed")
+	if env.Retryable || notes(env) != `3: beforeunload "" dismissed by default` {
 		t.Errorf("leave, dismissed: %s; notes %s", env.JSON(), notes(env))
 	}
 	env = h.OK(h.Call("leave", `{"accept": true}`))
@@ -296,8 +285,8 @@ output:
   status: ${{ vars.status }}
 `}, nil)
 	env := h.Call("pay_within", `{}`)
-	if !env.OK {
-		t.Fatalf("%s\n%s", env.JSON(), h.Trace(env).Error)
+	if !h.Succeeded(env, "") {
+		t.FailNow()
 	}
 	if env.Data["number"] != "4242424242421234" || env.Data["status"] != "Card ending 1234" {
 		t.Errorf("data: %v", env.Data)
@@ -316,9 +305,7 @@ func TestClickWhereAFrameWas(t *testing.T) {
 	// (selector.Map.Ready); by role it is resolved, then prepared.
 	for _, target := range []string{"real.far.button", "real.far.button_role"} {
 		h, _ := realHarness(t, map[string]string{"far": belowFrame("click: "+target, "clicked 1")}, nil)
-		if env := h.Call("far", `{}`); !env.OK {
-			t.Errorf("%s: %s\n%s", target, env.JSON(), h.Trace(env).Error)
-		}
+		h.Succeeded(h.Call("far", `{}`), target)
 	}
 }
 
@@ -367,17 +354,12 @@ output:
   tip: ${{ vars.tip }}
 `,
 	}, nil)
-	env := h.Call("hover_back", `{}`)
-	if !env.OK {
-		t.Errorf("background tab: %s\n%s", env.JSON(), h.Trace(env).Error)
-	} else if env.Data["tip"] != "Deals run by Ridge & Co., our partner" {
+	if env := h.Call("hover_back", `{}`); h.Succeeded(env, "background tab") && env.Data["tip"] != "Deals run by Ridge & Co., our partner" {
 		t.Errorf("tip: %v", env.Data["tip"])
 	}
 
 	rh, _ := realHarness(t, map[string]string{"far": belowFrame("hover: real.far.button", "hovered")}, nil)
-	if env := rh.Call("far", `{}`); !env.OK {
-		t.Errorf("below a frame: %s\n%s", env.JSON(), rh.Trace(env).Error)
-	}
+	rh.Succeeded(rh.Call("far", `{}`), "below a frame")
 }
 
 // TestPopupDialogsWhileLoading: a popup whose page calls alert() and then
@@ -423,8 +405,7 @@ output:
 		{`{"accept": true}`, "public", `3: alert "Welcome to the sharing page" accepted as the step's dialog key says; confirm "Share your list publicly?" accepted as the step's dialog key says`},
 	} {
 		env := h.Call("share_publicly", c.args)
-		if !env.OK {
-			t.Errorf("%s: %s\n%s", c.args, env.JSON(), h.Trace(env).Error)
+		if !h.Succeeded(env, c.args) {
 			continue
 		}
 		notes := strings.Join(h.DialogNotes(env), " | ")
@@ -477,9 +458,8 @@ output:
   value: ${{ vars.value }}
 `}, nil)
 	for _, field := range []string{"real.readonly.number", "real.readonly.plan", "real.readonly.nick"} {
-		env := h.Code(h.Call("rename", `{"field": "`+field+`"}`), "target_not_found")
-		if !strings.Contains(env.Message, "target "+field+" stayed read-only") || !env.Retryable {
-			t.Errorf("%s: %s", field, env.JSON())
+		if env := h.Code(h.Call("rename", `{"field": "`+field+`"}`), "target_not_found", "target "+field+" stayed read-only"); !env.Retryable {
+			t.Errorf("%s not retryable: %s", field, env.JSON())
 		}
 	}
 	if env := h.OK(h.Call("try_rename", `{"field": "real.readonly.number"}`)); env.Data["value"] != "C-1042" {
