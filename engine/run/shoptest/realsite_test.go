@@ -133,23 +133,16 @@ output:
   title: ${{ page.title }}
 `,
 	}, nil)
-	env := h.Code(h.Call("open", `{"path": "/status?code=500"}`), "navigation_failed")
-	if !strings.Contains(env.Message, "HTTP 500") || !env.Retryable {
-		t.Errorf("500: %s", env.JSON())
+	if env := h.Code(h.Call("open", `{"path": "/status?code=500"}`), "navigation_failed", "HTTP 500"); !env.Retryable {
+		t.Errorf("500 not retryable: %s", env.JSON())
 	}
-	env = h.Code(h.Call("open", `{"path": "/gone.html"}`), "navigation_failed")
-	if !strings.Contains(env.Message, "HTTP 404") {
-		t.Errorf("404: %s", env.JSON())
-	}
+	h.Code(h.Call("open", `{"path": "/gone.html"}`), "navigation_failed", "HTTP 404")
 	h.OK(h.Call("open", `{"path": "/status?code=201"}`))
 	h.OK(h.Call("open_missing", `{}`))
 	h.OK(h.Call("open_strict", `{}`))
-	env = h.Code(h.Call("open_strict", `{"code": 201}`), "navigation_failed")
-	if !strings.Contains(env.Message, "HTTP 201, expected one of [200]") {
-		t.Errorf("expect_status: %s", env.JSON())
-	}
+	h.Code(h.Call("open_strict", `{"code": 201}`), "navigation_failed", "HTTP 201, expected one of [200]")
 	for _, u := range []string{"data:text/html,<h1>hi</h1>", "javascript:alert(1)", " DATA:text/plain,x"} {
-		env = h.Code(h.Call("open_any", `{"url": "`+u+`"}`), "host_not_allowed")
+		env := h.Code(h.Call("open_any", `{"url": "`+u+`"}`), "host_not_allowed")
 		if !env.NeedsHuman {
 			t.Errorf("%s: %s", u, env.JSON())
 		}
@@ -278,10 +271,8 @@ steps:
   - wait: {visible: nw.late.report, timeout: 50s}
     if: params.own
 `}, func(c *config.Config) { c.Limits.StepTimeout = 1500 * time.Millisecond })
-	env := h.Code(h.Call("late_report", `{"ms": 20000}`), "target_not_found")
-	if !strings.Contains(env.Message, "after 1.5s") {
-		t.Errorf("a wait with no timeout, under limits.step_timeout 1.5s: %s", env.JSON())
-	}
+	// A wait with no timeout, under limits.step_timeout 1.5s.
+	h.Code(h.Call("late_report", `{"ms": 20000}`), "target_not_found", "after 1.5s")
 	h.OK(h.Call("late_report", `{"ms": 3000, "own": true}`))
 }
 
@@ -358,14 +349,8 @@ steps:
 		t.Errorf("standard: %s", env.JSON())
 	}
 	h.Code(h.Call("order_extras", `{"task_id": "o-3", "shipping": "nw.order.place"}`), "invalid_params")
-	env = h.Code(h.Call("untick_radio", `{"task_id": "r"}`), "assertion_failed")
-	if !strings.Contains(env.Message, "radio") {
-		t.Errorf("untick radio: %s", env.JSON())
-	}
-	env = h.Code(h.Call("check_button", `{"task_id": "b"}`), "target_not_found")
-	if !strings.Contains(env.Message, "not a checkbox") {
-		t.Errorf("check a button: %s", env.JSON())
-	}
+	h.Code(h.Call("untick_radio", `{"task_id": "r"}`), "assertion_failed", "radio")
+	h.Code(h.Call("check_button", `{"task_id": "b"}`), "target_not_found", "not a checkbox")
 }
 
 // TestUpload: files come from uploads_dir only; a templated name outside
@@ -410,19 +395,12 @@ steps:
 		t.Errorf("upload: %s", env.JSON())
 	}
 	for i, bad := range []string{"../toolwright.yaml", "/etc/passwd", "sub/../../x", "missing.txt"} {
-		env := h.Code(h.Call("order_exempt", fmt.Sprintf(`{"task_id": "u-bad-%d", "file": %q}`, i, bad)), "invalid_params")
-		if env.Retryable || !strings.Contains(env.Message, "uploads_dir") {
-			t.Errorf("%s: %s", bad, env.JSON())
+		if env := h.Code(h.Call("order_exempt", fmt.Sprintf(`{"task_id": "u-bad-%d", "file": %q}`, i, bad)), "invalid_params", "uploads_dir"); env.Retryable {
+			t.Errorf("%s retryable: %s", bad, env.JSON())
 		}
 	}
-	env = h.Code(h.Call("upload_missing", `{"task_id": "u-m"}`), "config_error")
-	if !strings.Contains(env.Message, `"not-there.pdf" is not in uploads_dir`) {
-		t.Errorf("missing literal file: %s", env.JSON())
-	}
-	env = h.Code(h.Call("upload_wrong_input", `{"task_id": "u-w"}`), "target_not_found")
-	if !strings.Contains(env.Message, "not a file input") {
-		t.Errorf("upload into a text field: %s", env.JSON())
-	}
+	h.Code(h.Call("upload_missing", `{"task_id": "u-m"}`), "config_error", `"not-there.pdf" is not in uploads_dir`)
+	h.Code(h.Call("upload_wrong_input", `{"task_id": "u-w"}`), "target_not_found", "not a file input")
 }
 
 // TestDownload: a download is saved under state_dir/downloads/TRACE_ID/
@@ -471,9 +449,9 @@ output:
 	if strings.Contains(string(env.JSON()), "NW-4959") {
 		t.Errorf("the content was inlined: %s", env.JSON())
 	}
-	env = h.Code(h.Call("export_orders", `{"max_bytes": 100}`), "limit_exceeded")
-	if !strings.Contains(env.Message, "max_bytes (100 bytes)") || env.Retryable {
-		t.Errorf("over max_bytes: %s", env.JSON())
+	env = h.Code(h.Call("export_orders", `{"max_bytes": 100}`), "limit_exceeded", "max_bytes (100 bytes)")
+	if env.Retryable {
+		t.Errorf("over max_bytes, retryable: %s", env.JSON())
 	}
 	entries, _ := os.ReadDir(filepath.Join(h.Cfg.StateDir, "downloads", env.TraceID))
 	if len(entries) != 0 {
@@ -632,10 +610,7 @@ output:
 	if l := harness.List(t, env, "items"); l.Count != 60 {
 		t.Errorf("until the end: %d items", l.Count)
 	}
-	env = h.Code(h.Call("read_feed", `{"until": "end", "max": 1}`), "limit_exceeded")
-	if !strings.Contains(env.Message, "scrolled 1 screens and visible nw.feed.end never held") {
-		t.Errorf("max: %s", env.JSON())
-	}
+	h.Code(h.Call("read_feed", `{"until": "end", "max": 1}`), "limit_exceeded", "scrolled 1 screens and visible nw.feed.end never held")
 	h.OK(h.Call("scroll_into_view", `{}`))
 }
 
