@@ -309,8 +309,8 @@ steps:
 		t.Errorf("deadline: took %s, envelope %s", took, env.JSON())
 	}
 
-	env = h.Code(h.Call("missing_target", `{}`), "target_not_found")
-	if env.Attempts != 3 || !env.Retryable || !strings.Contains(env.Message, "acme.missing") || !strings.Contains(env.Message, "/login.html") {
+	env = h.Code(h.Call("missing_target", `{}`), "target_not_found", "acme.missing", "/login.html")
+	if env.Attempts != 3 || !env.Retryable {
 		t.Errorf("retries: %s", env.JSON())
 	}
 	// The capture is bounded (3 s): on a busy machine it may keep less,
@@ -323,10 +323,7 @@ steps:
 	// Time out wherever the step is, the message says on which page: before,
 	// a step that ran out before its target was looked for said only "was
 	// not ready within 1ms" (and missing_target's 300 ms, at a load of 40).
-	env = h.Code(h.Call("hurried_click", `{}`), "target_not_found")
-	if !strings.Contains(env.Message, "acme.login.submit") || !strings.Contains(env.Message, " on /login.html") {
-		t.Errorf("a step out of time: %s", env.JSON())
-	}
+	h.Code(h.Call("hurried_click", `{}`), "target_not_found", "acme.login.submit", " on /login.html")
 
 	env = h.OK(h.Call("optional_step", `{}`))
 	if env.Data["after"] != "yes" {

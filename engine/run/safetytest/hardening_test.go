@@ -204,10 +204,7 @@ func TestScreenshotsMaskSecrets(t *testing.T) {
 	if n := redPixels(t, file); n < 500 {
 		t.Fatalf("the plain screenshot shows only %d red pixels: the test proves nothing", n)
 	}
-	env := h.Code(h.Call("echo_shot", `{}`), "limit_exceeded")
-	if !strings.Contains(env.Message, "secrets.enc was typed into this environment's page") {
-		t.Errorf("the screenshot step's refusal: %q", env.Message)
-	}
+	env := h.Code(h.Call("echo_shot", `{}`), "limit_exceeded", "secrets.enc was typed into this environment's page")
 	if _, err := os.Stat(filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")); err == nil {
 		t.Errorf("the failure screenshot was kept: %d red pixels", redPixels(t, filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")))
 	}

@@ -216,8 +216,8 @@ func TestIdempotencyRunsOnce(t *testing.T) {
 	}
 
 	// The same task_id with other arguments is a conflict, and runs nothing.
-	env := h.Code(h.Call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict")
-	if env.Retryable || env.NeedsHuman || env.TraceID == first.TraceID || !strings.Contains(env.Message, "T-once") {
+	env := h.Code(h.Call("place_order", `{"task_id":"T-once","item":"nut"}`), "task_id_conflict", "T-once")
+	if env.Retryable || env.NeedsHuman || env.TraceID == first.TraceID {
 		t.Errorf("conflict envelope: %s", env.JSON())
 	}
 	if got := orders.count("/order?item=nut"); got != 0 {
@@ -417,8 +417,8 @@ func TestWriteToolsDisabled(t *testing.T) {
 	if _, err := h.St.AddGrant(context.Background(), "place_order", "T-1", time.Hour, "granted, but disabled", "tester"); err != nil {
 		t.Fatal(err)
 	}
-	env := h.Code(h.Call("place_order", `{"task_id":"T-1","item":"bolt"}`), "not_granted")
-	if !env.NeedsHuman || !strings.Contains(env.Message, "disabled") {
+	env := h.Code(h.Call("place_order", `{"task_id":"T-1","item":"bolt"}`), "not_granted", "disabled")
+	if !env.NeedsHuman {
 		t.Errorf("disabled: %s", env.JSON())
 	}
 	if orders.total() != 0 {
@@ -765,8 +765,8 @@ func TestAllowedHosts(t *testing.T) {
 	})
 
 	// A url parameter on another host: refused before any browser work.
-	env := h.Code(h.Call("open_page", fmt.Sprintf(`{"url":%q}`, blockedURL)), "host_not_allowed")
-	if !env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "localhost:"+port) {
+	env := h.Code(h.Call("open_page", fmt.Sprintf(`{"url":%q}`, blockedURL)), "host_not_allowed", "localhost:"+port)
+	if !env.NeedsHuman || env.Retryable {
 		t.Errorf("url parameter: %s", env.JSON())
 	}
 	if tr := h.Trace(env); len(tr.Steps) != 0 || tr.EnvID != "" {
@@ -823,8 +823,8 @@ func TestAllowedHosts(t *testing.T) {
 	}
 
 	// A goto to the other host.
-	env = h.Code(h.Call("goto_other", `{}`), "host_not_allowed")
-	if !strings.Contains(env.Message, "localhost:"+port) || env.Step != "goto (#1)" {
+	env = h.Code(h.Call("goto_other", `{}`), "host_not_allowed", "localhost:"+port)
+	if env.Step != "goto (#1)" {
 		t.Errorf("goto: %s", env.JSON())
 	}
 	if got := other.total() - before; got != 0 {
@@ -882,8 +882,8 @@ func TestListAndResponseLimits(t *testing.T) {
 	if n := len(small.JSON()); n > 1000 {
 		t.Fatalf("a small result is %d bytes", n)
 	}
-	env = h.Code(h.Call("search_catalog", `{"max_pages": 5, "task_id": "T-big"}`), "limit_exceeded")
-	if env.Retryable || env.Data != nil || !strings.Contains(env.Message, "max_response_bytes") {
+	env = h.Code(h.Call("search_catalog", `{"max_pages": 5, "task_id": "T-big"}`), "limit_exceeded", "max_response_bytes")
+	if env.Retryable || env.Data != nil {
 		t.Errorf("limit_exceeded envelope: %s", env.JSON())
 	}
 	if tr := h.Trace(env); tr.Code != "limit_exceeded" {
