@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,11 +106,7 @@ func reportHarness(t *testing.T, subresources string) (*harness.Harness, *report
 // map and workflows.
 func reportFixture(srv *reportServer) harness.Fixture {
 	return harness.Fixture{
-		Start: func(tb testing.TB) *testsite.Site {
-			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
-			tb.Cleanup(s.Close)
-			return s
-		},
+		Start:     func(tb testing.TB) *testsite.Site { return testsite.Serve(tb, srv.handler()) },
 		Selectors: "testdata/real/downloads/selectors.yaml",
 		Workflows: "testdata/real/downloads/workflows",
 	}

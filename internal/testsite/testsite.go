@@ -87,7 +87,14 @@ func (l layers) Open(name string) (fs.File, error) {
 // /setcookie?name=acme_user&value=a@example.com&next=/catalog.html skips the form.
 func Start(t testing.TB) *Site {
 	t.Helper()
-	s := &Site{httptest.NewServer(site.Handler(layers{os.DirFS(Dir()), os.DirFS(DemoDir())}))}
+	return Serve(t, site.Handler(layers{os.DirFS(Dir()), os.DirFS(DemoDir())}))
+}
+
+// Serve serves h until the test ends: a test's own server (one that
+// records what it was sent) as a Site.
+func Serve(t testing.TB, h http.Handler) *Site {
+	t.Helper()
+	s := &Site{httptest.NewServer(h)}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -102,9 +109,7 @@ func RealDir() string { return filepath.Join(Dir(), "..", "real", "site") }
 // popup) from AltURL.
 func StartReal(t testing.TB) *Site {
 	t.Helper()
-	s := &Site{httptest.NewServer(Handler(RealDir()))}
-	t.Cleanup(s.Close)
-	return s
+	return Serve(t, Handler(RealDir()))
 }
 
 // Handler serves the static files of dir and the dynamic pages of Start.
@@ -114,9 +119,7 @@ func Handler(dir string) http.Handler { return site.Handler(os.DirFS(dir)) }
 // the same dynamic pages as Start, until the test ends.
 func StartDir(t testing.TB, dir string) *Site {
 	t.Helper()
-	s := &Site{httptest.NewServer(Handler(filepath.Join(Dir(), "..", filepath.FromSlash(dir))))}
-	t.Cleanup(s.Close)
-	return s
+	return Serve(t, Handler(filepath.Join(Dir(), "..", filepath.FromSlash(dir))))
 }
 
 // AltURL is path on the same server reached as another site: localhost

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -127,11 +126,7 @@ func truthfulHarness(t *testing.T, workflows map[string]string) (*harness.Harnes
 	t.Helper()
 	srv := &truthfulServer{}
 	fx := harness.Fixture{
-		Start: func(tb testing.TB) *testsite.Site {
-			s := &testsite.Site{Server: httptest.NewServer(srv.handler())}
-			tb.Cleanup(s.Close)
-			return s
-		},
+		Start:     func(tb testing.TB) *testsite.Site { return testsite.Serve(tb, srv.handler()) },
 		Selectors: "testdata/real/truthful/selectors.yaml",
 		Workflows: "testdata/real/truthful/workflows",
 	}
