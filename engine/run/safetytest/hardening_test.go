@@ -1,7 +1,6 @@
 package safetytest
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"image/png"
@@ -89,14 +88,7 @@ output:
 // encodedLeaks lists where a core of the secrets (which survives percent
 // encoding), or their base64, appears in b.
 func encodedLeaks(b []byte) []string {
-	var out []string
-	for _, f := range []string{encSecretCore, taskCore, base64.StdEncoding.EncodeToString([]byte(encSecret)), base64.RawStdEncoding.EncodeToString([]byte(encSecret))} {
-		if i := bytes.Index(b, []byte(f)); i >= 0 {
-			lo, hi := max(0, i-60), min(len(b), i+len(f)+60)
-			out = append(out, string(b[lo:hi]))
-		}
-	}
-	return out
+	return foundIn(b, encSecretCore, taskCore, base64.StdEncoding.EncodeToString([]byte(encSecret)), base64.RawStdEncoding.EncodeToString([]byte(encSecret)))
 }
 
 // TestSecretEncodingsRedacted: a page encodes a typed secret with

@@ -96,8 +96,14 @@ const (
 // windows-1252 bytes percent-encoded appear in b.
 func legacyLeaks(b []byte) []string {
 	hx := hex.EncodeToString([]byte(legacySecret))
+	return foundIn(b, legacyCore, hx, strings.ToUpper(hx), "Gr%FC%DFe", hex.EncodeToString([]byte(legacyCore)))
+}
+
+// foundIn lists, for each of leaks that appears in b, its first place with
+// 60 bytes either side (encodedLeaks, legacyLeaks).
+func foundIn(b []byte, leaks ...string) []string {
 	var out []string
-	for _, f := range []string{legacyCore, hx, strings.ToUpper(hx), "Gr%FC%DFe", hex.EncodeToString([]byte(legacyCore))} {
+	for _, f := range leaks {
 		if i := bytes.Index(b, []byte(f)); i >= 0 {
 			lo, hi := max(0, i-60), min(len(b), i+len(f)+60)
 			out = append(out, string(b[lo:hi]))
