@@ -329,8 +329,8 @@ func TestGrants(t *testing.T) {
 	}
 
 	// No grant: refused before any browser work, with the command to run.
-	env := h.Code(call("T-1", "bolt"), "not_granted")
-	if !env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "toolwright grant --tool place_order --task T-1 --ttl") {
+	env := h.Code(call("T-1", "bolt"), "not_granted", "toolwright grant --tool place_order --task T-1 --ttl")
+	if !env.NeedsHuman || env.Retryable {
 		t.Errorf("not_granted envelope: %s", env.JSON())
 	}
 	if orders.total() != 0 || h.Browsers() != 0 {
