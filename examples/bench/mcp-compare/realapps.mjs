@@ -95,7 +95,11 @@ async function playwright(client, script) {
 }
 
 /** Untimed set-up on Playwright MCP's page (Playwright code through its own tool). */
-const pwUntimed = (client, code) => client.callTool({ name: "browser_run_code_unsafe", arguments: { code } });
+const pwUntimed = async (client, code) => {
+  const r = await client.callTool({ name: "browser_run_code_unsafe", arguments: { code } });
+  if (r.isError) throw new Error(`Playwright MCP: the untimed preparation failed: ${textOf(r).slice(0, 500)}`);
+  return r;
+};
 /**
  * Untimed: Playwright MCP's browser closed and opened again on about:blank, so the timed run starts
  * on a new context with an empty cache, as toolwright's env: temporary calls do (it signs
@@ -115,6 +119,20 @@ function refsOf(snapshot, role) {
     if (m) out.push(m[1]);
   }
   return out;
+}
+/**
+ * The ref of the first textbox after the table cell "COL" (the value box of an insert form's
+ * row for that column), as an agent reads the form: by the column's name, not by position
+ * (phpMyAdmin's console adds a textbox of its own once its script has run).
+ */
+function boxOfColumn(snapshot, col) {
+  const lines = snapshot.split("\n");
+  const at = lines.findIndex((l) => l.trimStart().startsWith(`- cell ${JSON.stringify(col)} [ref=`));
+  for (let i = at + 1; at >= 0 && i < lines.length; i++) {
+    const m = /^\s*- textbox(?: "[^"]*")? \[ref=([^\]]+)\]/.exec(lines[i]);
+    if (m) return m[1];
+  }
+  throw new Error(`Playwright MCP: no value box for the column ${col} in the snapshot`);
 }
 /** The texts of `- ROLE "TEXT"` lines matching re. */
 function named(snapshot, role, re) {
@@ -136,7 +154,8 @@ async function snapUntil(rec, snap, pred, what) {
     await rec.call("browser_wait_for", { time: 0.5 });
   }
   // What showed instead, for whoever reads the log (the table keeps the first line).
-  console.error(`Playwright MCP: ${what} never showed; the last snapshot began:\n${s.slice(0, 1500)}`);
+  if (process.env.RA_DEBUG) console.error("at the failure: " + textOf(await rec.call("browser_run_code_unsafe", { code: "async (page) => page.url() + ' pages ' + page.context().pages().map((p) => p.url()).join(' ') + ' cookies ' + (await page.context().cookies()).map((c) => c.name).join(' ')" })).slice(0, 600));
+  console.error(`Playwright MCP: ${what} never showed; the last snapshot began:\n${process.env.RA_DEBUG ? s : s.slice(0, 1500)}`);
   throw new Error(`Playwright MCP: ${what} never showed`);
 }
 
@@ -210,11 +229,16 @@ const pwSignInPMA = async (rec, snap) => {
   await rec.call("browser_navigate", { url: `${P}/index.php` });
   // A loaded machine may snapshot the page before its sign-in form shows: snapshots again until
   // it does, as an agent would (the form's boxes were missing from the first one at load 20).
-  const s = await snapUntil(rec, snap, (x) => has(x, "textbox", "Username:") && has(x, "textbox", "Password:") && has(x, "button", "Log in"), "the sign-in form");
+  const form = (x) => has(x, "textbox", "Username:") && has(x, "textbox", "Password:") && has(x, "button", "Log in");
+  const home = (x) => /Version information: 5\./.test(x);
+  // Already signed in (the untimed sign-in after the sign-in action's own runs, which leave this
+  // app signed in and the other signed out): nothing to do, as an agent would see.
+  const s = await snapUntil(rec, snap, (x) => form(x) || home(x), "the sign-in form");
+  if (!form(s)) return "signed in";
   await rec.call("browser_type", { element: "Username", target: ref(s, "textbox", "Username:"), text: PMA.user });
   await rec.call("browser_type", { element: "Password", target: ref(s, "textbox", "Password:"), text: PMA.password });
   await rec.call("browser_click", { element: "Log in button", target: ref(s, "button", "Log in") });
-  await snapUntil(rec, snap, (x) => /Version information: 5\./.test(x), "the home page");
+  await snapUntil(rec, snap, home, "the home page");
   return "signed in";
 };
 
@@ -381,7 +405,8 @@ function actions(ctx) {
           await page.waitForSelector("#input_username", { timeout: 30000 });
           await page.context().clearCookies();
         }
-      }`),
+        return "form " + (await page.locator("#input_username").count()) + " at " + page.url() + ", pages " + page.context().pages().length + ", contexts " + page.context().browser()?.contexts().length + ", cookies: " + (await page.context().cookies()).map((c) => c.name).join(" ");
+      }`).then((r) => { if (process.env.RA_DEBUG) console.error("pwPrep: " + textOf(r).slice(0, 400)); }),
       pw: () => playwright(pwc, pwSignInPMA),
       floor: () => floorFresh(floorBrowser, (page) => floorSignIn(page, "pma")),
     },
@@ -460,9 +485,9 @@ function actions(ctx) {
       twAnswer: (d) => d.message.replace(/\.\s*Inserted/, ". Inserted").replace(/\d+$/, "N"),
       pw: () => playwright(pwc, async (rec, snap) => {
         await rec.call("browser_navigate", { url: `${P}/index.php?route=/table/change&db=harbour&table=vessels` });
-        const s = await snapUntil(rec, snap, (x) => refsOf(x, "textbox").length >= 5, "the insert form");
-        // The first row set's boxes, in column order: id, name, kind, berth_id, length_m.
-        const [, name, kind, berth, length] = refsOf(s, "textbox");
+        const s = await snapUntil(rec, snap, (x) => refsOf(x, "textbox").length >= 5 && x.includes('- cell "length_m" [ref='), "the insert form");
+        // The first row set's value boxes, found by their columns' names.
+        const [name, kind, berth, length] = ["name", "kind", "berth_id", "length_m"].map((col) => boxOfColumn(s, col));
         await rec.call("browser_type", { element: "name value", target: name, text: `Bench ${++n}` });
         await rec.call("browser_type", { element: "kind value", target: kind, text: "tug" });
         await rec.call("browser_type", { element: "berth_id value", target: berth, text: "4" });
