@@ -3,7 +3,7 @@
 # (playwright-core) on Debian's MediaWiki and phpMyAdmin, set up on loopback
 # by examples/mediawiki/setup.sh and examples/phpmyadmin/setup.sh.
 #
-#   examples/bench/realapps.sh [--runs N] [--gap MS] [--only TEXT] [--no-write]
+#   examples/bench/realapps.sh [--runs N] [--gap MS] [--only TEXT] [--merge JSON] [--no-write]
 #   examples/bench/realapps.sh --section FILE --runs N   (write a table realapps.mjs --md FILE already made)
 #
 # Builds toolwright, installs mcp-compare's pinned packages if missing, starts
@@ -21,6 +21,7 @@ set -euo pipefail
 RUNS=5
 GAP=1000
 ONLY=""
+MERGE=""
 WRITE=1
 SECTION=""
 while [ $# -gt 0 ]; do
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
     --runs) RUNS="$2"; shift 2 ;;
     --gap) GAP="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
+    --merge) MERGE="$2"; shift 2 ;;  # an earlier run's JSON: its measured actions are kept, the others run
     --no-write) WRITE=0; shift ;;
     --section) SECTION="$2"; shift 2 ;;
     -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
@@ -71,7 +73,7 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load at start: $(uptime)"
 OUTJSON=${TMPDIR:-/tmp}/toolwright-realapps.json
 node "$BENCH/mcp-compare/realapps.mjs" --toolwright "$BIN/toolwright" --runs "$RUNS" --gap "$GAP" \
-  --chromium "$CHROMIUM" --only "$ONLY" --out "$OUTJSON" \
+  --chromium "$CHROMIUM" --only "$ONLY" --merge "$MERGE" --out "$OUTJSON" \
   --wiki "http://127.0.0.1:${MW_PORT:-18301}" --pma "http://127.0.0.1:${PMA_PORT:-18303}" \
   --pma-state "${TOOLWRIGHT_APPS_DIR:-/var/tmp/toolwright-apps}/phpmyadmin" >"$BIN/section.md"
 log "load at end: $(uptime)"

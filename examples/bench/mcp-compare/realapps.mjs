@@ -14,9 +14,10 @@
 // side (toolwright: its sign_in tool, an env: given environment the other
 // tools run in; Playwright MCP: its one page; the floor: one context per
 // app), except the sign-in actions, which start signed out each run. The
-// env: temporary reads (MediaWiki read and search) start cold on every side:
-// Playwright MCP's browser closed and reopened, the floor's page in a new
-// context, untimed, as toolwright's temporary environment has an empty cache.
+// env: temporary reads (MediaWiki read and search) and the sign-ins (a new
+// environment) start cold on every side: Playwright MCP's browser closed and
+// reopened, the floor's page in a new context, untimed, as toolwright's new
+// environment has an empty cache.
 // Anything an action needs beforehand (a page to delete, a table to drop)
 // is made untimed before each run.
 //
@@ -94,12 +95,6 @@ async function playwright(client, script) {
   return rec.run;
 }
 
-/** Untimed set-up on Playwright MCP's page (Playwright code through its own tool). */
-const pwUntimed = async (client, code) => {
-  const r = await client.callTool({ name: "browser_run_code_unsafe", arguments: { code } });
-  if (r.isError) throw new Error(`Playwright MCP: the untimed preparation failed: ${textOf(r).slice(0, 500)}`);
-  return r;
-};
 /**
  * Untimed: Playwright MCP's browser closed and opened again on about:blank, so the timed run starts
  * on a new context with an empty cache, as toolwright's env: temporary calls do (it signs
@@ -245,6 +240,9 @@ const pwSignInPMA = async (rec, snap) => {
 function actions(ctx) {
   const { twMW, twPMA, pwc, floorBrowser, pages } = ctx;
   let n = 0;
+  // Uploaded files are named anew in each run of the bench: the wiki refuses a file identical to
+  // the one a title already has ("an exact duplicate"), which an earlier run left there.
+  const stamp = Date.now().toString(36);
   return [
     // ---- MediaWiki ----
     {
@@ -255,7 +253,9 @@ function actions(ctx) {
         return r;
       },
       twAnswer: (d) => d.user === "[redacted:mw_user]" ? MW.user : d.user,
-      pwPrep: () => pwUntimed(pwc, "async (page) => { await page.context().clearCookies(); }"),
+      // A sign-in starts cold on every side: toolwright's sign_in opens a new environment and the
+      // floor signs in in a new context, so Playwright MCP's browser is closed and opened again.
+      pwPrep: () => pwCold(pwc),
       pw: () => playwright(pwc, pwSignInMW),
       floor: () => floorFresh(floorBrowser, (page) => floorSignIn(page, "mw")),
     },
@@ -336,10 +336,10 @@ function actions(ctx) {
     },
     {
       name: "MediaWiki: upload a file", app: "mw",
-      tw: () => toolwright(twMW.client, "upload_file", { env_id: ctx.mwEnv, file: "lighthouse-beacon.png", name: `Bench ${++n}.png`, description: "bench" }, true),
+      tw: () => toolwright(twMW.client, "upload_file", { env_id: ctx.mwEnv, file: "lighthouse-beacon.png", name: `Bench ${stamp}-${++n}.png`, description: "bench" }, true),
       twAnswer: () => "File page",
       pw: () => playwright(pwc, async (rec, snap) => {
-        const name = `Bench ${++n}.png`;
+        const name = `Bench ${stamp}-${++n}.png`;
         await rec.call("browser_navigate", { url: `${W}/index.php?title=Special:Upload` });
         const s = await snap();
         await rec.call("browser_click", { element: "Source filename button", target: ref(s, "button", "Source filename:") });
@@ -352,7 +352,7 @@ function actions(ctx) {
         return "File page";
       }),
       floor: () => floor(pages.mw, async (page) => {
-        const name = `Bench ${++n}.png`;
+        const name = `Bench ${stamp}-${++n}.png`;
         await page.goto(`${W}/index.php?title=Special:Upload`);
         await page.setInputFiles("#wpUploadFile", beacon);
         await Promise.all([page.waitForURL((u) => u.href.includes("File:")), page.evaluate((nm) => {
@@ -394,19 +394,8 @@ function actions(ctx) {
         return r;
       },
       twAnswer: () => "signed in",
-      // Signed out, untimed: cookies cleared, and phpMyAdmin's own Log out when its home page still
-      // shows signed in after that (it did in the bench's Playwright MCP page: "the sign-in form
-      // never showed", 20 snapshots of the signed-in home page).
-      pwPrep: () => pwUntimed(pwc, `async (page) => {
-        await page.context().clearCookies();
-        await page.goto(${JSON.stringify(P)} + "/index.php");
-        if (await page.locator("#input_username").count() === 0) {
-          await page.locator("a[href*='route=/logout']").first().click();
-          await page.waitForSelector("#input_username", { timeout: 30000 });
-          await page.context().clearCookies();
-        }
-        return "form " + (await page.locator("#input_username").count()) + " at " + page.url() + ", pages " + page.context().pages().length + ", contexts " + page.context().browser()?.contexts().length + ", cookies: " + (await page.context().cookies()).map((c) => c.name).join(" ");
-      }`).then((r) => { if (process.env.RA_DEBUG) console.error("pwPrep: " + textOf(r).slice(0, 400)); }),
+      // Cold on every side, as MediaWiki's sign-in.
+      pwPrep: () => pwCold(pwc),
       pw: () => playwright(pwc, pwSignInPMA),
       floor: () => floorFresh(floorBrowser, (page) => floorSignIn(page, "pma")),
     },
@@ -678,7 +667,7 @@ function markdown() {
     ...report.actions.map((r) => r.failed ? `| ${r.action} | not measured: ${r.failed.replace(/\|/g, "\\|")} |||||||||| ` :
       `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
     "",
-    "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in (the sign-ins: a fresh context each run). MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), so on those two every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
+    "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in. MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), and the sign-ins open a new environment, so on those four every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
     "",
     "Playwright MCP's steps per action: " + done.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
     "",
