@@ -97,8 +97,8 @@ async function playwright(client, script) {
 
 /**
  * Untimed: Playwright MCP's browser closed and opened again on about:blank, so the timed run starts
- * on a new context with an empty cache, as toolwright's env: temporary calls do (it signs
- * Playwright MCP out: the action signs it in again afterwards, untimed).
+ * on a new context with an empty cache, as toolwright's env: temporary calls and its sign_in (a new
+ * environment) do. It signs Playwright MCP out: the action signs it in again afterwards, untimed.
  */
 const pwCold = async (client) => {
   await client.callTool({ name: "browser_close", arguments: {} });
