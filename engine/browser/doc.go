@@ -16,7 +16,8 @@
 // on all of them (TestProviderContract).
 //
 // The local provider (local.go) launches the system Chromium (browser.bin,
-// or launcher.LookPath) on the first Open, headless, with a fresh profile
+// or what package chromium finds: the headless shell when it is installed,
+// else launcher.LookPath) on the first Open, headless, with a fresh profile
 // that is removed when the browser closes, and again after a crash. It
 // never downloads a browser. It is a Starter. The cdp provider (cdp.go)
 // attaches to remote browsers (a grid, a Kubernetes pool, Chrome started

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,8 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-rod/rod/lib/launcher"
-
+	"github.com/toolwright/toolwright/engine/browser/chromium"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -80,9 +78,6 @@ func processAlive(pid int) bool {
 	return true
 }
 
-// ErrNoBrowser is the cause when the local provider finds no Chromium.
-var ErrNoBrowser = errors.New("no Chromium or Chrome found on PATH: install Chromium (apt-get install -y chromium) or set browser.bin")
-
 // localProvider runs one Chromium process on this machine.
 type localProvider struct {
 	bin      string
@@ -125,23 +120,13 @@ func (p *localProvider) Start(ctx context.Context) (*Conn, error) {
 	return p.Browser(ctx)
 }
 
-// binPath is the Chromium to run.
-func (p *localProvider) binPath() (string, error) {
-	if p.bin != "" {
-		found, err := exec.LookPath(p.bin)
-		if err != nil {
-			return "", fmt.Errorf("browser.bin %q is not an executable: %w", p.bin, err)
-		}
-		return found, nil
-	}
-	if found, ok := launcher.LookPath(); ok {
-		return found, nil
-	}
-	return "", ErrNoBrowser
-}
-
 func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
-	bin, err := p.binPath()
+	headless := p.headless
+	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		p.log.Warn("browser.headless is false but there is no display; running headless")
+		headless = true
+	}
+	bin, err := chromium.Find(p.bin, headless)
 	if err != nil {
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "no browser to open an environment in: install Chromium (apt-get install -y chromium) or set browser.bin")
 	}
@@ -149,12 +134,9 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	headless := p.headless
-	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		p.log.Warn("browser.headless is false but there is no display; running headless")
-		headless = true
-	}
-	l := chromiumLauncher(ctx, bin, dir, headless)
+	// Leakless runs Chromium under rod's small guard process, which kills
+	// its whole process group when this process dies, even by SIGKILL.
+	l := chromium.Launcher(ctx, bin, dir, headless).Leakless(true)
 	start := time.Now()
 	u, err := l.Launch()
 	if err != nil {
@@ -203,38 +185,6 @@ func (p *localProvider) profileDir() (string, error) {
 	}
 	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o600)
 	return dir, nil
-}
-
-// chromiumLauncher is the launcher of bin with the profile dir and the
-// engine's flags. Bin is always set, so rod never downloads a browser.
-// Leakless runs Chromium under rod's small guard process, which kills its
-// whole process group when this process dies, even by SIGKILL.
-func chromiumLauncher(ctx context.Context, bin, dir string, headless bool) *launcher.Launcher {
-	l := launcher.New().Context(ctx).
-		Bin(bin).
-		Leakless(true).
-		Headless(headless).
-		UserDataDir(dir).
-		Set("disable-gpu").
-		Set("disable-background-networking").
-		Set("disable-component-update").
-		Set("no-first-run").
-		Set("disable-sync").
-		Set("disable-quic").
-		// Keep Chromium's site isolation (rod's launcher turns it off):
-		// pages then meet cross-site frames out of process, as they do in
-		// any Chrome a cdp endpoint offers.
-		Set("disable-features", "TranslateUI").
-		Delete("disable-site-isolation-trials").
-		// Keep Chromium's popup blocker too (rod's launcher turns it off):
-		// a click opens one window, as in any Chrome, and a page calling
-		// window.open 1000 times in a row opens one, not 1000 pages that
-		// each take the guard's setup (a call's whole deadline at load 8).
-		Delete("disable-popup-blocking")
-	if os.Geteuid() == 0 {
-		l = l.NoSandbox(true)
-	}
-	return l
 }
 
 // stopper ends the browser of process group pid: the profile is thrown

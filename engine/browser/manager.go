@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/errs"
@@ -525,16 +526,29 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		}
 		return nil, m.browserErr(conn, err, "cannot open a page")
 	}
-	env.setPage(page)
-	if err := env.SetViewport(ctx, m.opts.Viewport); err != nil {
-		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment's page could not be sized"))
-		return nil, m.browserErr(conn, err, "cannot size the page")
+	if err := m.preparePage(ctx, env, page); err != nil {
+		return nil, err
 	}
 	if err := m.locate(ctx, env, page.TargetID); err != nil {
 		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment could not be registered"))
 		return nil, err
 	}
 	return env, nil
+}
+
+// preparePage makes page env's page, sized to the viewport and under the
+// popup rule; on an error env is disposed of.
+func (m *Manager) preparePage(ctx context.Context, env *Env, page *rod.Page) error {
+	env.setPage(page)
+	if err := env.SetViewport(ctx, m.opts.Viewport); err != nil {
+		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment's page could not be sized"))
+		return m.browserErr(env.conn, err, "cannot size the page")
+	}
+	if err := blockPopups(ctx, page); err != nil {
+		m.dispose(env, errs.New(errs.EnvUnavailable, "the environment's page could not be given the popup rule"))
+		return m.browserErr(env.conn, err, "cannot give the page the popup rule")
+	}
+	return nil
 }
 
 // localNetwork are Chromium's permissions for requests to loopback and
@@ -890,9 +904,10 @@ func (m *Manager) adopt(ctx context.Context, id string, rec *Record, conn *Conn,
 		return nil, err
 	}
 	env.setPage(page)
-	// The viewport was set through another connection's session, which
-	// took it along: set it on this one.
+	// The viewport and the popup rule were set through another
+	// connection's session, which took them along: set them on this one.
 	_ = env.SetViewport(ctx, m.opts.Viewport)
+	_ = blockPopups(ctx, page)
 	return env, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 )
 
@@ -120,4 +121,29 @@ func (g *guard) dialog(sid proto.TargetSessionID, params []byte) {
 		defer cancel()
 		return a.Call(session{c: g.c, id: sid, ctx: ctx})
 	})
+}
+
+// popupRule is Chrome's popup blocker for window.open, in the page: a
+// window opens only under a person's fresh activation (a click, a key),
+// and opening one uses the activation up, so a handler gets one window per
+// click; any other call answers null, as a blocked window.open does. The
+// full Chromium blocks the same calls in its browser process; the headless
+// shell (package chromium) has no blocker, and a page calling window.open
+// in a loop would open a window for each call, every one set up by the
+// guard. A Proxy keeps the function's name, length and native source text.
+const popupRule = `(() => {
+  const ua = navigator.userActivation, open = window.open;
+  if (!ua || typeof open !== 'function') return;
+  window.open = new Proxy(open, { apply: (f, self, args) => ua.isActive ? Reflect.apply(f, self, args) : null });
+})()`
+
+// blockPopups puts the popup rule in the documents of an environment's
+// page from its next one on. page must be a rod page: its session has the
+// Page domain enabled, without which the browser ignores the script (so
+// the guard, whose sessions do not, cannot add it). Popups' own pages do
+// not get it: a page a popup opened that floods window.open by itself is
+// left to the browser's blocker.
+func blockPopups(ctx context.Context, page *rod.Page) error {
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule}.Call(page.Context(ctx))
+	return err
 }

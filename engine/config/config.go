@@ -512,7 +512,7 @@ var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, gra
 // BrowserDecl declares browser:.
 var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
 	{Name: "provider", Type: decl.Enum}, // its values, default and docs: the registered providers (RegisterBrowserProvider)
-	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: find it on PATH"},
+	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: headless, chromium-headless-shell when it is installed, else the Chromium or Chrome on PATH"},
 	{Name: "headless", Type: decl.Bool, Default: true, Doc: "run without a window"},
 	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints; webdriver: http://grid:4444 WebDriver URLs"},
 	{Name: "max_environments", Type: decl.Int, Min: decl.F(1), Default: 8, Doc: "environments open at once"},

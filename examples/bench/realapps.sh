@@ -42,8 +42,10 @@ cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 BENCH=$ROOT/examples/bench
 log() { printf '== %s\n' "$*" >&2; }
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || { echo "realapps.sh: no chromium on PATH (apt-get install -y chromium)" >&2; exit 1; }
+# Every side runs the Chromium toolwright starts by default (the headless
+# shell when it is installed; toolwright gets it as browser.bin too).
+# CHROMIUM=PATH picks another for all.
+CHROMIUM=${CHROMIUM:-$(go run ./examples/bench/harness chromium)} || { echo "realapps.sh: no Chromium (apt-get install -y chromium)" >&2; exit 1; }
 command -v node >/dev/null || { echo "realapps.sh: node is needed" >&2; exit 1; }
 
 BIN=$(mktemp -d "${TMPDIR:-/tmp}/toolwright-realapps.XXXXXX")

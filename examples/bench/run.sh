@@ -28,7 +28,8 @@
 #
 # Needs: Go, Node >= 18 with npm (the npm registry, once, for mcp-compare's
 # pinned @playwright/mcp and @modelcontextprotocol/sdk), and the system
-# Chromium (`chromium` on PATH; nothing downloads a browser).
+# Chromium (the one toolwright starts: chromium-headless-shell when it is
+# installed, else `chromium` on PATH; nothing downloads a browser).
 set -euo pipefail
 
 RUNS=7
@@ -57,8 +58,6 @@ RES=$OUT/results
 BIN=$OUT/bin
 log() { printf '== %s\n' "$*" >&2; }
 
-CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROMIUM" ]; then echo "run.sh: no chromium on PATH (apt-get install -y chromium)" >&2; exit 1; fi
 command -v node >/dev/null || { echo "run.sh: node is needed" >&2; exit 1; }
 
 log "building (toolwright, acmesite, rodsearch, floor, harness) into $BIN"
@@ -67,6 +66,10 @@ go build -o "$BIN/acmesite" ./examples/bench/acmesite
 go build -o "$BIN/rodsearch" ./examples/bench/rodsearch
 go build -o "$BIN/floor" ./examples/bench/floor
 go build -o "$BIN/harness" ./examples/bench/harness
+# Every side runs the Chromium toolwright starts by default (the headless
+# shell when it is installed): Playwright MCP and the floors get it by path,
+# toolwright through browser.bin below. CHROMIUM=PATH picks another for all.
+CHROMIUM=${CHROMIUM:-$("$BIN/harness" chromium)} || { echo "run.sh: no Chromium (apt-get install -y chromium)" >&2; exit 1; }
 
 if [ ! -d "$BENCH/mcp-compare/node_modules/@playwright/mcp" ] || [ ! -d "$BENCH/mcp-compare/node_modules/@modelcontextprotocol/sdk" ] || [ ! -d "$BENCH/mcp-compare/node_modules/chrome-devtools-mcp" ]; then
   log "installing mcp-compare's pinned packages (npm ci)"
@@ -109,6 +112,7 @@ secrets:
   acme_user: {env: ACME_USER}
   acme_password: {env: ACME_PASSWORD}
 browser:
+  bin: $CHROMIUM
   max_environments: 16
   max_per_purpose: 16   # (d) runs 8 temporary calls of one purpose at once; the default is 4
 policy:

@@ -23,7 +23,6 @@ package rodref
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -32,9 +31,10 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/input"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/go-rod/rod/lib/utils"
+
+	"github.com/toolwright/toolwright/engine/browser/chromium"
 )
 
 // Selectors: the primary css of examples/demo/selectors.yaml.
@@ -119,27 +119,20 @@ func Every(d time.Duration) func() utils.Sleeper {
 	return func() utils.Sleeper { return utils.BackoffSleeper(d, d, nil) }
 }
 
-// Launch starts the system Chromium (bin, or the one on PATH; never a
-// downloaded one) with engine/browser's flags and returns its DevTools URL
+// Launch starts the system Chromium (bin, or the one the engine's local
+// provider picks; never a downloaded one) with the engine's command line
+// (package chromium) and returns its DevTools URL
 // and a stop function that kills it and removes its profile.
 func Launch(bin string) (string, func(), error) {
-	if bin == "" {
-		found, ok := launcher.LookPath()
-		if !ok {
-			return "", nil, errors.New("no Chromium on PATH")
-		}
-		bin = found
+	bin, err := chromium.Find(bin, true)
+	if err != nil {
+		return "", nil, err
 	}
 	dir, err := os.MkdirTemp("", "rodref-chromium-")
 	if err != nil {
 		return "", nil, err
 	}
-	l := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(dir).
-		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").
-		Set("no-first-run").Set("disable-sync").Set("disable-quic")
-	if os.Geteuid() == 0 {
-		l = l.NoSandbox(true)
-	}
+	l := chromium.Launcher(context.Background(), bin, dir, true).Leakless(false)
 	u, err := l.Launch()
 	if err != nil {
 		os.RemoveAll(dir)

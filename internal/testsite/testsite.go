@@ -32,8 +32,9 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
-	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/browser/chromium"
 	"github.com/toolwright/toolwright/internal/site"
 )
 
@@ -185,25 +186,15 @@ func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
 	return b, c
 }
 
-// launch starts Chromium with the flags of the engine's local provider and
-// connects to it; u is its DevTools WebSocket URL.
+// launch starts the Chromium the engine's local provider starts (package
+// chromium: its binary and command line) and connects to it; u is its
+// DevTools WebSocket URL.
 func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, u string, stop func(), err error) {
-	bin, found := launcher.LookPath()
-	if !found {
+	bin, err := chromium.Find("", true)
+	if err != nil {
 		return nil, "", nil, ErrNoChromium
 	}
-	l := launcher.New().Bin(bin).
-		Headless(true).
-		NoSandbox(os.Geteuid() == 0).
-		Set("disable-gpu").
-		Set("disable-background-networking").
-		Set("disable-component-update").
-		Set("no-first-run").
-		Set("disable-sync").
-		Set("disable-quic").
-		Set("disable-features", "TranslateUI"). // keep site isolation, as the engine's launcher does
-		Delete("disable-site-isolation-trials").
-		UserDataDir(userDataDir)
+	l := chromium.Launcher(context.Background(), bin, userDataDir, true)
 	u, err = l.Launch()
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("launch %s: %w", bin, err)
@@ -392,11 +383,12 @@ func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
 const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
 
 // NeedChromium skips tb when this machine has no Chromium (fails it when
-// TOOLWRIGHT_REQUIRE_CHROMIUM=1), and returns its path.
+// TOOLWRIGHT_REQUIRE_CHROMIUM=1), and returns the path of the one a
+// headless local provider starts.
 func NeedChromium(tb testing.TB) string {
 	tb.Helper()
-	bin, ok := launcher.LookPath()
-	if !ok {
+	bin, err := chromium.Find("", true)
+	if err != nil {
 		skipNoChromium(tb)
 	}
 	return bin
@@ -423,9 +415,7 @@ func RemoteChromium(tb testing.TB) (endpoint string, kill func()) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	lc := launcher.New().Bin(bin).Leakless(false).Headless(true).UserDataDir(tb.TempDir()).NoSandbox(os.Geteuid() == 0).
-		Set("disable-gpu").Set("disable-background-networking").Set("disable-component-update").Set("no-first-run").
-		RemoteDebuggingPort(port)
+	lc := chromium.Launcher(context.Background(), bin, tb.TempDir(), true).Leakless(false).RemoteDebuggingPort(port)
 	if _, err := lc.Launch(); err != nil {
 		tb.Fatalf("launch a Chromium endpoint: %v", err)
 	}

@@ -7,8 +7,9 @@
 //	harness warm     -config CFG -runs N          engine.Call on a warm engine, in process
 //	harness wide     -config CFG -rows 5,50,200   extract cost of a whole page, N rows × 8 fields, in process
 //	harness report   -dir RESULTS               the Markdown table from the JSON files of one run
+//	harness chromium                            the path of the Chromium toolwright starts here (package chromium)
 //
-// Every subcommand writes JSON (to -out or stdout) that report reads.
+// Every subcommand but chromium writes JSON (to -out or stdout) that report reads.
 package main
 
 import (
@@ -17,15 +18,18 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/browser/chromium"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: harness gen|coldlist|proc|warm|wide|report [flags]")
+		fmt.Fprintln(os.Stderr, "usage: harness gen|coldlist|proc|warm|wide|report|chromium [flags]")
 		os.Exit(2)
 	}
 	cmds := map[string]func([]string) error{
 		"gen": genCmd, "coldlist": coldlistCmd, "proc": procCmd, "warm": warmCmd, "wide": wideCmd, "report": reportCmd,
+		"chromium": chromiumCmd,
 	}
 	f, ok := cmds[os.Args[1]]
 	if !ok {
@@ -36,6 +40,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "harness %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
+}
+
+// chromiumCmd prints the Chromium a headless toolwright starts when
+// browser.bin is not set, so the benchmark scripts give every side (and
+// toolwright, through browser.bin) the same binary.
+func chromiumCmd([]string) error {
+	bin, err := chromium.Find("", true)
+	if err != nil {
+		return err
+	}
+	fmt.Println(bin)
+	return nil
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

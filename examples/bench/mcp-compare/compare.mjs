@@ -36,8 +36,7 @@ import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execFileSync } from "node:child_process";
-import { contentBytes, resultBytes, textOf, round, median, recorder, ref, descendants, treeCPU, settle } from "./lib.mjs";
+import { contentBytes, resultBytes, textOf, round, median, recorder, ref, descendants, treeCPU, settle, defaultChromium } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -51,7 +50,7 @@ function parseArgs(argv) {
   for (const k of ["runs", "pages", "parallel", "rounds", "gap"]) o[k] = Number(o[k]);
   o.pwSettle = o["pw-settle"];
   if (!o.toolwright || !o.config || !o.base) throw new Error("need --toolwright, --config and --base");
-  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  if (!o.chromium) o.chromium = defaultChromium();
   return o;
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the scripted MCP clients of the benchmarks
 // (compare.mjs: the Acme demo; realsite.mjs: the realistic shop).
 
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -10,6 +11,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The Chromium toolwright starts here when browser.bin is not set (the headless shell when it is
+ * installed): the benchmarks give it to every side, and to toolwright as browser.bin, so all run
+ * the same binary.
+ */
+export const defaultChromium = () =>
+  execFileSync("go", ["run", "./examples/bench/harness", "chromium"], { cwd: join(here, "..", "..", "..") }).toString().trim();
 
 /** Bytes of a tool result's content blocks: what the agent's model is handed. */
 export function contentBytes(res) {

@@ -31,7 +31,7 @@ import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
-import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -46,7 +46,7 @@ function parseArgs(argv) {
   o.runs = Number(o.runs);
   o.gap = Number(o.gap);
   if (!o.toolwright) throw new Error("need --toolwright BIN");
-  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  if (!o.chromium) o.chromium = defaultChromium();
   return o;
 }
 const opt = parseArgs(process.argv.slice(2));
@@ -71,7 +71,7 @@ async function startToolwright(app, dir, vars, secrets, env) {
     `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
     // The environments sign_in made are kept for the whole run: one action (18 runs) took more
     // than the default 10 minutes at load 75, and the reaper closed them under the next ones.
-    `browser: {idle_timeout: 3h}`,
+    `browser: {idle_timeout: 3h, bin: ${JSON.stringify(opt.chromium)}}`,
     "",
   ].join("\n"));
   return { ...await startToolwrightServer("toolwright-realapps-bench", opt.toolwright, cfg, env), cfg };

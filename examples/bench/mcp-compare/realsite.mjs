@@ -30,8 +30,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync, copyFileSyn
 import { tmpdir } from "node:os";
 import { join, dirname, extname, resolve, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execFileSync } from "node:child_process";
-import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -48,7 +47,7 @@ function parseArgs(argv) {
   o.runs = Number(o.runs);
   o.gap = Number(o.gap);
   if (!o.toolwright) throw new Error("need --toolwright BIN");
-  if (!o.chromium) o.chromium = execFileSync("sh", ["-c", "command -v chromium"]).toString().trim();
+  if (!o.chromium) o.chromium = defaultChromium();
   return o;
 }
 const opt = parseArgs(process.argv.slice(2));
@@ -87,6 +86,7 @@ async function startToolwright(base, dir) {
     `vars: {shop_base: ${JSON.stringify(base)}}`,
     `secrets: {nw_user: {env: NW_USER}, nw_password: {env: NW_PASSWORD}}`,
     `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1", "localhost"]}`,
+    `browser: {bin: ${JSON.stringify(opt.chromium)}}`, // the binary Playwright MCP and the floor run
     "",
   ].join("\n"));
   return startToolwrightServer("toolwright-realsite-bench", opt.toolwright, cfg, { NW_USER: "hiker@example.com", NW_PASSWORD: "bench-password" });
