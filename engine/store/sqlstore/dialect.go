@@ -3,9 +3,13 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,6 +57,9 @@ type dialect struct {
 	// oneWriter: every write goes through one connection (SQLite), so
 	// writes queue for it in DB.locked before their lock wait starts.
 	oneWriter bool
+	// lost reports an error that means the connection to the server is
+	// gone (nil where there is no server: SQLite).
+	lost func(error) bool
 }
 
 // migrationLockKey is the pg_advisory_xact_lock key of toolwright's
@@ -99,6 +106,28 @@ func postgresBusy(err error) bool {
 	return false
 }
 
+// postgresLost reports an error that means the server closed the session or
+// the connection broke: the server was stopped or restarted, or an operator
+// terminated the backend. Every idle connection of the pool is then likely
+// dead too (DB.dropIdle).
+func postgresLost(err error) bool {
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		switch e.Code {
+		case "57P01", "57P02", "57P03": // admin_shutdown, crash_shutdown, cannot_connect_now
+			return true
+		}
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.As(err, &ne) || pgconn.SafeToRetry(err)
+}
+
 // postgresAttemptWait is the lock_timeout of every PostgreSQL session the
 // store opens (unless the URL sets one): one statement waits this long for a
 // lock another session holds (a row's, or a table's under LOCK TABLE, which
@@ -116,6 +145,7 @@ var postgresDialect = dialect{
 	snapshot:    sql.LevelRepeatableRead,
 	busy:        postgresBusy,
 	retryBusy:   true,
+	lost:        postgresLost,
 	// One round trip and no commit: the database is the one opened and
 	// this session may write (not a standby after a failover, not
 	// default_transaction_read_only). A full disk shows on the call's own

@@ -21,9 +21,26 @@ import (
 // comparing the path with the file opened (a deleted file stays writable
 // through the open descriptor, so every later record would be lost
 // silently); a replaced PostgreSQL database by its store_id.
+//
+// A PostgreSQL connection found dead (the server restarted since the pool
+// last used it, within the second in which pgx does not ping a connection
+// it reuses) is not the store being unavailable: the pool's idle
+// connections are dropped and the probe, a read, runs once more on a new
+// one. Without that, the first call after a restart answered
+// store_unavailable although the server was up again.
 func (s *DB) Ready(ctx context.Context) error {
+	err := s.ready(ctx)
+	if s.lost(err) && ctx.Err() == nil {
+		s.dropIdle()
+		err = s.ready(ctx)
+	}
+	return s.fail("check the store", err)
+}
+
+// ready runs Ready's checks once; its error is uncoded.
+func (s *DB) ready(ctx context.Context) error {
 	if s.isClosed() {
-		return s.fail("check the store", store.ErrClosed)
+		return store.ErrClosed
 	}
 	if err := s.sameFile(); err != nil {
 		return err
@@ -36,7 +53,7 @@ func (s *DB) Ready(ctx context.Context) error {
 		// machine it takes longer than the wait.
 		c, err := s.rdb.Conn(ctx)
 		if err != nil {
-			return s.fail("check the store", err)
+			return err
 		}
 		defer c.Close()
 		conn = c
@@ -68,7 +85,27 @@ func (s *DB) Ready(ctx context.Context) error {
 		return errs.Wrap(errs.StoreUnavailable, fmt.Errorf("store: %s: %w", s.where, err),
 			"the state store cannot record calls (the database was replaced under the running server); an operator must restore it and restart the server")
 	}
-	return s.fail("check the store", err)
+	return err
+}
+
+// lost reports an error that says a connection to the server was lost
+// (never on SQLite).
+func (s *DB) lost(err error) bool {
+	return err != nil && s.d.lost != nil && s.d.lost(err)
+}
+
+// dropIdle closes the pool's idle connections, after one was found lost:
+// after a restart they are all dead, and each would otherwise fail the
+// next statement that takes it. Connections in use are discarded by
+// database/sql when they come back broken.
+func (s *DB) dropIdle() {
+	for _, db := range []*sql.DB{s.wdb, s.rdb} {
+		// database/sql closes idle connections beyond the new limit at
+		// once; the limit is set back right after. Concurrent drops
+		// interleave harmlessly: each ends by restoring the limit.
+		db.SetMaxIdleConns(0)
+		db.SetMaxIdleConns(s.opts.Conns)
+	}
 }
 
 // sameFile reports, on SQLite, a database file deleted or replaced since
@@ -133,6 +170,9 @@ var (
 func (s *DB) fail(what string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if s.lost(err) {
+		s.dropIdle()
 	}
 	var e *errs.Error
 	switch {
