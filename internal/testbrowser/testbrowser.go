@@ -17,7 +17,10 @@
 // connection (the manager closes it on Shutdown; a test binary that dies
 // takes the browser with it). The guard of each connection resumes and
 // leaves alone the pages of browser contexts it did not make, as it does
-// for the other clients of a cdp endpoint.
+// for the other clients of a cdp endpoint. So a new page (a popup) may run
+// before its own manager's guard has set its rules, when another manager's
+// guard resumed it first: a test that a popup meets the allowed hosts
+// calls OwnBrowser.
 //
 // A test that needs a browser of its own (it launches, kills or crashes
 // the browser, counts its processes, or tests a provider) calls OwnBrowser
