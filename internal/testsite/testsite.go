@@ -190,7 +190,7 @@ func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
 // chromium: its binary and command line) and connects to it; u is its
 // DevTools WebSocket URL.
 func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, u string, stop func(), err error) {
-	bin, err := chromium.Find("", true)
+	bin, err := chromium.Find(os.Getenv(ChromiumEnv), true)
 	if err != nil {
 		return nil, "", nil, ErrNoChromium
 	}
@@ -378,6 +378,13 @@ func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
 	Goto(t, p, s.URL("/setcookie?name=acme_user&value="+url.QueryEscape(email)))
 }
 
+// ChromiumEnv names the browser the tests' own launches start (the shared
+// browser, RemoteChromium's endpoint), as browser.bin names the engine's:
+// unset, the one the engine starts by default (the headless shell when it
+// is installed). CI runs a package again with it set to chromium, so the
+// full browser's behaviour stays tested where the shell is the default.
+const ChromiumEnv = "TOOLWRIGHT_TEST_CHROMIUM"
+
 // RequireChromiumEnv, set to 1 (as CI does), turns every "no Chromium"
 // skip into a failure, so a browser test can never pass by not running.
 const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
@@ -387,7 +394,7 @@ const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
 // headless local provider starts.
 func NeedChromium(tb testing.TB) string {
 	tb.Helper()
-	bin, err := chromium.Find("", true)
+	bin, err := chromium.Find(os.Getenv(ChromiumEnv), true)
 	if err != nil {
 		skipNoChromium(tb)
 	}
