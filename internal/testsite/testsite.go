@@ -190,7 +190,7 @@ func LaunchCounting(t testing.TB) (*rod.Browser, *Counter) {
 // chromium: its binary and command line) and connects to it; u is its
 // DevTools WebSocket URL.
 func launch(userDataDir string, client func(u string) (rod.CDPClient, error)) (b *rod.Browser, u string, stop func(), err error) {
-	bin, err := chromium.Find(os.Getenv(ChromiumEnv), true)
+	bin, err := findChromium()
 	if err != nil {
 		return nil, "", nil, ErrNoChromium
 	}
@@ -385,6 +385,10 @@ func (s *Site) SignIn(t testing.TB, p *rod.Page, email string) {
 // full browser's behaviour stays tested where the shell is the default.
 const ChromiumEnv = "TOOLWRIGHT_TEST_CHROMIUM"
 
+// findChromium is the browser the tests' own launches start ($ChromiumEnv,
+// else the engine's default headless browser).
+func findChromium() (string, error) { return chromium.Find(os.Getenv(ChromiumEnv), true) }
+
 // RequireChromiumEnv, set to 1 (as CI does), turns every "no Chromium"
 // skip into a failure, so a browser test can never pass by not running.
 const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
@@ -394,7 +398,7 @@ const RequireChromiumEnv = "TOOLWRIGHT_REQUIRE_CHROMIUM"
 // headless local provider starts.
 func NeedChromium(tb testing.TB) string {
 	tb.Helper()
-	bin, err := chromium.Find(os.Getenv(ChromiumEnv), true)
+	bin, err := findChromium()
 	if err != nil {
 		skipNoChromium(tb)
 	}

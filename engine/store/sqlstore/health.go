@@ -97,15 +97,15 @@ func (s *DB) lost(err error) bool {
 // dropIdle closes the pool's idle connections, after one was found lost:
 // after a restart they are all dead, and each would otherwise fail the
 // next statement that takes it. Connections in use are discarded by
-// database/sql when they come back broken.
+// database/sql when they come back broken. Only a dialect with a server
+// loses connections (PostgreSQL), and there wdb and rdb are one pool of
+// Options.Conns.
 func (s *DB) dropIdle() {
-	for _, db := range []*sql.DB{s.wdb, s.rdb} {
-		// database/sql closes idle connections beyond the new limit at
-		// once; the limit is set back right after. Concurrent drops
-		// interleave harmlessly: each ends by restoring the limit.
-		db.SetMaxIdleConns(0)
-		db.SetMaxIdleConns(s.opts.Conns)
-	}
+	// database/sql closes idle connections beyond the new limit at once;
+	// the limit is set back right after. Concurrent drops interleave
+	// harmlessly: each ends by restoring the limit.
+	s.rdb.SetMaxIdleConns(0)
+	s.rdb.SetMaxIdleConns(s.opts.Conns)
 }
 
 // sameFile reports, on SQLite, a database file deleted or replaced since
