@@ -337,7 +337,10 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 	askedSubmit := false
 	mark := w.reqMark
 	for round := 0; ctx.Err() == nil; round++ {
-		if loading, _, _ := w.state(); loading {
+		// A navigation seen since the step began is the one to wait for:
+		// until it arrived (at once when it has). The requests the step
+		// began were the document's it left.
+		if loading, seen, _ := w.state(); loading || seen {
 			_ = w.arrive(ctx)
 			return
 		}

@@ -632,10 +632,11 @@ function (op, req, ...nodes) {
     const old = top[LEAVE];
     if (old) old.off();
     const nav = top.navigation && typeof top.navigation.addEventListener === "function" ? top.navigation : null;
-    const rec = { evs: [], unload: false };
+    const rec = { evs: [], unload: false, at: -1 };
     const h = (e) => {
       if (nav) rec.evs.push(e);
       else rec.unload = true;
+      rec.at = performance.now();
     };
     const timer = setTimeout(() => rec.off(), 60000);
     rec.off = () => {
@@ -652,6 +653,26 @@ function (op, req, ...nodes) {
     if (!rec) return false;
     if (rec.unload) return true;
     return rec.evs.some((e) => !e.defaultPrevented && !e.hashChange && !e.destination.sameDocument && !e.downloadRequest);
+  };
+  // A form submit the page did not hold back navigates when the browser
+  // runs it, in a task of its own after the click (later still when the
+  // click left work queued before it): until then the page has not begun
+  // the navigation. submitPending: whether a click's submit (SUBMIT of win)
+  // will navigate this window and the navigation has not begun yet (no
+  // navigate event, or beforeunload, since the submit).
+  const submitPending = (win) => {
+    const sub = win[SUBMIT], lv = win[LEAVE];
+    if (!sub || !sub.ev || sub.ev.defaultPrevented || (lv && lv.at >= sub.at)) return false;
+    const form = sub.ev.target, by = sub.ev.submitter;
+    const own = (attr) => (by && by.hasAttribute("form" + attr) ? by.getAttribute("form" + attr) : form.getAttribute(attr));
+    if ((own("method") || "").toLowerCase() === "dialog") return false;
+    let target = own("target");
+    if (!target) {
+      const base = form.ownerDocument.querySelector("base[target]");
+      target = base ? base.getAttribute("target") : "";
+    }
+    target = target.toLowerCase();
+    return target === "" || target === "_self" || (win === win.top && (target === "_top" || target === "_parent"));
   };
 
   // prepareEl gets el ready for a user action, in one round trip:
@@ -936,6 +957,9 @@ function (op, req, ...nodes) {
       // With req.idle, once the page has nothing left to run (an idle
       // callback): the continuations of the requests it saw end have run
       // by then, however long they take. → {held, ago (ms), leaving}
+      // A submit about to navigate (submitPending) is answered once the
+      // navigation began, at most req.submit ms from now (the page may
+      // still cancel it in ways it cannot tell: an intercept).
       const win = doc.defaultView;
       const answer = () => {
         const rec = win[SUBMIT];
@@ -943,10 +967,24 @@ function (op, req, ...nodes) {
         out.leaving = leaving(win[LEAVE]);
         return out;
       };
-      if (!req.idle) return answer();
+      const settled = () => {
+        if (!submitPending(win)) return answer();
+        return new Promise((resolve) => {
+          const nav = win.navigation && typeof win.navigation.addEventListener === "function" ? win.navigation : null;
+          const type = nav ? "navigate" : "beforeunload";
+          const done = () => {
+            clearTimeout(timer);
+            (nav || win).removeEventListener(type, done);
+            resolve(answer());
+          };
+          const timer = setTimeout(done, req.submit);
+          (nav || win).addEventListener(type, done);
+        });
+      };
+      if (!req.idle) return settled();
       return new Promise((resolve) => {
-        if (win.requestIdleCallback) win.requestIdleCallback(() => resolve(answer()), { timeout: req.idle });
-        else setTimeout(() => resolve(answer()), 0);
+        if (win.requestIdleCallback) win.requestIdleCallback(() => resolve(settled()), { timeout: req.idle });
+        else setTimeout(() => resolve(settled()), 0);
       });
     }
 

@@ -3,6 +3,7 @@ package selector
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"sync"
 	"time"
 
@@ -17,12 +18,26 @@ import (
 //
 // Long-lived and decorative requests never end a wait for quiet, as in
 // rod's WaitRequestIdle: WebSockets, event streams, media, images, fonts.
+//
+// A request ends when the browser reports its end, or when the document
+// that made it is gone (its frame navigated to another document, or was
+// removed): the browser does not always report the end of a request the
+// page being left began (a wiki's edit stash, sent as the page unloads),
+// and such a request must not keep a wait busy for ever.
 type Traffic struct {
 	src      EventSource // the page's events, in the order the browser sent them
 	mu       sync.Mutex
-	inflight map[proto.NetworkRequestID]uint64 // → the request's start number
-	seq      uint64                            // requests started so far
-	changed  chan struct{}                     // closed and replaced when a request starts or ends
+	inflight map[proto.NetworkRequestID]request
+	seq      uint64        // requests started so far
+	changed  chan struct{} // closed and replaced when a request starts or ends
+}
+
+// request is a request in flight: its start number and the document
+// (frame and loader) that made it.
+type request struct {
+	n      uint64
+	frame  proto.PageFrameID
+	loader proto.NetworkLoaderID
 }
 
 // ignoredTypes are the resource types a wait for quiet does not wait for.
@@ -58,7 +73,7 @@ func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
 	if src == nil {
 		return func() {}
 	}
-	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]uint64{}, changed: make(chan struct{})}
+	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	unobserve := func() {}
@@ -91,31 +106,59 @@ func (t *Traffic) see(method string, params []byte) {
 	var e struct {
 		RequestID proto.NetworkRequestID    `json:"requestId"`
 		Type      proto.NetworkResourceType `json:"type"`
+		FrameID   proto.PageFrameID         `json:"frameId"`
+		LoaderID  proto.NetworkLoaderID     `json:"loaderId"`
+		Frame     struct {
+			ID       proto.PageFrameID     `json:"id"`
+			LoaderID proto.NetworkLoaderID `json:"loaderId"`
+		} `json:"frame"`
+	}
+	if json.Unmarshal(params, &e) != nil {
+		return
 	}
 	switch method {
 	case "Network.requestWillBeSent":
-		if json.Unmarshal(params, &e) == nil && !ignoredTypes[e.Type] {
-			t.mark(e.RequestID, true)
+		if !ignoredTypes[e.Type] {
+			t.start(e.RequestID, request{frame: e.FrameID, loader: e.LoaderID})
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
-		if json.Unmarshal(params, &e) == nil {
-			t.mark(e.RequestID, false)
-		}
+		t.end(func(id proto.NetworkRequestID, _ request) bool { return id == e.RequestID })
+	case "Page.frameNavigated":
+		// The frame's document before this one is gone, and its requests.
+		t.end(func(_ proto.NetworkRequestID, r request) bool {
+			return r.frame == e.Frame.ID && r.loader != e.Frame.LoaderID
+		})
+	case "Page.frameDetached":
+		t.end(func(_ proto.NetworkRequestID, r request) bool { return r.frame == e.FrameID })
 	}
 }
 
-func (t *Traffic) mark(id proto.NetworkRequestID, start bool) {
+// start notes request id in flight (a redirect keeps its id: no new start).
+func (t *Traffic) start(id proto.NetworkRequestID, r request) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, known := t.inflight[id]; start == known {
-		return // a redirect keeps its id; an end of a request never seen
+	if _, known := t.inflight[id]; known {
+		return
 	}
-	if start {
-		t.seq++
-		t.inflight[id] = t.seq
-	} else {
-		delete(t.inflight, id)
+	t.seq++
+	r.n = t.seq
+	t.inflight[id] = r
+	t.notify()
+}
+
+// end forgets the requests in flight that over says are over.
+func (t *Traffic) end(over func(proto.NetworkRequestID, request) bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.inflight)
+	maps.DeleteFunc(t.inflight, over)
+	if len(t.inflight) != n {
+		t.notify()
 	}
+}
+
+// notify wakes the waits; t.mu is held.
+func (t *Traffic) notify() {
 	close(t.changed)
 	t.changed = make(chan struct{})
 }
@@ -197,8 +240,8 @@ func RequestsSince(ctx context.Context, page *rod.Page, mark uint64) (bool, erro
 	for {
 		t.mu.Lock()
 		busy := false
-		for _, n := range t.inflight {
-			if n > mark {
+		for _, r := range t.inflight {
+			if r.n > mark {
 				busy = true
 				break
 			}

@@ -340,6 +340,64 @@ steps:
 	h.Code(h.Call("expect_nav", `{"task_id": "e1"}`), "navigation_failed", "started no navigation")
 }
 
+// TestPlainSubmitWaitedFor: a form the page does not hold back navigates
+// when the browser runs the submit, a task of its own after the click:
+// work the click queued first (?queued) starts the navigation late, and
+// the step after the click still reads the page the submit leads to (it
+// read "Edit note", ok). A request the page being left began (?ask, as a
+// wiki's edit stash does) ends with that page, reported or not: the step
+// after the click does not wait for it (it waited out 15 s).
+func TestPlainSubmitWaitedFor(t *testing.T) {
+	t.Parallel()
+	h, srv := truthfulHarness(t, map[string]string{
+		"plain_save": `
+name: plain_save
+description: Save a note with a plain form, then read the page the save leads to.
+risk: write
+params:
+  note: {type: string, description: the note, required: true}
+  queued: {type: integer, description: work the click leaves queued (ms), min: 0, max: 5000, default: 0}
+  ask: {type: integer, description: how long the submit's own request takes (ms), min: 0, max: 60000, default: 0}
+steps:
+  - goto: ${{ config.shop_base }}/note.html?queued=${{ params.queued }}&ask=${{ params.ask }}
+  - fill: {target: tr.note.plain_text, value: "${{ params.note }}"}
+  - click: tr.note.plain_save
+  - extract: {from: tr.heading, into: heading}
+    timeout: 8s
+  - extract: {from: tr.saved.note, into: saved}
+output:
+  heading: ${{ vars.heading }}
+  saved: ${{ vars.saved }}
+`,
+		"stash_link": `
+name: stash_link
+description: Follow a link on a page that asks the server something as it leaves.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/note.html?stash=1
+  - click: tr.note.saved_link
+  - extract: {from: tr.heading, into: heading}
+    timeout: 8s
+output:
+  heading: ${{ vars.heading }}
+`})
+	for i := range 3 {
+		if env := h.OK(h.Call("stash_link", "{}")); env.Data["heading"] != "Saved" {
+			t.Errorf("stash %d: the step after the click read heading %v, want Saved", i, env.Data["heading"])
+		}
+	}
+	for i, c := range []struct{ queued, ask int }{{400, 0}, {0, 60000}, {400, 60000}} {
+		note := fmt.Sprintf("plain %d", i)
+		env := h.OK(h.Call("plain_save", fmt.Sprintf(`{"task_id": "p%d", "note": %q, "queued": %d, "ask": %d}`, i, note, c.queued, c.ask)))
+		if env.Data["heading"] != "Saved" || env.Data["saved"] != note {
+			t.Errorf("queued %d, ask %d: the steps after the click read %v, want heading Saved and note %q", c.queued, c.ask, env.Data, note)
+		}
+		if saved := srv.notes(); len(saved) == 0 || saved[len(saved)-1] != note {
+			t.Errorf("queued %d, ask %d: saved %q, want %q last", c.queued, c.ask, saved, note)
+		}
+	}
+}
+
 // TestLateNavigationAfterSlowContinuation: a click whose handler reads a
 // fetch's answer, then works for a second (a busy loop, as a slow page or
 // a loaded machine runs it) before it sets location.href: the request
