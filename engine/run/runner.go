@@ -957,34 +957,37 @@ func (r *runner) frameBlocked(name string, err error) error {
 }
 
 // Navigate opens url, enforcing allowed hosts before and in the browser.
-func (r *runner) Navigate(ctx context.Context, url, waitUntil string) error {
+func (r *runner) Navigate(ctx context.Context, url, waitUntil string) (int, error) {
 	if ok, host := r.c.e.hosts.AllowedURL(url); !ok {
-		return errs.New(errs.HostNotAllowed, "host %q is not in policy.allowed_hosts", host)
+		return 0, errs.New(errs.HostNotAllowed, "host %q is not in policy.allowed_hosts", host)
 	}
 	page, err := r.Page(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	wait := waitLoaded(page, waitUntil == "domcontentloaded")
 	r.c.ownNavigation()
 	r.c.stayed()
 	if err := page.Navigate(url); err != nil {
 		if b := r.blocked(); b != nil {
-			return b
+			return 0, b
 		}
 		if r.c.stayed() {
 			// Dismissed again on a retry: not retryable.
 			e := errs.Wrap(errs.NavigationFailed, err, "the page asked before leaving (beforeunload) and the dialog was dismissed, so it stayed; give the step `dialog: accept` to leave it")
 			e.Retryable = false
-			return e
+			return 0, e
 		}
-		return err
+		return 0, err
 	}
 	wait()
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
-	return r.blocked()
+	if err := r.blocked(); err != nil {
+		return 0, err
+	}
+	return selector.DocumentStatus(ctx, page), nil
 }
 
 // waitLoaded returns a wait for the page's next document to fire its load

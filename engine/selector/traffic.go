@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"net/http"
 	"sync"
 	"time"
 
@@ -24,12 +25,24 @@ import (
 // removed): the browser does not always report the end of a request the
 // page being left began (a wiki's edit stash, sent as the page unloads),
 // and such a request must not keep a wait busy for ever.
+//
+// It also keeps the HTTP status of each frame's document as the browser
+// reported it (DocumentStatus), so a goto knows its page's status without
+// asking the page, whose scripts may keep it busy for a while after load.
 type Traffic struct {
 	src      EventSource // the page's events, in the order the browser sent them
 	mu       sync.Mutex
 	inflight map[proto.NetworkRequestID]request
 	seq      uint64        // requests started so far
 	changed  chan struct{} // closed and replaced when a request starts or ends
+	docs     map[proto.PageFrameID]document
+}
+
+// document is a frame's latest document response (loader, status) and the
+// loader of the document it committed last.
+type document struct {
+	loader, committed proto.NetworkLoaderID
+	status            int
 }
 
 // request is a request in flight: its start number and the document
@@ -73,7 +86,7 @@ func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
 	if src == nil {
 		return func() {}
 	}
-	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{})}
+	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	unobserve := func() {}
@@ -112,6 +125,9 @@ func (t *Traffic) see(method string, params []byte) {
 			ID       proto.PageFrameID     `json:"id"`
 			LoaderID proto.NetworkLoaderID `json:"loaderId"`
 		} `json:"frame"`
+		Response struct {
+			Status int `json:"status"`
+		} `json:"response"`
 	}
 	if json.Unmarshal(params, &e) != nil {
 		return
@@ -123,14 +139,56 @@ func (t *Traffic) see(method string, params []byte) {
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		t.end(func(id proto.NetworkRequestID, _ request) bool { return id == e.RequestID })
+	case "Network.responseReceived":
+		if e.Type == proto.NetworkResourceTypeDocument {
+			t.mu.Lock()
+			d := t.docs[e.FrameID]
+			d.loader, d.status = e.LoaderID, e.Response.Status
+			t.docs[e.FrameID] = d
+			t.mu.Unlock()
+		}
 	case "Page.frameNavigated":
+		t.mu.Lock()
+		d := t.docs[e.Frame.ID]
+		d.committed = e.Frame.LoaderID
+		t.docs[e.Frame.ID] = d
+		t.mu.Unlock()
 		// The frame's document before this one is gone, and its requests.
 		t.end(func(_ proto.NetworkRequestID, r request) bool {
 			return r.frame == e.Frame.ID && r.loader != e.Frame.LoaderID
 		})
 	case "Page.frameDetached":
+		t.mu.Lock()
+		delete(t.docs, e.FrameID)
+		t.mu.Unlock()
 		t.end(func(_ proto.NetworkRequestID, r request) bool { return r.frame == e.FrameID })
 	}
+}
+
+// DocumentStatus is the HTTP status of the document page's main frame
+// shows, as the browser reported its response (Traffic watches page); 0
+// when it is not known so: the page is not watched, or its document came
+// without a response the browser reported (about:blank, data:, the
+// back/forward cache), or a 304 (the status the page saw is the cached
+// one's). The events the page sent before the answers the caller holds
+// are counted.
+func DocumentStatus(ctx context.Context, page *rod.Page) int {
+	t := trafficOf(page)
+	if t == nil || t.src.Sync(ctx) != nil {
+		return 0
+	}
+	return t.status(page.FrameID)
+}
+
+// status is DocumentStatus of frame's document.
+func (t *Traffic) status(frame proto.PageFrameID) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.docs[frame]
+	if d.loader == "" || d.loader != d.committed || d.status == http.StatusNotModified {
+		return 0
+	}
+	return d.status
 }
 
 // start notes request id in flight (a redirect keeps its id: no new start).

@@ -14,7 +14,7 @@ import (
 // edit stash): before, that request stayed in flight for ever, and the
 // step after a click that navigated waited out its 15 s for it.
 func TestTrafficForgetsLeftDocuments(t *testing.T) {
-	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{})}
+	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
 	send := func(method, params string) { tr.see(method, []byte(params)) }
 	req := func(id, frame, loader, typ string) {
 		send("Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"frameId":%q,"loaderId":%q,"type":%q}`, id, frame, loader, typ))
@@ -53,4 +53,40 @@ func TestTrafficForgetsLeftDocuments(t *testing.T) {
 	if tr.seq != mark {
 		t.Errorf("a redirect or an end counted as a start: seq %d, want %d", tr.seq, mark)
 	}
+}
+
+// TestTrafficDocumentStatus: the status of a frame's document is the one
+// the browser reported for the response it committed; unknown (0) before
+// that document committed, for a 304, and for a frame never seen.
+func TestTrafficDocumentStatus(t *testing.T) {
+	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
+	send := func(method, params string) { tr.see(method, []byte(params)) }
+	response := func(loader string, status int) {
+		send("Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"loaderId":%q,"frameId":"main","type":"Document","response":{"status":%d}}`, loader, loader, status))
+	}
+	commit := func(loader string) {
+		send("Page.frameNavigated", fmt.Sprintf(`{"frame":{"id":"main","loaderId":%q}}`, loader))
+	}
+	want := func(step string, status int) {
+		t.Helper()
+		if got := tr.status("main"); got != status {
+			t.Errorf("%s: status %d, want %d", step, got, status)
+		}
+	}
+	want("nothing seen", 0)
+	response("L1", 200)
+	want("answered, not committed", 0)
+	commit("L1")
+	want("committed", 200)
+	response("L2", 404)
+	want("the next document answered, not committed yet", 0)
+	commit("L2")
+	want("the next document committed", 404)
+	send("Network.responseReceived", `{"requestId":"x","loaderId":"L2","frameId":"main","type":"Script","response":{"status":500}}`)
+	want("a script of the document", 404)
+	response("L3", 304)
+	commit("L3")
+	want("a 304", 0)
+	send("Page.frameDetached", `{"frameId":"main"}`)
+	want("detached", 0)
 }

@@ -84,6 +84,23 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 	}
 	sc := scope{page: page}
 	var cause error
+	// The page is asked first, once, when conditions are answered from Go
+	// too (a text in cross-site frames, a target in a frame): one request
+	// answers a look where a condition the page answers holds before any
+	// answered from Go, as the first of a wait's `any` usually does, and a
+	// page busy with its own scripts after load answers each request late.
+	pageFirst := -2 // the page's answer then (-1: none held), -2: not asked
+	if w.goSide && len(w.inPage) > 0 {
+		if i, err := waitCondsPoll(ctx, sc, w.inPage, 0, pollFor(conds)); err == nil {
+			pageFirst = -1
+			if i >= 0 {
+				pageFirst = w.inPageIdx[i]
+			}
+			if pageFirst >= 0 && pageFirst < w.goFirst {
+				return pageFirst, nil
+			}
+		}
+	}
 	for {
 		best := -1
 		// Conditions answered from Go, in order.
@@ -93,7 +110,15 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 				return -1, err
 			}
 		}
-		if len(w.inPage) > 0 {
+		if pageFirst > -2 && (best >= 0 || once) {
+			// Only whether an earlier condition holds in the page: it
+			// answered a moment ago.
+			if pageFirst >= 0 && (best < 0 || pageFirst < best) {
+				best = pageFirst
+			}
+			pageFirst = -2
+		} else if len(w.inPage) > 0 {
+			pageFirst = -2
 			d := slice
 			if best >= 0 || once {
 				d = 0 // only ask whether an earlier condition holds too
@@ -134,6 +159,7 @@ type waitPlan struct {
 	inPage    []map[string]any
 	inPageIdx []int
 	goSide    bool
+	goFirst   int // the index of the first condition answered from Go (len(conds): none)
 	idle      chan int
 }
 
@@ -141,13 +167,17 @@ type waitPlan struct {
 // and starts watching the network for the idleness conditions (not when
 // looking once: idleness never holds then) until ctx ends.
 func (m *Map) planWait(ctx context.Context, page *rod.Page, conds []Cond, once bool) (*waitPlan, error) {
-	w := &waitPlan{idle: make(chan int, len(conds))}
+	w := &waitPlan{idle: make(chan int, len(conds)), goFirst: len(conds)}
+	fromGo := func(i int) {
+		w.goSide = true
+		w.goFirst = min(w.goFirst, i)
+	}
 	for i, c := range conds {
 		switch c.Kind {
 		case CondText:
 			w.inPage = append(w.inPage, map[string]any{"kind": "text", "text": c.Text})
 			w.inPageIdx = append(w.inPageIdx, i)
-			w.goSide = true // text inside out-of-process frames
+			fromGo(i) // text inside out-of-process frames
 		case CondURL:
 			w.inPage = append(w.inPage, map[string]any{"kind": "url", "re": globRE(c.Text), "path": globOnPath(c.Text)})
 			w.inPageIdx = append(w.inPageIdx, i)
@@ -156,14 +186,14 @@ func (m *Map) planWait(ctx context.Context, page *rod.Page, conds []Cond, once b
 				continue
 			}
 			go watchIdle(ctx, page, i, c.Quiet, w.idle)
-			w.goSide = true
+			fromGo(i)
 		default:
 			jc, ok, err := m.pageCond(c)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				w.goSide = true
+				fromGo(i)
 				continue
 			}
 			w.inPage = append(w.inPage, jc)

@@ -47,8 +47,10 @@ type Exec interface {
 	// Target looks up a selector-map entry, or the one a target parameter
 	// (${{ params.X }}) names; nil when there is none.
 	Target(name string) *selector.Target
-	// Navigate opens url in the environment's page (allowed hosts enforced).
-	Navigate(ctx context.Context, url, waitUntil string) error
+	// Navigate opens url in the environment's page (allowed hosts enforced)
+	// and returns its document's HTTP status as the browser reported it (0
+	// when it did not: ask the page).
+	Navigate(ctx context.Context, url, waitUntil string) (int, error)
 	// SetVar sets vars.NAME, or appends to a list when appendTo is set.
 	SetVar(name string, v any, appendTo bool)
 }

@@ -43,10 +43,11 @@ func init() {
 					return errs.New(errs.HostNotAllowed, "goto: a %s: URL made from a template is refused, like a host outside policy.allowed_hosts", scheme)
 				}
 			}
-			if err := x.Navigate(ctx, u, s.Str("wait_until")); err != nil {
+			status, err := x.Navigate(ctx, u, s.Str("wait_until"))
+			if err != nil {
 				return err
 			}
-			return checkStatus(ctx, x, s, u)
+			return checkStatus(ctx, x, s, u, status)
 		},
 	})
 }
@@ -65,21 +66,24 @@ func schemeOf(raw string) string {
 // browser does not know one: about:blank, data:, a cached page).
 const statusJS = `() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.responseStatus ? n.responseStatus : 0 }`
 
-// checkStatus fails the step when the main document's status is not expected.
-func checkStatus(ctx context.Context, x step.Exec, s *step.Step, u string) error {
+// checkStatus fails the step when the main document's status (the one the
+// browser reported, else the page's own record) is not expected.
+func checkStatus(ctx context.Context, x step.Exec, s *step.Step, u string, status int) error {
 	scheme := schemeOf(u)
 	if scheme != "http" && scheme != "https" {
 		return nil
 	}
-	page, err := x.Page(ctx)
-	if err != nil {
-		return err
+	if status == 0 {
+		page, err := x.Page(ctx)
+		if err != nil {
+			return err
+		}
+		res, err := page.Eval(statusJS)
+		if err != nil {
+			return err
+		}
+		status = res.Value.Int()
 	}
-	res, err := page.Eval(statusJS)
-	if err != nil {
-		return err
-	}
-	status := res.Value.Int()
 	if status == 0 {
 		return nil
 	}
