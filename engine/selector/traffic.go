@@ -281,6 +281,29 @@ func RequestMark(page *rod.Page) uint64 {
 	return t.seq
 }
 
+// busySince reports whether a request started after mark is in flight,
+// once the events sent before the answers the caller holds are counted.
+func (t *Traffic) busySince(ctx context.Context, mark uint64) bool {
+	if t.src.Sync(ctx) != nil {
+		return false
+	}
+	busy, _ := t.since(mark)
+	return busy
+}
+
+// since reports whether a request started after mark is in flight, and
+// the channel closed at the next start or end.
+func (t *Traffic) since(mark uint64) (bool, chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range t.inflight {
+		if r.n > mark {
+			return true, t.changed
+		}
+	}
+	return false, t.changed
+}
+
 // RequestsSince waits until no request page started after mark is in
 // flight (a fetch a click began), or ctx ends (its error). It reports
 // whether there was any to wait for. The requests the page reported
@@ -296,16 +319,7 @@ func RequestsSince(ctx context.Context, page *rod.Page, mark uint64) (bool, erro
 	}
 	waited := false
 	for {
-		t.mu.Lock()
-		busy := false
-		for _, r := range t.inflight {
-			if r.n > mark {
-				busy = true
-				break
-			}
-		}
-		changed := t.changed
-		t.mu.Unlock()
+		busy, changed := t.since(mark)
 		if !busy {
 			return waited, nil
 		}

@@ -435,23 +435,57 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text
 	}
 }
 
-// settleQuiet is how long a single-page app's DOM stays unchanged before
-// its changed list counts as settled.
-const settleQuiet = 100 * time.Millisecond
+// A single-page app's changed list has arrived once nothing the page
+// asked for since the click is still coming (at most settleRequests: a
+// page that polls always has another) and its DOM has stood still for
+// settleQuiet after; a page whose requests are not watched, once its DOM
+// stood still for settleQuietBlind.
+const (
+	settleQuiet      = 50 * time.Millisecond
+	settleQuietBlind = 100 * time.Millisecond
+	settleRequests   = 5 * time.Second
+)
 
 // WaitArrived waits, once WaitChanged saw the page change, until the next
 // page has finished arriving: a new document until its DOMContentLoaded
 // (a server-rendered page streamed slowly is read whole, never while
 // rows are still coming; with notURL, not while the page still has the
-// old URL), the same document (a single-page app) until its DOM has not
-// changed for settleQuiet.
-func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string) error {
-	cond := map[string]any{"kind": "settled", "quiet": 0}
+// old URL); the same document (a single-page app that fills the list in
+// phases: placeholder rows, then their details) until the requests it
+// began since mark (RequestMark before the click) have ended and its DOM
+// has not changed for settleQuiet after.
+func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string, mark uint64) error {
 	if newDoc {
-		cond["url"] = notURL
-	} else {
-		cond["quiet"] = settleQuiet.Milliseconds()
+		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": 0, "url": notURL})
 	}
+	t := trafficOf(page)
+	if t == nil {
+		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": settleQuietBlind.Milliseconds()})
+	}
+	quiet := map[string]any{"kind": "settled", "quiet": settleQuiet.Milliseconds()}
+	bound := time.Now().Add(settleRequests)
+	for {
+		if left := time.Until(bound); left > 0 {
+			rctx, cancel := context.WithTimeout(ctx, left)
+			_, err := RequestsSince(rctx, page, mark)
+			cancel()
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		if err := settled(ctx, page, quiet); err != nil {
+			return err
+		}
+		// A request the page began while its DOM stood still: its answer
+		// may change the list again.
+		if time.Now().After(bound) || !t.busySince(ctx, mark) {
+			return nil
+		}
+	}
+}
+
+// settled waits until the page's "settled" condition cond holds.
+func settled(ctx context.Context, page *rod.Page, cond map[string]any) error {
 	sc := scope{page: page}
 	for {
 		i, err := waitCondsPoll(ctx, sc, []map[string]any{cond}, maxWaitSlice, fastPoll)

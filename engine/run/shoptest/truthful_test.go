@@ -274,6 +274,39 @@ output:
 	}
 }
 
+// TestPaginateWaitsForTheListsRequests: a single-page app's list that
+// changes in two phases (placeholder rows, then their details from a
+// second request) is read once the details are in: the requests the page
+// began since next was clicked have ended, and the list stood still
+// after. Before, a page counted as arrived once its DOM stood still for
+// 100 ms, and page 2 read "Loading…" rows, ok.
+func TestPaginateWaitsForTheListsRequests(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"read_log": `
+name: read_log
+description: Read the three pages of the harbour log.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/twophase.html?ids=30&details=400
+  - paginate:
+      next: tr.twophase.next
+      max_pages: 3
+      steps:
+        - extract: {from: tr.twophase.entries, list: true, into: entries, append: true}
+output:
+  entries: ${{ vars.entries }}
+`})
+	env := h.OK(h.Call("read_log", `{}`))
+	var got []string
+	for _, e := range harness.List(t, env, "entries").Items {
+		got = append(got, fmt.Sprint(e))
+	}
+	if want := "P1-1,P1-2,P1-3,P2-1,P2-2,P2-3,P3-1,P3-2,P3-3"; strings.Join(got, ",") != want {
+		t.Errorf("read %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
 // TestLateNavigationWaitedFor: a click whose navigation starts late is
 // waited for before the next step acts: a form the page submits itself
 // after an async validation (a server check, or a timer), and a handler

@@ -17,7 +17,9 @@ func init() {
 		Synonyms: []string{"next_page", "pages"},
 		Doc: "Run steps on each result page, clicking next between pages, at most max_pages pages. " +
 			"It checks that the page really changed after next (a new URL, or the first match of the " +
-			"list the steps read going stale), stops when next is missing or disabled, and marks the " +
+			"list the steps read going stale), reads it once it arrived (a new document parsed to its end; " +
+			"a list changed in place once the requests the page began since the click ended and its DOM " +
+			"stood still), stops when next is missing or disabled, and marks the " +
 			"lists it filled truncated when it stopped at max_pages while a next page existed.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
 			return sc.InLoop(loopPage)
@@ -163,22 +165,24 @@ type pageState struct {
 	url  string
 	el   *rod.Element
 	text string
+	mark uint64 // the page's requests before next was clicked (selector.RequestMark)
 }
 
 // snapshot finds the marker's first match (or the body): what going stale
-// shows the page changed. Its text and the URL are read by Ready, or by read.
+// shows the page changed, and marks the page's requests so far. Its text
+// and the URL are read by Ready, or by read.
 func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error) {
-	var st pageState
+	page, err := x.Page(ctx)
+	if err != nil {
+		return pageState{}, err
+	}
+	st := pageState{mark: selector.RequestMark(page)}
 	if marker != "" {
 		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true, Quiet: true}); err == nil {
 			st.el = m.Elements[0]
 		}
 	}
 	if st.el == nil {
-		page, err := x.Page(ctx)
-		if err != nil {
-			return pageState{}, err
-		}
 		if st.el, err = page.Element("body"); err != nil {
 			return pageState{}, err
 		}
@@ -222,6 +226,6 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 	if byURL {
 		notURL = before.url
 	}
-	err = selector.WaitArrived(ctx, page, newDoc, notURL)
+	err = selector.WaitArrived(ctx, page, newDoc, notURL, before.mark)
 	return timeoutErr(ctx, err, errs.NavigationFailed, "the next page did not finish loading within %s after clicking next", selector.Allowed(ctx, start))
 }
