@@ -84,22 +84,9 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 	}
 	sc := scope{page: page}
 	var cause error
-	// The page is asked first, once, when conditions are answered from Go
-	// too (a text in cross-site frames, a target in a frame): one request
-	// answers a look where a condition the page answers holds before any
-	// answered from Go, as the first of a wait's `any` usually does, and a
-	// page busy with its own scripts after load answers each request late.
-	pageFirst := -2 // the page's answer then (-1: none held), -2: not asked
-	if w.goSide && len(w.inPage) > 0 {
-		if i, err := waitCondsPoll(ctx, sc, w.inPage, 0, pollFor(conds)); err == nil {
-			pageFirst = -1
-			if i >= 0 {
-				pageFirst = w.inPageIdx[i]
-			}
-			if pageFirst >= 0 && pageFirst < w.goFirst {
-				return pageFirst, nil
-			}
-		}
+	pageFirst := w.lookFirst(ctx, sc, conds)
+	if pageFirst >= 0 && pageFirst < w.goFirst {
+		return pageFirst, nil
 	}
 	for {
 		best := -1
@@ -161,6 +148,27 @@ type waitPlan struct {
 	goSide    bool
 	goFirst   int // the index of the first condition answered from Go (len(conds): none)
 	idle      chan int
+}
+
+// lookFirst asks the page once, before anything is answered from Go, when
+// conditions are answered from Go too (a text in cross-site frames, a
+// target in a frame): one request answers a look where a condition the
+// page answers holds before any answered from Go, as the first of a wait's
+// `any` usually does, and a page busy with its own scripts after load
+// answers each request late. It returns the index in conds of the first
+// that held, -1 when none did, -2 when the page was not asked.
+func (w *waitPlan) lookFirst(ctx context.Context, sc scope, conds []Cond) int {
+	if !w.goSide || len(w.inPage) == 0 {
+		return -2
+	}
+	i, err := waitCondsPoll(ctx, sc, w.inPage, 0, pollFor(conds))
+	switch {
+	case err != nil:
+		return -2
+	case i < 0:
+		return -1
+	}
+	return w.inPageIdx[i]
 }
 
 // planWait sorts conds into those the page answers and those Go answers,
