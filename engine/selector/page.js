@@ -622,6 +622,8 @@ function (op, req, ...nodes) {
   // of the top window, as the page begins them (op "late" reads them): the
   // Navigation API's navigate event, or beforeunload where there is none.
   const LEAVE = "__toolwright_leave";
+  // navigationOf is win's Navigation API, null where there is none.
+  const navigationOf = (win) => (win.navigation && typeof win.navigation.addEventListener === "function" ? win.navigation : null);
   const watchLeave = (win) => {
     let top = win;
     try {
@@ -631,7 +633,7 @@ function (op, req, ...nodes) {
     }
     const old = top[LEAVE];
     if (old) old.off();
-    const nav = top.navigation && typeof top.navigation.addEventListener === "function" ? top.navigation : null;
+    const nav = navigationOf(top);
     const rec = { evs: [], unload: false, at: -1 };
     const h = (e) => {
       if (nav) rec.evs.push(e);
@@ -970,7 +972,7 @@ function (op, req, ...nodes) {
       const settled = () => {
         if (!submitPending(win)) return answer();
         return new Promise((resolve) => {
-          const nav = win.navigation && typeof win.navigation.addEventListener === "function" ? win.navigation : null;
+          const nav = navigationOf(win);
           const type = nav ? "navigate" : "beforeunload";
           const done = () => {
             clearTimeout(timer);

@@ -129,8 +129,8 @@ func (t *Traffic) see(method string, params []byte) {
 			Status int `json:"status"`
 		} `json:"response"`
 	}
-	if json.Unmarshal(params, &e) != nil {
-		return
+	if !seenEvents[method] || json.Unmarshal(params, &e) != nil {
+		return // most of a page's events: not decoded
 	}
 	switch method {
 	case "Network.requestWillBeSent":
@@ -141,18 +141,10 @@ func (t *Traffic) see(method string, params []byte) {
 		t.end(func(id proto.NetworkRequestID, _ request) bool { return id == e.RequestID })
 	case "Network.responseReceived":
 		if e.Type == proto.NetworkResourceTypeDocument {
-			t.mu.Lock()
-			d := t.docs[e.FrameID]
-			d.loader, d.status = e.LoaderID, e.Response.Status
-			t.docs[e.FrameID] = d
-			t.mu.Unlock()
+			t.doc(e.FrameID, func(d *document) { d.loader, d.status = e.LoaderID, e.Response.Status })
 		}
 	case "Page.frameNavigated":
-		t.mu.Lock()
-		d := t.docs[e.Frame.ID]
-		d.committed = e.Frame.LoaderID
-		t.docs[e.Frame.ID] = d
-		t.mu.Unlock()
+		t.doc(e.Frame.ID, func(d *document) { d.committed = e.Frame.LoaderID })
 		// The frame's document before this one is gone, and its requests.
 		t.end(func(_ proto.NetworkRequestID, r request) bool {
 			return r.frame == e.Frame.ID && r.loader != e.Frame.LoaderID
@@ -163,6 +155,21 @@ func (t *Traffic) see(method string, params []byte) {
 		t.mu.Unlock()
 		t.end(func(_ proto.NetworkRequestID, r request) bool { return r.frame == e.FrameID })
 	}
+}
+
+// seenEvents are the events see follows.
+var seenEvents = map[string]bool{
+	"Network.requestWillBeSent": true, "Network.loadingFinished": true, "Network.loadingFailed": true,
+	"Network.responseReceived": true, "Page.frameNavigated": true, "Page.frameDetached": true,
+}
+
+// doc changes what is known of frame's document.
+func (t *Traffic) doc(frame proto.PageFrameID, change func(*document)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.docs[frame]
+	change(&d)
+	t.docs[frame] = d
 }
 
 // DocumentStatus is the HTTP status of the document page's main frame
