@@ -198,11 +198,12 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 	}
 }
 
-// pressChecked presses at pt and asks the page whether the press went to
+// pressChecked presses at pt and asks the page whether the click went to
 // the element (this, or the one Map.Ready readied): prepare's guard holds
-// back a press that the page moved something else under (see page.js
-// PRESS), and then nothing was clicked: false, nil, and the caller
-// prepares and presses again; an error once ctx ends. A press whose
+// back a press that the page moved something else under, and the click of
+// a release the page moved away from the element (see page.js PRESS), and
+// then nothing was clicked: false, nil, and the caller prepares and
+// presses again; an error once ctx ends. A press whose
 // answer cannot be read (the click took the page to another document)
 // went to the element: the guard lets no other press through.
 func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
@@ -217,6 +218,9 @@ func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObj
 		what := res.Value.Get("what").Str()
 		if what == "" {
 			what = "something else"
+		}
+		if res.Value.Get("released").Bool() {
+			return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the page kept moving between pressing and releasing; the click went to %s and was held back (nothing was clicked)", name, what)
 		}
 		return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the page kept moving between aiming and pressing; the press landed on %s and was held back (nothing was clicked)", name, what)
 	}

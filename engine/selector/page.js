@@ -558,7 +558,13 @@ function (op, req, ...nodes) {
   // mousedown) does not go to the element (or a label of it), that event
   // and the rest of the press (up, click) are held back from the page
   // (nothing is clicked) and op "pressed" tells the Go side, which prepares
-  // and presses again.
+  // and presses again. The page may also move between the press and the
+  // release: a field that loses its focus to the press shows its check
+  // above the button (jQuery validate), so the release lands on the check
+  // and the browser clicks their common ancestor, not the element. That
+  // click is held back too ("released": nothing was clicked), unless the
+  // element is gone by then: it acted on the press (a menu item that
+  // closes its menu) and was clicked.
   const PRESS = "__toolwright_press";
   const watchPress = (el, win) => {
     const old = win[PRESS];
@@ -576,7 +582,14 @@ function (op, req, ...nodes) {
         rec.state = onto(path) ? "hit" : "missed";
         if (rec.state === "missed") rec.what = isEl(path[0]) ? describe(path[0]) : "";
       }
-      if (rec.state === "missed") {
+      if (rec.state === "hit" && e.type === "click" && el.isConnected) {
+        const path = e.composedPath();
+        if (!onto(path)) {
+          rec.state = "released";
+          rec.what = isEl(path[0]) ? describe(path[0]) : "";
+        }
+      }
+      if (rec.state === "missed" || rec.state === "released") {
         e.preventDefault();
         e.stopImmediatePropagation();
       }
@@ -915,15 +928,16 @@ function (op, req, ...nodes) {
 
     case "pressed": {
       // After a click's press and release (this: the element, or the
-      // window after op "ready"): → {missed, what (where it went instead)}:
-      // missed when the guard held the press back (see PRESS). No record
+      // window after op "ready"): → {missed, released, what (where it went
+      // instead)}: missed when the guard held the press back, released
+      // when it held back a click the release took elsewhere (see PRESS). No record
       // (a new document: the click navigated) or no press seen is not a
       // miss.
       const w = (root ? root.ownerDocument : doc).defaultView;
       const rec = w[PRESS];
       if (!rec) return { missed: false };
       rec.off();
-      return { missed: rec.state === "missed", what: rec.what };
+      return { missed: rec.state === "missed" || rec.state === "released", released: rec.state === "released", what: rec.what };
     }
 
     case "ready": {
