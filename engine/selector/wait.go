@@ -85,7 +85,9 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 	sc := scope{page: page}
 	var cause error
 	pageFirst := w.lookFirst(ctx, sc, conds)
-	if pageFirst >= 0 && pageFirst < w.goFirst {
+	if pageFirst >= 0 && pageFirst <= w.goFirst {
+		// No earlier condition is answered from Go; a text the page found
+		// holds whatever its cross-site frames hold.
 		return pageFirst, nil
 	}
 	for {
@@ -153,9 +155,9 @@ type waitPlan struct {
 // lookFirst asks the page once, before anything is answered from Go, when
 // conditions are answered from Go too (a text in cross-site frames, a
 // target in a frame): one request answers a look where a condition the
-// page answers holds before any answered from Go, as the first of a wait's
-// `any` usually does, and a page busy with its own scripts after load
-// answers each request late. It returns the index in conds of the first
+// page answers holds before any answered from Go (or is that one: a text
+// the page found), as the first of a wait's `any` usually does, and a
+// page busy with its own scripts after load answers each request late. It returns the index in conds of the first
 // that held, -1 when none did, -2 when the page was not asked.
 func (w *waitPlan) lookFirst(ctx context.Context, sc scope, conds []Cond) int {
 	if !w.goSide || len(w.inPage) == 0 {
