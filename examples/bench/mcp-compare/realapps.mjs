@@ -31,6 +31,7 @@ import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -156,21 +157,40 @@ async function snapUntil(rec, snap, pred, what) {
 
 // ---- the floor -------------------------------------------------------------------
 
+/**
+ * The floor fills and submits a form in one script, but as the page sees a person (and toolwright's fill
+ * and click) do it: each field focused, its value set, input and change fired; each box to tick clicked;
+ * then the button focused (the last field loses the focus, as to a press) and clicked. Setting values
+ * silently skipped the app's own handlers (MediaWiki's edit stash, phpMyAdmin's checks), so the floor did
+ * less than the action. fields: [css, value] pairs.
+ */
+const typeAndSubmit = (page, fields, button, ticks = []) => page.evaluate(([fs, b, ts]) => {
+  for (const [css, v] of fs) {
+    const el = document.querySelector(css);
+    el.focus();
+    el.value = v;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  for (const css of ts) if (!document.querySelector(css).checked) document.querySelector(css).click();
+  const btn = document.querySelector(b);
+  btn.focus();
+  btn.click();
+}, [fields, button, ticks]);
+/** phpMyAdmin's insert form names a column's value box after the MD5 of the column's name. */
+const pmaBox = (col) => `#insertForm [name="fields[multi_edit][0][${createHash("md5").update(col).digest("hex")}]"]`;
+
 /** Signs a page in with the fewest round trips: the form filled and submitted by one script, then the next document. */
 async function floorSignIn(page, app) {
   if (app === "mw") {
     await page.goto(`${W}/index.php?title=Special:UserLogin`);
-    await Promise.all([page.waitForURL((u) => !u.href.includes("UserLogin")), page.evaluate(([u, p]) => {
-      document.querySelector("#wpName1").value = u; document.querySelector("#wpPassword1").value = p;
-      document.querySelector("#wpLoginAttempt").click();
-    }, [MW.user, MW.password])]);
+    await Promise.all([page.waitForURL((u) => !u.href.includes("UserLogin")),
+      typeAndSubmit(page, [["#wpName1", MW.user], ["#wpPassword1", MW.password]], "#wpLoginAttempt")]);
     return page.evaluate(() => document.querySelector("#pt-userpage a")?.textContent ?? "");
   }
   await page.goto(`${P}/index.php`);
-  await Promise.all([page.waitForNavigation(), page.evaluate(([u, p]) => {
-    document.querySelector("#input_username").value = u; document.querySelector("#input_password").value = p;
-    document.querySelector("#input_go").click();
-  }, [PMA.user, PMA.password])]);
+  await Promise.all([page.waitForNavigation(),
+    typeAndSubmit(page, [["#input_username", PMA.user], ["#input_password", PMA.password]], "#input_go")]);
   await page.waitForSelector("#li_pma_version");
   return "signed in";
 }
@@ -327,10 +347,8 @@ function actions(ctx) {
       }),
       floor: () => floor(pages.mw, async (page) => {
         await page.goto(`${W}/index.php?title=Bench_Page&action=edit`);
-        await Promise.all([page.waitForURL((u) => !u.href.includes("action=")), page.evaluate((t) => {
-          document.querySelector("#wpTextbox1").value = t; document.querySelector("#wpSummary").value = "bench";
-          document.querySelector("#wpSave").click();
-        }, `Bench text ${++n}.`)]);
+        await Promise.all([page.waitForURL((u) => !u.href.includes("action=")),
+          typeAndSubmit(page, [["#wpTextbox1", `Bench text ${++n}.`], ["#wpSummary", "bench"]], "#wpSave")]);
         return page.evaluate(() => document.querySelector("#firstHeading").textContent.trim());
       }),
     },
@@ -355,10 +373,8 @@ function actions(ctx) {
         const name = `Bench ${stamp}-${++n}.png`;
         await page.goto(`${W}/index.php?title=Special:Upload`);
         await page.setInputFiles("#wpUploadFile", beacon);
-        await Promise.all([page.waitForURL((u) => u.href.includes("File:")), page.evaluate((nm) => {
-          document.querySelector("#wpDestFile").value = nm; document.querySelector("#wpUploadDescription").value = "bench";
-          document.querySelector("#wpIgnoreWarning").checked = true; document.querySelector("input[name=wpUpload]").click();
-        }, name)]);
+        await Promise.all([page.waitForURL((u) => u.href.includes("File:")),
+          typeAndSubmit(page, [["#wpDestFile", name], ["#wpUploadDescription", "bench"]], "input[name=wpUpload]", ["#wpIgnoreWarning"])]);
         await page.waitForSelector(".fullMedia, .fullImageLink");
         return "File page";
       }),
@@ -379,9 +395,7 @@ function actions(ctx) {
       floor: () => floor(pages.mw, async (page) => {
         await page.goto(`${W}/index.php?title=Bench_Delete&action=delete`);
         // MediaWiki answers the deletion's POST at the same URL: the next document, whatever its address.
-        await Promise.all([page.waitForNavigation(), page.evaluate(() => {
-          document.querySelector("input[name=wpReason]").value = "bench"; document.querySelector("[name=wpConfirmB]").click();
-        })]);
+        await Promise.all([page.waitForNavigation(), typeAndSubmit(page, [["input[name=wpReason]", "bench"]], "[name=wpConfirmB]")]);
         return page.evaluate(() => document.querySelector("#firstHeading").textContent.trim());
       }),
     },
@@ -488,12 +502,7 @@ function actions(ctx) {
       }),
       floor: () => floor(pages.pma, async (page) => {
         await page.goto(`${P}/index.php?route=/table/change&db=harbour&table=vessels`);
-        await page.evaluate((nm) => {
-          const box = (col) => [...document.querySelectorAll("#insertForm input[type=hidden][name^='fields_name[multi_edit][0]']")]
-            .find((h) => h.value === col).closest("tr").querySelector("input[name^='fields[multi_edit][0]']");
-          box("name").value = nm; box("kind").value = "tug"; box("berth_id").value = "4"; box("length_m").value = "12.5";
-          document.querySelector("#buttonYes").click();
-        }, `Bench ${++n}`);
+        await typeAndSubmit(page, [[pmaBox("name"), `Bench ${++n}`], [pmaBox("kind"), "tug"], [pmaBox("berth_id"), "4"], [pmaBox("length_m"), "12.5"]], "#buttonYes");
         // The message's two sentences are apart by a line break, not a space, in innerText.
         await page.waitForFunction(() => /1 row inserted\.\s*Inserted row id: \d+/.test(document.body.innerText), null, { timeout: 60000 });
         return "1 row inserted. Inserted row id: N";
@@ -667,7 +676,7 @@ function markdown() {
     ...report.actions.map((r) => r.failed ? `| ${r.action} | not measured: ${r.failed.replace(/\|/g, "\\|")} |||||||||| ` :
       `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
     "",
-    "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited), on a page kept signed in. MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), and the sign-ins open a new environment, so on those four every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
+    "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited; its fills fire what typing fires, each field focused, its value set, input and change, and the button is focused before it is clicked, as toolwright's fill and click do), on a page kept signed in. MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), and the sign-ins open a new environment, so on those four every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
     "",
     "Playwright MCP's steps per action: " + done.map((r) => `${r.action}: ${r.pw_steps.join(" → ")}`).join("; "),
     "",
