@@ -153,6 +153,29 @@ b.by_label:
 	if v, err := p.MustElement("#name").Property("value"); err != nil || v.Str() != "Bo" {
 		t.Errorf("after the fills the field holds %v (%v), want Bo", v, err)
 	}
+	// The first look on a document the page went to by itself (a link, a
+	// form): one request too, not a request that finds the last
+	// document's window gone and another that asks for the new one first.
+	if _, err := (proto.RuntimeEvaluate{Expression: `location.href = "/banner.html?next"`}).Call(p); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		res, err := proto.RuntimeEvaluate{Expression: `document.readyState + " " + location.search`, ReturnByValue: true}.Call(p)
+		if err == nil && res.Result.Value.Str() == "complete ?next" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the page did not go to ?next")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	before := c.Requests()
+	if i, err := m.Wait(ctx, p, []Cond{{Kind: CondText, Text: "cookie banner"}}); err != nil || i != 0 {
+		t.Fatalf("wait on the next document: %d, %v", i, err)
+	}
+	if n := c.Requests() - before; n != 1 {
+		t.Errorf("the first wait on the next document took %d CDP requests, want 1", n)
+	}
 
 	lp, lc := countingPage(t, "/list.html?n=200&fields=8")
 	lm := loadMap(t, listMap(8))
