@@ -22,7 +22,7 @@ import (
 // focused or cleared; then comes the input itself.
 //
 //	Click: prepare (1) + mouse moved, pressed, released (3)
-//	       + did the press go to the element (1)                     = 5
+//	       + did the click go to the element (1)                     = 5
 //	       (+1 on a page with frames from other sites, or that skips rendering
 //	       content (content-visibility): the move is checked)
 //	Hover: prepare (1) + mouse moved (1)                              = 2
@@ -203,9 +203,9 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 // back a press that the page moved something else under, and the click of
 // a release the page moved away from the element (see page.js PRESS), and
 // then nothing was clicked: false, nil, and the caller prepares and
-// presses again; an error once ctx ends. A press whose
-// answer cannot be read (the click took the page to another document)
-// went to the element: the guard lets no other press through.
+// presses again; an error once ctx ends. A press whose answer cannot be
+// read (the click took the page to another document) went to the
+// element: the guard lets no other press through.
 func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
 	if err := press(ctx, p, pt); err != nil || ctx.Err() != nil {
 		return true, err

@@ -930,9 +930,9 @@ function (op, req, ...nodes) {
       // After a click's press and release (this: the element, or the
       // window after op "ready"): → {missed, released, what (where it went
       // instead)}: missed when the guard held the press back, released
-      // when it held back a click the release took elsewhere (see PRESS). No record
-      // (a new document: the click navigated) or no press seen is not a
-      // miss.
+      // when it held back a click the release took elsewhere (see PRESS).
+      // No record (a new document: the click navigated) or no press seen
+      // is not a miss.
       const w = (root ? root.ownerDocument : doc).defaultView;
       const rec = w[PRESS];
       if (!rec) return { missed: false };
