@@ -1,0 +1,99 @@
+// A/B of two toolwright binaries on the real applications (examples/mediawiki,
+// examples/phpmyadmin, running on loopback: examples/bench/realapps.sh or each
+// app's setup.sh start them): the same tool call on each, alternating the
+// order every round, each once no server is busy (lib.mjs settle), medians.
+// It measures an engine change like with like, on one machine in one run,
+// where RESULTS.md's full runs move by ±0.2 of the floor between hours.
+//
+//   go build -o /tmp/tw-old ./cmd/toolwright   (at the commit before)
+//   go build -o /tmp/tw-new ./cmd/toolwright
+//   node examples/bench/mcp-compare/abrealapps.mjs --old /tmp/tw-old --new /tmp/tw-new [--runs 11] [--only edit_page|insert_vessel]
+//
+// Each binary gets its own server per app, signed in once (untimed); the
+// write tools run with write_tools: enabled. The apps' addresses and
+// accounts are the setup scripts' defaults unless MW_PORT, PMA_PORT,
+// MW_USER, MW_PASSWORD, PMA_USER, PMA_PASSWORD say otherwise.
+
+import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startToolwrightServer, toolwrightCall, settle, median, defaultChromium } from "./lib.mjs";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const opt = { old: "", new: "", runs: 11, only: "", gap: 300 };
+for (let i = 2; i < process.argv.length; i++) {
+  const k = process.argv[i].replace(/^--/, "");
+  if (!(k in opt)) throw new Error(`unknown flag ${process.argv[i]}`);
+  opt[k] = process.argv[++i];
+}
+if (!opt.old || !opt.new) throw new Error("need --old BIN and --new BIN");
+const runs = Number(opt.runs), gap = Number(opt.gap);
+const chromium = defaultChromium();
+const apps = {
+  mediawiki: {
+    vars: { wiki_base: `http://127.0.0.1:${process.env.MW_PORT || 18301}` },
+    secrets: { mw_user: { env: "MW_USER", redact: false }, mw_password: { env: "MW_PASSWORD" } },
+    env: { MW_USER: process.env.MW_USER || "Toolwright", MW_PASSWORD: process.env.MW_PASSWORD || "wiki-fixture-pass-2026" },
+  },
+  phpmyadmin: {
+    vars: { pma_base: `http://127.0.0.1:${process.env.PMA_PORT || 18303}` },
+    secrets: { pma_user: { env: "PMA_USER", redact: false }, pma_password: { env: "PMA_PASSWORD" } },
+    env: { PMA_USER: process.env.PMA_USER || "toolwright", PMA_PASSWORD: process.env.PMA_PASSWORD || "pma-fixture-pass-2026" },
+  },
+};
+let n = 0;
+const actions = [
+  { app: "mediawiki", tool: "edit_page", write: true, args: () => ({ title: "AB Page", text: `AB text ${++n}.`, summary: "ab" }) },
+  { app: "mediawiki", tool: "read_page", temporary: true, args: () => ({ title: "Lighthouse 01" }) },
+  { app: "phpmyadmin", tool: "insert_vessel", write: true, args: () => ({ name: `AB ${++n}`, kind: "tug", berth: 4, length_m: 12.5 }) },
+  { app: "phpmyadmin", tool: "browse_table", args: () => ({ database: "harbour", table: "vessels", max_pages: 3 }) },
+  { app: "phpmyadmin", tool: "export_table", args: () => ({ database: "harbour", table: "vessels", format: "sql" }) },
+].filter((a) => !opt.only || opt.only.split("|").includes(a.tool));
+
+const dir = mkdtempSync(join(tmpdir(), "tw-ab-"));
+/** One server of bin on app's deployment, signed in (sign_in's environment is the one the tools use). */
+async function start(bin, app, tag) {
+  const a = apps[app];
+  const cfg = join(dir, `${tag}-${app}.yaml`);
+  writeFileSync(cfg, [
+    `workflows: ${JSON.stringify(join(repo, "examples", app, "workflows"))}`,
+    `selectors: ${JSON.stringify(join(repo, "examples", app, "selectors", "selectors.yaml"))}`,
+    `uploads_dir: ${JSON.stringify(join(repo, "examples", app, "uploads"))}`,
+    `state_dir: ${JSON.stringify(join(dir, `state-${tag}-${app}`))}`,
+    `vars: ${JSON.stringify(a.vars)}`,
+    `secrets: ${JSON.stringify(a.secrets)}`,
+    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
+    `browser: {idle_timeout: 3h, bin: ${JSON.stringify(chromium)}}`,
+    "",
+  ].join("\n"));
+  const s = await startToolwrightServer(`toolwright-ab-${tag}`, bin, cfg, a.env);
+  return { ...s, env: (await toolwrightCall(s.client, "sign_in", { purpose: "ab" })).data.env_id };
+}
+
+const servers = {};
+try {
+  for (const app of new Set(actions.map((a) => a.app))) servers[app] = { old: await start(opt.old, app, "old"), new: await start(opt.new, app, "new") };
+  const pids = Object.values(servers).flatMap((s) => [s.old.transport.pid, s.new.transport.pid]);
+  for (const a of actions) {
+    const ms = { old: [], new: [] };
+    // Round 0 is an untimed warm-up of each side.
+    for (let i = 0; i <= runs; i++) {
+      for (const side of i % 2 ? ["new", "old"] : ["old", "new"]) {
+        await settle(pids, gap);
+        const s = servers[a.app][side];
+        // An env: temporary tool opens its own environment; the others run in sign_in's.
+        const r = await toolwrightCall(s.client, a.tool, a.temporary ? a.args() : { env_id: s.env, ...a.args() }, a.write);
+        if (i) ms[side].push(r.ms);
+      }
+    }
+    const mo = median(ms.old), mn = median(ms.new);
+    console.log(`${a.tool}: old ${Math.round(mo)} ms, new ${Math.round(mn)} ms, new ÷ old ${(mn / mo).toFixed(3)} (medians of ${runs}, alternating)`);
+  }
+} finally {
+  for (const s of Object.values(servers)) {
+    await s.old.client.close().catch(() => {});
+    await s.new.client.close().catch(() => {});
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
