@@ -481,9 +481,19 @@ func noWindowYet(err error) bool {
 	return errors.Is(err, cdp.ErrCtxNotFound) || strings.Contains(err.Error(), "Cannot find default execution context")
 }
 
-// pageJSApply begins evalTop's expression: page.js applied to the window
+// pageJSApply begins topCall's expression: page.js applied to the window
 // and the arguments that follow.
 var pageJSApply = "(" + strings.Trim(pageJS, "\t\n\v\f\r ;") + ").apply(window, "
+
+// topCall is the expression that runs op of page.js with req on the
+// window of the page's current document, for a Runtime.evaluate.
+func topCall(op string, req any) (string, error) {
+	a, err := json.Marshal([]any{op, req})
+	if err != nil {
+		return "", errs.Wrap(errs.Internal, err, "page.js %s: %v", op, err)
+	}
+	return pageJSApply + string(a) + ")", nil
+}
 
 // PageJS is page.js as it is sent: a function (op, req, ...nodes) whose
 // this is the scope. engine/record runs its "find" and "extract" inside
@@ -554,11 +564,11 @@ func evalOp(p *rod.Page, this *proto.RuntimeRemoteObject, op string, req any, by
 // new document's own scripts). The browser takes the evaluate as fast as
 // the call (2.2 against 2.3 ms, medians of 200, page.js's 33 kB read on each).
 func evalTop(p *rod.Page, op string, req any, byValue, await bool) (*proto.RuntimeRemoteObject, error) {
-	a, err := json.Marshal([]any{op, req})
+	expr, err := topCall(op, req)
 	if err != nil {
-		return nil, errs.Wrap(errs.Internal, err, "page.js %s: %v", op, err)
+		return nil, err
 	}
-	call := proto.RuntimeEvaluate{Expression: pageJSApply + string(a) + ")", ReturnByValue: byValue, AwaitPromise: await}
+	call := proto.RuntimeEvaluate{Expression: expr, ReturnByValue: byValue, AwaitPromise: await}
 	res, err := call.Call(p)
 	// A document between its commit and its window (as rod's call waits
 	// for the window it asks for).
@@ -702,7 +712,11 @@ func axNodes(sc scope, loc Locator, group string) ([]any, error) {
 		// The document, or its root element with the content the page skips
 		// rendering (content-visibility) rendered until the tree was read:
 		// skipped content is missing from the accessibility tree.
-		doc, err := proto.RuntimeEvaluate{Expression: "(" + pageJS + ").call(window, \"unskip\", null)", ObjectGroup: group}.Call(p)
+		expr, err := topCall("unskip", nil)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := proto.RuntimeEvaluate{Expression: expr, ObjectGroup: group}.Call(p)
 		if err != nil {
 			return nil, err
 		}

@@ -157,8 +157,9 @@ type waitPlan struct {
 // target in a frame): one request answers a look where a condition the
 // page answers holds before any answered from Go (or is that one: a text
 // the page found), as the first of a wait's `any` usually does, and a
-// page busy with its own scripts after load answers each request late. It returns the index in conds of the first
-// that held, -1 when none did, -2 when the page was not asked.
+// page busy with its own scripts after load answers each request late. It
+// returns the index in conds of the first that held, -1 when none did, -2
+// when the page was not asked.
 func (w *waitPlan) lookFirst(ctx context.Context, sc scope, conds []Cond) int {
 	if !w.goSide || len(w.inPage) == 0 {
 		return -2
