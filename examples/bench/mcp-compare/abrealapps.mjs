@@ -14,13 +14,11 @@
 // accounts are the setup scripts' defaults unless MW_PORT, PMA_PORT,
 // MW_USER, MW_PASSWORD, PMA_USER, PMA_PASSWORD say otherwise.
 
-import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { startToolwrightServer, toolwrightCall, settle, median, defaultChromium } from "./lib.mjs";
+import { join } from "node:path";
+import { startAppServer, toolwrightCall, settle, median, defaultChromium } from "./lib.mjs";
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const opt = { old: "", new: "", runs: 11, only: "", gap: 300 };
 for (let i = 2; i < process.argv.length; i++) {
   const k = process.argv[i].replace(/^--/, "");
@@ -30,18 +28,7 @@ for (let i = 2; i < process.argv.length; i++) {
 if (!opt.old || !opt.new) throw new Error("need --old BIN and --new BIN");
 const runs = Number(opt.runs), gap = Number(opt.gap);
 const chromium = defaultChromium();
-const apps = {
-  mediawiki: {
-    vars: { wiki_base: `http://127.0.0.1:${process.env.MW_PORT || 18301}` },
-    secrets: { mw_user: { env: "MW_USER", redact: false }, mw_password: { env: "MW_PASSWORD" } },
-    env: { MW_USER: process.env.MW_USER || "Toolwright", MW_PASSWORD: process.env.MW_PASSWORD || "wiki-fixture-pass-2026" },
-  },
-  phpmyadmin: {
-    vars: { pma_base: `http://127.0.0.1:${process.env.PMA_PORT || 18303}` },
-    secrets: { pma_user: { env: "PMA_USER", redact: false }, pma_password: { env: "PMA_PASSWORD" } },
-    env: { PMA_USER: process.env.PMA_USER || "toolwright", PMA_PASSWORD: process.env.PMA_PASSWORD || "pma-fixture-pass-2026" },
-  },
-};
+const bases = { mediawiki: `http://127.0.0.1:${process.env.MW_PORT || 18301}`, phpmyadmin: `http://127.0.0.1:${process.env.PMA_PORT || 18303}` };
 let n = 0;
 const actions = [
   { app: "mediawiki", tool: "edit_page", write: true, args: () => ({ title: "AB Page", text: `AB text ${++n}.`, summary: "ab" }) },
@@ -54,20 +41,7 @@ const actions = [
 const dir = mkdtempSync(join(tmpdir(), "tw-ab-"));
 /** One server of bin on app's deployment, signed in (sign_in's environment is the one the tools use). */
 async function start(bin, app, tag) {
-  const a = apps[app];
-  const cfg = join(dir, `${tag}-${app}.yaml`);
-  writeFileSync(cfg, [
-    `workflows: ${JSON.stringify(join(repo, "examples", app, "workflows"))}`,
-    `selectors: ${JSON.stringify(join(repo, "examples", app, "selectors", "selectors.yaml"))}`,
-    `uploads_dir: ${JSON.stringify(join(repo, "examples", app, "uploads"))}`,
-    `state_dir: ${JSON.stringify(join(dir, `state-${tag}-${app}`))}`,
-    `vars: ${JSON.stringify(a.vars)}`,
-    `secrets: ${JSON.stringify(a.secrets)}`,
-    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
-    `browser: {idle_timeout: 3h, bin: ${JSON.stringify(chromium)}}`,
-    "",
-  ].join("\n"));
-  const s = await startToolwrightServer(`toolwright-ab-${tag}`, bin, cfg, a.env);
+  const s = await startAppServer(`toolwright-ab-${tag}`, bin, app, bases[app], join(dir, `${tag}-${app}`), chromium);
   return { ...s, env: (await toolwrightCall(s.client, "sign_in", { purpose: "ab" })).data.env_id };
 }
 

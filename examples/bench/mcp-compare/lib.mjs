@@ -2,7 +2,7 @@
 // (compare.mjs: the Acme demo; realsite.mjs: the realistic shop).
 
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -178,6 +178,44 @@ export async function toolwrightCall(client, tool, args, write) {
   rec.run.data = env.data;
   rec.run.trace = env.trace_id;
   return rec.run;
+}
+
+// ---- the real applications (examples/mediawiki, examples/phpmyadmin) -------------
+
+/**
+ * Each real application's account (the setup scripts' defaults unless MW_USER, MW_PASSWORD,
+ * PMA_USER, PMA_PASSWORD say otherwise), and the names its deployment gives the account's variables
+ * (`env`), its secrets and its address.
+ */
+export const realApps = {
+  mediawiki: { user: process.env.MW_USER || "Toolwright", password: process.env.MW_PASSWORD || "wiki-fixture-pass-2026", env: "MW", secret: "mw", base: "wiki_base" },
+  phpmyadmin: { user: process.env.PMA_USER || "toolwright", password: process.env.PMA_PASSWORD || "pma-fixture-pass-2026", env: "PMA", secret: "pma", base: "pma_base" },
+};
+
+/**
+ * One toolwright server (bin) on app's deployment (examples/APP: its workflows, selector map and
+ * uploads) at the address base, write tools enabled, its config at `${at}.yaml` and its state in
+ * `${at}-state`, Chromium as browser.bin; the account from realApps. The environments sign_in makes
+ * are kept for the whole run: one action (18 runs) took more than the default 10 minutes at load 75,
+ * and the reaper closed them under the next ones.
+ */
+export async function startAppServer(name, bin, app, base, at, chromiumPath) {
+  const a = realApps[app];
+  const example = join(here, "..", "..", app);
+  const cfg = `${at}.yaml`;
+  writeFileSync(cfg, [
+    `workflows: ${JSON.stringify(join(example, "workflows"))}`,
+    `selectors: ${JSON.stringify(join(example, "selectors", "selectors.yaml"))}`,
+    `uploads_dir: ${JSON.stringify(join(example, "uploads"))}`,
+    `state_dir: ${JSON.stringify(`${at}-state`)}`,
+    `vars: ${JSON.stringify({ [a.base]: base })}`,
+    `secrets: ${JSON.stringify({ [`${a.secret}_user`]: { env: `${a.env}_USER`, redact: false }, [`${a.secret}_password`]: { env: `${a.env}_PASSWORD` } })}`,
+    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
+    `browser: {idle_timeout: 3h, bin: ${JSON.stringify(chromiumPath)}}`,
+    "",
+  ].join("\n"));
+  const server = await startToolwrightServer(name, bin, cfg, { [`${a.env}_USER`]: a.user, [`${a.env}_PASSWORD`]: a.password });
+  return { ...server, cfg };
 }
 
 /** Playwright MCP (the pinned package) on the given Chromium, headless, isolated, in a folder of its own. */

@@ -32,7 +32,7 @@ import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { textOf, round, median, recorder, ref, settle, startToolwrightServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, realApps, startAppServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -52,31 +52,8 @@ function parseArgs(argv) {
 }
 const opt = parseArgs(process.argv.slice(2));
 const W = opt.wiki, P = opt.pma;
-const MW = { user: process.env.MW_USER || "Toolwright", password: process.env.MW_PASSWORD || "wiki-fixture-pass-2026" };
-const PMA = { user: process.env.PMA_USER || "toolwright", password: process.env.PMA_PASSWORD || "pma-fixture-pass-2026" };
+const MW = realApps.mediawiki, PMA = realApps.phpmyadmin;
 const beacon = join(repo, "examples", "mediawiki", "uploads", "lighthouse-beacon.png");
-
-// ---- toolwright --------------------------------------------------------------
-
-/** One toolwright server on an app's workflows and selector map, write tools enabled, a temporary state folder. */
-async function startToolwright(app, dir, vars, secrets, env) {
-  const example = join(repo, "examples", app);
-  const cfg = join(dir, `${app}.yaml`);
-  writeFileSync(cfg, [
-    `workflows: ${JSON.stringify(join(example, "workflows"))}`,
-    `selectors: ${JSON.stringify(join(example, "selectors", "selectors.yaml"))}`,
-    `uploads_dir: ${JSON.stringify(join(example, "uploads"))}`,
-    `state_dir: ${JSON.stringify(join(dir, `state-${app}`))}`,
-    `vars: ${JSON.stringify(vars)}`,
-    `secrets: ${JSON.stringify(secrets)}`,
-    `policy: {write_tools: enabled, allowed_hosts: ["127.0.0.1"]}`,
-    // The environments sign_in made are kept for the whole run: one action (18 runs) took more
-    // than the default 10 minutes at load 75, and the reaper closed them under the next ones.
-    `browser: {idle_timeout: 3h, bin: ${JSON.stringify(opt.chromium)}}`,
-    "",
-  ].join("\n"));
-  return { ...await startToolwrightServer("toolwright-realapps-bench", opt.toolwright, cfg, env), cfg };
-}
 
 // ---- Playwright MCP ------------------------------------------------------------
 
@@ -592,8 +569,8 @@ function stepTimes(server, runs) {
 // ---- main --------------------------------------------------------------------------------
 
 const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
-const twMW = await startToolwright("mediawiki", dir, { wiki_base: W }, { mw_user: { env: "MW_USER", redact: false }, mw_password: { env: "MW_PASSWORD" } }, { MW_USER: MW.user, MW_PASSWORD: MW.password });
-const twPMA = await startToolwright("phpmyadmin", dir, { pma_base: P }, { pma_user: { env: "PMA_USER", redact: false }, pma_password: { env: "PMA_PASSWORD" } }, { PMA_USER: PMA.user, PMA_PASSWORD: PMA.password });
+const twMW = await startAppServer("toolwright-realapps-bench", opt.toolwright, "mediawiki", W, join(dir, "mediawiki"), opt.chromium);
+const twPMA = await startAppServer("toolwright-realapps-bench", opt.toolwright, "phpmyadmin", P, join(dir, "phpmyadmin"), opt.chromium);
 const pw = await startPlaywrightMCP("toolwright-realapps-bench", opt.chromium);
 const floorSide = await startFloorBrowser(opt.chromium);
 const report = { runs: opt.runs, gap_ms: opt.gap, toolwright: opt.toolwright, playwright_mcp: pw.client.getServerVersion()?.version ?? "?", actions: [] };
