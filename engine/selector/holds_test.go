@@ -20,6 +20,15 @@ real.box.inbox:
   css: "#inbox"
 real.box.none:
   css: "#no-such-box"
+real.box.by_role:
+  css: "#no-such-box"
+  fallbacks:
+    - role: list
+real.box.messages_or_items:
+  css: "#inbox li.msg"
+  many: true
+  fallbacks:
+    - role: listitem
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -38,6 +47,13 @@ real.box.none:
 		{"text only a scroll brings", []Cond{{Kind: CondText, Text: "All messages"}}, -1},
 		{"the first that holds", []Cond{{Kind: CondVisible, Target: "real.box.none"}, {Kind: CondText, Text: "Message 5"}, {Kind: CondVisible, Target: "real.box.inbox"}}, 1},
 		{"idle never holds", []Cond{{Kind: CondIdle, Quiet: time.Millisecond}}, -1},
+		// A role fallback after css: the page answers what the css shows,
+		// Go the rest (and every hidden condition).
+		{"visible by the role fallback", []Cond{{Kind: CondVisible, Target: "real.box.by_role"}}, 0},
+		{"not hidden by the role fallback", []Cond{{Kind: CondHidden, Target: "real.box.by_role"}}, -1},
+		{"visible by the role fallback, after a text", []Cond{{Kind: CondText, Text: "No such text"}, {Kind: CondVisible, Target: "real.box.by_role"}}, 1},
+		{"5 of 5 by css before a role", []Cond{{Kind: CondCount, Target: "real.box.messages_or_items", Min: 5}}, 0},
+		{"6 of 5 by css before a role", []Cond{{Kind: CondCount, Target: "real.box.messages_or_items", Min: 6}}, -1},
 	} {
 		got, err := m.Holds(ctx, p, tc.conds)
 		if err != nil || got != tc.want {

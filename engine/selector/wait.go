@@ -205,7 +205,11 @@ func (m *Map) planWait(ctx context.Context, page *rod.Page, conds []Cond, once b
 			}
 			if !ok {
 				fromGo(i)
-				continue
+				if jc == nil {
+					continue
+				}
+				// Its locators before the first role one: the page
+				// answers when they show it (see pageCond).
 			}
 			w.inPage = append(w.inPage, jc)
 			w.inPageIdx = append(w.inPageIdx, i)
@@ -261,7 +265,10 @@ func (m *Map) holdsGoSide(ctx context.Context, page *rod.Page, conds []Cond, onc
 
 // pageCond is a target condition (visible, hidden, count) as page.js
 // checks it; false when the page cannot answer it alone (a target in a
-// frame, inside another, or found through the accessibility tree).
+// frame, inside another, or found through the accessibility tree). For a
+// target whose role locator comes after others, a visible or count
+// condition comes back with false too, on those others: the page answers
+// it when it holds, Go when it does not.
 func (m *Map) pageCond(c Cond) (map[string]any, bool, error) {
 	if c.Kind != CondVisible && c.Kind != CondHidden && c.Kind != CondCount {
 		return nil, false, nil
@@ -270,10 +277,32 @@ func (m *Map) pageCond(c Cond) (map[string]any, bool, error) {
 	if !ok {
 		return nil, false, errs.New(errs.Internal, "unknown target %q", c.Target)
 	}
-	if t.Frame != "" || t.Within != "" || needsAX(t) {
+	if t.Frame != "" || t.Within != "" {
 		return nil, false, nil
 	}
-	return map[string]any{"kind": c.Kind, "locs": jsLocs(t), "many": t.Many || c.Kind == CondCount, "min": c.Min}, true, nil
+	cond := func(locs []jsLoc) map[string]any {
+		return map[string]any{"kind": c.Kind, "locs": locs, "many": t.Many || c.Kind == CondCount, "min": c.Min}
+	}
+	if !needsAX(t) {
+		return cond(jsLocs(t)), true, nil
+	}
+	// A role locator is answered from Go. The locators before it are tried
+	// first by Resolve too: when one of them shows the target (visible, or
+	// at least Min matches), the condition holds, and the page can say so
+	// on its own; when none does, only Go can tell. A hidden condition
+	// is never answered this way: those locators missing is not the
+	// target missing.
+	var before []jsLoc
+	for _, l := range t.Locators {
+		if l.Strategy == Role {
+			break
+		}
+		before = append(before, locJS(l))
+	}
+	if c.Kind == CondHidden || len(before) == 0 {
+		return nil, false, nil
+	}
+	return cond(before), false, nil
 }
 
 // pollFor is the page's fallback poll: once a frame for URL conditions
@@ -329,7 +358,9 @@ func (m *Map) holdsFromGo(ctx context.Context, page *rod.Page, c Cond) (bool, er
 	sc, err := m.scopeOf(ctx, page, &tt, "", Options{Once: true})
 	var mt *Match
 	if err == nil {
-		mt, err = resolveScoped(ctx, sc, &tt, Options{Visible: true, Once: true}, false)
+		// The matches are counted, not used: no element wraps them (a
+		// request or two each).
+		mt, err = resolveScoped(ctx, sc, &tt, Options{Visible: true, Once: true, objects: true}, false)
 	}
 	found := err == nil
 	if err != nil && errs.CodeOf(err) != errs.TargetNotFound {
@@ -341,7 +372,7 @@ func (m *Map) holdsFromGo(ctx context.Context, page *rod.Page, c Cond) (bool, er
 	case CondHidden:
 		return !found, nil
 	case CondCount:
-		return found && len(mt.Elements) >= c.Min, nil
+		return found && len(mt.objs) >= c.Min, nil
 	}
 	return false, nil
 }
