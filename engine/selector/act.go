@@ -28,10 +28,12 @@ import (
 //	Hover: prepare (1) + mouse moved (1)                              = 2
 //	Fill:  prepare with focus and clear (1) + insertText (1) + events (1) = 3
 //	Press: prepare with focus (1) + key down, up (2)                   = 3
+//	Select (native): prepare (1) + choose (1)                          = 2
 //
 // (plus the resolve itself: one call for a single match, and one to wrap the
-// match as a rod element). Map.Ready (a click) and Map.Typing (a fill, a
-// press) find the target and prepare it in one call instead.
+// match as a rod element). Map.Ready (a click; a native select, chosen in
+// the same call) and Map.Typing (a fill, a press) find the target and
+// prepare it in one call instead.
 
 // ActOptions name the target for messages.
 type ActOptions struct {
@@ -435,18 +437,8 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 		return err
 	}
 	v := res.Value
-	names := func() string {
-		var out []string
-		for _, n := range v.Get("names").Arr() {
-			out = append(out, n.Str())
-		}
-		return strings.Join(out, ", ")
-	}
 	if v.Get("native").Bool() {
-		if v.Get("done").Bool() {
-			return nil
-		}
-		return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", o.Name, value, names())
+		return chosen(v, o.Name, value)
 	}
 	if !v.Get("open").Bool() {
 		if err := Click(ctx, el, o); err != nil {
@@ -463,7 +455,7 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 			if !v.Get("listbox").Bool() {
 				return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s opened no listbox (no aria-controls and no role=listbox near it)", o.Name)
 			}
-			return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s has no option %q (options: %s)", o.Name, value, names())
+			return errs.Wrap(errs.TargetNotFound, ctx.Err(), "target %s has no option %q (options: %s)", o.Name, value, optionNames(v))
 		}
 		if err != nil {
 			return err
@@ -486,6 +478,24 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	return Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)})
 }
 
+// chosen is nil when page.js chose value in a native <select> (its answer
+// v), else the error of an option it does not have.
+func chosen(v gson.JSON, name, value string) error {
+	if v.Get("done").Bool() {
+		return nil
+	}
+	return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", name, value, optionNames(v))
+}
+
+// optionNames lists the option names of page.js's select answer v.
+func optionNames(v gson.JSON) string {
+	var out []string
+	for _, n := range v.Get("names").Arr() {
+		out = append(out, n.Str())
+	}
+	return strings.Join(out, ", ")
+}
+
 // Ready is a target found and readied for a click in one round trip (see
 // Map.Ready): where to click, and which locator matched.
 type Ready struct {
@@ -497,6 +507,9 @@ type Ready struct {
 	// URL and Text are the page's URL and the marker's text, read when a
 	// marker was given (ReadyOptions.Marker).
 	URL, Text string
+	// Chosen is set when ReadyOptions.Choose was chosen in a native
+	// <select> in the same request (nothing else remains to do).
+	Chosen bool
 
 	page *rod.Page
 	name string
@@ -521,6 +534,11 @@ type ReadyOptions struct {
 	// same call, after the element was readied: the state a click should
 	// change (paginate).
 	Marker *rod.Element
+	// Choose, when set, is the option to choose in the element when it is
+	// a native <select> (the select step): chosen in the same call as
+	// Select would, with no press to follow. Another element is only
+	// readied (Chosen stays false: Select it the usual way).
+	Choose *string
 }
 
 // Ready looks for the one-element target name once and, when the page can
@@ -542,7 +560,10 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return nil, nil
 	}
 	p := page.Context(ctx)
-	req := map[string]any{"locs": locs, "settle": true, "press": true, "off": o.ClassDisabled, "probe": o.Probe}
+	req := map[string]any{"locs": locs, "settle": true, "press": o.Choose == nil, "off": o.ClassDisabled, "probe": o.Probe}
+	if o.Choose != nil {
+		req["choose"] = *o.Choose
+	}
 	var nodes []any
 	if o.Marker != nil {
 		nodes = append(nodes, o.Marker.Object)
@@ -576,6 +597,12 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return nil, r.pt.unreachable(name)
 	case r.pt.Cover != "":
 		return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, r.pt.Cover)
+	}
+	if c := v.Get("chosen"); c.Get("native").Bool() {
+		if err := chosen(c, name, *o.Choose); err != nil {
+			return nil, err
+		}
+		r.Chosen = true
 	}
 	return r, nil
 }

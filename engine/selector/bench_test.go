@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -42,6 +44,23 @@ b.by_label:
   css: "#not-on-this-page"
   fallbacks:
     - label: Your name
+b.size:
+  css: "#size"
+b.with_role:
+  css: "#free"
+  fallbacks:
+    - role: button
+      name: Free
+b.buttons:
+  css: "button"
+  many: true
+  fallbacks:
+    - role: button
+b.by_role:
+  css: "#not-on-this-page"
+  fallbacks:
+    - role: button
+      name: Free
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -95,6 +114,28 @@ b.by_label:
 	if n > 5 {
 		t.Errorf("a ready click took %d CDP requests, want at most 5", n)
 	}
+	// A native <select> found, readied and set in one request (the
+	// select step's way when the page can find its target alone).
+	for _, v := range []string{"Large", "s"} {
+		n = cost("ready select", func() error {
+			rd, err := m.Ready(ctx, p, "b.size", ReadyOptions{Choose: &v})
+			if err != nil || rd == nil || !rd.Chosen {
+				return fmt.Errorf("ready select: %v, %v", rd, err)
+			}
+			return nil
+		})
+		t.Logf("ready select: %d CDP requests", n)
+		if n > 1 {
+			t.Errorf("a ready select took %d CDP requests, want 1", n)
+		}
+		if got, want := p.MustElement("#out").MustText(), map[string]string{"Large": "size l", "s": "size s"}[v]; got != want {
+			t.Errorf("after choosing %q the page says %q, want %q", v, got, want)
+		}
+	}
+	none := "Medium"
+	if _, err := m.Ready(ctx, p, "b.size", ReadyOptions{Choose: &none}); errs.CodeOf(err) != errs.TargetNotFound || !strings.Contains(err.Error(), "options: Small, Large") {
+		t.Errorf("choosing an option the select lacks: %v, want target_not_found naming the options", err)
+	}
 	// A fill and a press found and readied in one request (the fill and
 	// press steps' way when the page can find the target alone): typing
 	// (1) + insertText and the events (2), or the key down and up (2); one
@@ -137,11 +178,17 @@ b.by_label:
 	}{
 		{"wait for a text that is there", []Cond{{Kind: CondText, Text: "cookie banner"}}},
 		{"wait for the second of two, a text", []Cond{{Kind: CondVisible, Target: "b.gone"}, {Kind: CondText, Text: "cookie banner"}}},
+		// A target with a role fallback whose css shows it (a MediaWiki
+		// button): the page says so, no accessibility tree, no element.
+		{"wait for a target with a role fallback, first of an any with a text", []Cond{{Kind: CondVisible, Target: "b.with_role"}, {Kind: CondText, Text: "could not be deleted"}}},
+		{"wait for a count of a target with a role fallback", []Cond{{Kind: CondCount, Target: "b.buttons", Min: 2}}},
 	} {
 		n := cost(c.what, func() error {
 			i, err := m.Wait(ctx, p, c.conds)
-			if err == nil && i != len(c.conds)-1 {
-				err = fmt.Errorf("condition %d held, want %d", i, len(c.conds)-1)
+			if want := len(c.conds) - 1; c.conds[0].Target == "b.gone" && err == nil && i != want {
+				err = fmt.Errorf("condition %d held, want %d", i, want)
+			} else if c.conds[0].Target != "b.gone" && err == nil && i != 0 {
+				err = fmt.Errorf("condition %d held, want 0", i)
 			}
 			return err
 		})
@@ -149,6 +196,16 @@ b.by_label:
 		if n > 1 {
 			t.Errorf("%s took %d CDP requests, want 1", c.what, n)
 		}
+	}
+	// Only the role fallback finds it: answered from Go, which counts
+	// the matches without wrapping each as an element.
+	n = cost("wait for a target only its role fallback finds", func() error {
+		_, err := m.Wait(ctx, p, []Cond{{Kind: CondVisible, Target: "b.by_role"}})
+		return err
+	})
+	t.Logf("wait for a target only its role fallback finds: %d CDP requests", n)
+	if n > 7 {
+		t.Errorf("a wait for a target only its role fallback finds took %d CDP requests, want at most 7 (the page's look at its css, then the accessibility tree)", n)
 	}
 	if v, err := p.MustElement("#name").Property("value"); err != nil || v.Str() != "Bo" {
 		t.Errorf("after the fills the field holds %v (%v), want Bo", v, err)

@@ -814,6 +814,18 @@ function (op, req, ...nodes) {
     return { moved: el.scrollTop !== before, height: el.scrollHeight, end: el.scrollTop + el.clientHeight >= el.scrollHeight - 2 };
   };
 
+  // A native <select>'s option chosen by value or label, input and change
+  // fired: {native, done} | {native, names} (no such option).
+  const chooseNative = (el, value) => {
+    const opts = Array.from(el.options || []);
+    const o = opts.find((o) => o.value === value) || opts.find((o) => norm(o.label || o.text) === norm(value));
+    if (!o) return { native: true, names: opts.map((o) => norm(o.label || o.text)) };
+    el.value = o.value;
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+    return { native: true, done: true };
+  };
+
   switch (op) {
     case "scroll":
       return scrollScreen(root);
@@ -822,15 +834,7 @@ function (op, req, ...nodes) {
       // A native <select>: choose by value or label at once. Else report
       // the ARIA listbox's state: {aria, open, option (the element)}.
       const el = root;
-      if (el.tagName === "SELECT") {
-        const opts = Array.from(el.options || []);
-        const o = opts.find((o) => o.value === req.value) || opts.find((o) => norm(o.label || o.text) === norm(req.value));
-        if (!o) return { native: true, names: opts.map((o) => norm(o.label || o.text)) };
-        el.value = o.value;
-        el.dispatchEvent(new Event("input", { bubbles: true }));
-        el.dispatchEvent(new Event("change", { bubbles: true }));
-        return { native: true, done: true };
-      }
+      if (el.tagName === "SELECT") return chooseNative(el, req.value);
       const lb = listboxOf(el);
       return { aria: true, open: !!lb && visible(lb), names: lb ? optionsOf(lb).map(accName) : [], listbox: !!lb };
     }
@@ -944,9 +948,12 @@ function (op, req, ...nodes) {
       // A one-element target looked for once (its locators in order, the
       // first visible match) and, when found, prepared in the same call:
       // → {missing} | prepare's answer with i, the locator that matched.
-      // req: {locs, focus, clear, settle, off, probe}: with off a
+      // req: {locs, focus, clear, settle, off, probe, choose}: with off a
       // "disabled" class counts as disabled too (paginate's next), with
-      // probe nothing is prepared (is it there, is it enabled). A node
+      // probe nothing is prepared (is it there, is it enabled), with
+      // choose (a value) a native <select> readied has that option chosen
+      // as op "select" does: chosen is its answer ({aria} for another
+      // element, left as it was). A node
       // given (paginate's marker) has its text and the URL read as well,
       // the state a click must change.
       const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
@@ -956,6 +963,9 @@ function (op, req, ...nodes) {
       if (off || req.probe) return { i: m.i, disabled: off };
       return Promise.resolve(prepareEl(el, req)).then((out) => {
         out.i = m.i;
+        if (req.choose != null && !out.gone && !out.background && !out.unreachable && !out.cover && !out.disabled) {
+          out.chosen = el.tagName === "SELECT" ? chooseNative(el, req.choose) : { aria: true };
+        }
         if (nodes.length) {
           out.url = location.href;
           out.text = nodes[0] ? nodes[0].innerText : "";

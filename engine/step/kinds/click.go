@@ -3,7 +3,6 @@ package kinds
 import (
 	"context"
 
-	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -25,26 +24,11 @@ func init() {
 		},
 		Example: "click: acme.login.submit",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			if s.Int("nth") == 0 {
-				// Found, in view, still, enabled and not covered in one
-				// round trip when the page can tell on its own; else the
-				// way below, which waits.
-				rd, err := ready(ctx, x, s.Str("target"), selector.ReadyOptions{})
-				if err != nil {
-					return err
-				}
-				if rd != nil && !rd.Disabled {
-					return rd.Click(ctx)
-				}
-			}
-			el, err := element(ctx, x, s, "target", s.Int("nth"))
+			click, err := clicker(ctx, x, s, "target", s.Int("nth"))
 			if err != nil {
 				return err
 			}
-			// Visible (the resolve waited for it), then in view, standing
-			// still, enabled and not covered (a cover fails at once with
-			// target_covered), then the mouse: see selector.Click.
-			return selector.Click(ctx, el, selector.ActOptions{Name: targetLabel(x, s, "target")})
+			return click(ctx)
 		},
 	})
 }

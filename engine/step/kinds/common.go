@@ -24,6 +24,31 @@ func element(ctx context.Context, x step.Exec, s *step.Step, field string, nth i
 	return m.Elements[nth].Context(ctx), nil
 }
 
+// clicker finds the target in field (its nth match) for a click, as the
+// click step does: found, in view, still, enabled and not covered in one
+// round trip when the page can tell on its own (selector.Map.Ready), else
+// found the usual way, which waits for it to show. The click it returns
+// does the rest (see selector.Click).
+func clicker(ctx context.Context, x step.Exec, s *step.Step, field string, nth int) (func(context.Context) error, error) {
+	if nth == 0 {
+		rd, err := ready(ctx, x, s.Str(field), selector.ReadyOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if rd != nil && !rd.Disabled {
+			return rd.Click, nil
+		}
+	}
+	el, err := element(ctx, x, s, field, nth)
+	if err != nil {
+		return nil, err
+	}
+	name := targetLabel(x, s, field)
+	return func(ctx context.Context) error {
+		return selector.Click(ctx, el.Context(ctx), selector.ActOptions{Name: name})
+	}, nil
+}
+
 // unreachable turns a target that never showed (err, target_not_found)
 // into target_unreachable when its match is there, drawn, but of zero
 // size: no pointer can reach it, and waiting longer would not help.

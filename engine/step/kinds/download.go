@@ -14,7 +14,6 @@ import (
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/result"
-	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -53,7 +52,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
-	el, err := element(ctx, x, s, "click", 0)
+	click, err := clicker(ctx, x, s, "click", 0)
 	if err != nil {
 		return err
 	}
@@ -76,7 +75,7 @@ func runDownload(ctx context.Context, x step.Exec, s *step.Step) error {
 		return err
 	}
 	defer deny()
-	if err := selector.Click(ctx, el, selector.ActOptions{Name: d.label}); err != nil {
+	if err := click(ctx); err != nil {
 		return err
 	}
 	ref, err := d.await(ctx, events)

@@ -7,7 +7,6 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
-	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 )
 
@@ -51,7 +50,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 		return err
 	}
 	name := targetLabel(x, s, "click")
-	el, err := element(ctx, x, s, "click", 0)
+	click, err := clicker(ctx, x, s, "click", 0)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func runPopup(ctx context.Context, x step.Exec, s *step.Step) error {
 	// The page it opens is watched from before it runs: a dialog its
 	// scripts open while it loads is answered by the step's dialog rule.
 	defer pops.WatchPopups(opener)()
-	if err := selector.Click(openCtx, el, selector.ActOptions{Name: name}); err != nil {
+	if err := click(openCtx); err != nil {
 		if ctx.Err() == nil && openCtx.Err() != nil {
 			return errs.Wrap(errs.TargetNotFound, err, "target %s could not be clicked within %s (hidden or covered?)", name, popupOpenWait)
 		}

@@ -21,11 +21,19 @@ func init() {
 		},
 		Example: `select: {target: acme.catalog.sort, value: "Price: low to high"}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			el, err := element(ctx, x, s, "target", 0)
+			value, err := x.Text(ctx, s.Tmpl("value"))
 			if err != nil {
 				return err
 			}
-			value, err := x.Text(ctx, s.Tmpl("value"))
+			// A native <select> found, in view, still, enabled, not
+			// covered and set in one round trip when the page can tell
+			// on its own; else the way below, which waits (and opens an
+			// ARIA listbox).
+			rd, err := ready(ctx, x, s.Str("target"), selector.ReadyOptions{Choose: &value})
+			if err != nil || rd != nil && rd.Chosen {
+				return err
+			}
+			el, err := element(ctx, x, s, "target", 0)
 			if err != nil {
 				return err
 			}
