@@ -258,3 +258,37 @@ export async function alternate(sides, n, before) {
 
 /** The medians of a side's runs: calls, bytes, ms. */
 export const medians = (rs) => ({ calls: median(rs.map((r) => r.calls)), bytes: median(rs.map((r) => r.bytes)), ms: round(median(rs.map((r) => r.ms))) });
+
+// ---- where toolwright's time goes -----------------------------------------------------
+
+/**
+ * The medians of a toolwright action's timed runs (on the server of bin with config cfg), read
+ * from their traces (`toolwright traces ID`):
+ * each top-level step (its attempts summed), the server's time outside the steps (the
+ * environment, checks, the record: the trace's duration less its steps) and the rest of the
+ * client's time (the MCP round trip: the client's ms less the trace's duration).
+ */
+export function stepTimes(bin, cfg, runs) {
+  const per = [];
+  for (const r of runs) {
+    if (!r.trace) continue;
+    const t = JSON.parse(execFileSync(bin, ["--config", cfg, "--log-level", "error", "traces", r.trace]).toString());
+    const steps = new Map();
+    for (const st of t.steps || []) {
+      if (String(st.path ?? st.index).includes(".")) continue;
+      const key = `${st.path ?? st.index}`;
+      const prev = steps.get(key) || { name: st.kind + (st.target ? ` ${st.target}` : ""), ms: 0 };
+      prev.ms += st.duration_ms;
+      steps.set(key, prev);
+    }
+    const inSteps = [...steps.values()].reduce((a, x) => a + x.ms, 0);
+    per.push({ steps: [...steps.values()], server: t.duration_ms - inSteps, transport: r.ms - t.duration_ms });
+  }
+  if (!per.length) return null;
+  const first = per[0].steps;
+  return {
+    steps: first.map((st, i) => ({ name: st.name, ms: round(median(per.map((p) => p.steps[i]?.ms ?? 0))) })),
+    outside_steps_ms: round(median(per.map((p) => p.server))),
+    transport_ms: round(median(per.map((p) => p.transport))),
+  };
+}

@@ -32,7 +32,7 @@ import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { textOf, round, median, recorder, ref, settle, realApps, startAppServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium } from "./lib.mjs";
+import { textOf, round, median, recorder, ref, settle, realApps, startAppServer, toolwrightCall as toolwright, startPlaywrightMCP, startFloorBrowser, alternate, medians, defaultChromium, stepTimes } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..", "..");
@@ -533,39 +533,6 @@ function actions(ctx) {
   ];
 }
 
-// ---- where toolwright's time goes -----------------------------------------------------
-
-/**
- * The medians of a toolwright action's timed runs, read from their traces (`toolwright traces ID`):
- * each top-level step (its attempts summed), the server's time outside the steps (the
- * environment, checks, the record: the trace's duration less its steps) and the rest of the
- * client's time (the MCP round trip: the client's ms less the trace's duration).
- */
-function stepTimes(server, runs) {
-  const per = [];
-  for (const r of runs) {
-    if (!r.trace) continue;
-    const t = JSON.parse(execFileSync(opt.toolwright, ["--config", server.cfg, "--log-level", "error", "traces", r.trace]).toString());
-    const steps = new Map();
-    for (const st of t.steps || []) {
-      if (String(st.path ?? st.index).includes(".")) continue;
-      const key = `${st.path ?? st.index}`;
-      const prev = steps.get(key) || { name: st.kind + (st.target ? ` ${st.target}` : ""), ms: 0 };
-      prev.ms += st.duration_ms;
-      steps.set(key, prev);
-    }
-    const inSteps = [...steps.values()].reduce((a, x) => a + x.ms, 0);
-    per.push({ steps: [...steps.values()], server: t.duration_ms - inSteps, transport: r.ms - t.duration_ms });
-  }
-  if (!per.length) return null;
-  const first = per[0].steps;
-  return {
-    steps: first.map((st, i) => ({ name: st.name, ms: round(median(per.map((p) => p.steps[i]?.ms ?? 0))) })),
-    outside_steps_ms: round(median(per.map((p) => p.server))),
-    transport_ms: round(median(per.map((p) => p.transport))),
-  };
-}
-
 // ---- main --------------------------------------------------------------------------------
 
 const dir = mkdtempSync(join(tmpdir(), "tw-realapps-bench-"));
@@ -620,7 +587,7 @@ try {
       action: a.name, answer: answers.floor, toolwright: { ...t, code: runs.toolwright[0].code }, playwright_mcp: p, floor_ms: f.ms,
       bytes_ratio: Number((t.bytes / p.bytes).toFixed(3)), time_ratio: Number((t.ms / p.ms).toFixed(2)), floor_ratio: Number((t.ms / f.ms).toFixed(2)),
       pw_steps: runs.playwright_mcp[0].steps.map((s) => s.tool),
-      tw_steps: (() => { try { return stepTimes(a.app === "mw" ? twMW : twPMA, runs.toolwright); } catch (e) { return { error: e.message.split("\n")[0] }; } })(),
+      tw_steps: (() => { try { return stepTimes(opt.toolwright, (a.app === "mw" ? twMW : twPMA).cfg, runs.toolwright); } catch (e) { return { error: e.message.split("\n")[0] }; } })(),
     };
     report.actions.push(row);
     writeMarkdown();
