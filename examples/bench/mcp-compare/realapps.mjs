@@ -503,7 +503,8 @@ function actions(ctx) {
       }),
       floor: () => floor(pages.pma, async (page) => {
         await page.goto(`${P}/index.php?route=/table/export&db=harbour&table=vessels`);
-        const [dl] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => document.querySelector("#buttonGo").click())]);
+        // The format chosen as toolwright's select step chooses it (the value set, input and change), then Go.
+        const [dl] = await Promise.all([page.waitForEvent("download"), typeAndSubmit(page, [["#plugins", "sql"]], "#buttonGo")]);
         const path = await dl.path();
         return `${dl.suggestedFilename()}|${statSync(path).size > 1000}`;
       }),
