@@ -40,8 +40,9 @@ const (
 // until its new document reached DOMContentLoaded; one the page began (a
 // handler that posts with fetch, then sets location.href) as the page
 // tells: requests the step's page began and still has in flight until
-// they end, then until the page has run what their ends set going (an
-// idle callback, at most navIdle by the page's clock), and a navigation
+// they end, then (also when they had all ended before the look) until the
+// page has run what their ends set going (an idle callback, at most navIdle
+// by the page's clock), and a navigation
 // it began by then until it arrived; a form submit the page held back
 // (preventDefault: an async validation, then form.submit()) up to
 // navHeldSubmit after it for the navigation to start. navigation: expect
@@ -350,11 +351,14 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 		}
 		// Requests the step began (a fetch before the navigation), then
 		// those their ends began (a second fetch), a few rounds at most: a
-		// page that polls always has another.
+		// page that polls always has another. One that already ended
+		// before this look counts too: what its end set going (a handler
+		// still working on the answer) may be running now.
 		busy, err := w.requestsSince(ctx, mark)
 		if err != nil {
 			return
 		}
+		busy = busy || selector.RequestMark(w.page) != mark
 		if busy && round < navRounds {
 			if loading, _, _ := w.state(); loading {
 				continue
