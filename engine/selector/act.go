@@ -645,6 +645,12 @@ func pageLocs(t *Target) []jsLoc {
 	if t.Many || t.Frame != "" || t.Within != "" {
 		return nil
 	}
+	return locsBeforeRole(t)
+}
+
+// locsBeforeRole are t's locators up to the first that needs the
+// accessibility tree: the ones the page runs alone, in Resolve's order.
+func locsBeforeRole(t *Target) []jsLoc {
 	var locs []jsLoc
 	for _, l := range t.Locators {
 		if l.Strategy == Role {

@@ -292,13 +292,7 @@ func (m *Map) pageCond(c Cond) (map[string]any, bool, error) {
 	// on its own; when none does, only Go can tell. A hidden condition
 	// is never answered this way: those locators missing is not the
 	// target missing.
-	var before []jsLoc
-	for _, l := range t.Locators {
-		if l.Strategy == Role {
-			break
-		}
-		before = append(before, locJS(l))
-	}
+	before := locsBeforeRole(t)
 	if c.Kind == CondHidden || len(before) == 0 {
 		return nil, false, nil
 	}
