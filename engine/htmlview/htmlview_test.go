@@ -110,6 +110,11 @@ func TestBars(t *testing.T) {
 	if b := Bars(tr)[0]; b.Held != 3 || b.HeldURLs != "http://a.test/x\nws://b.test/y" {
 		t.Errorf("held on the bar: %d %q", b.Held, b.HeldURLs)
 	}
+	// An extract read in an earlier step's request names it.
+	tr.Steps[3].ReadWith = "1.0"
+	if b := Bars(tr)[3]; b.ReadWith != "1.0" {
+		t.Errorf("read_with on the bar: %q", b.ReadWith)
+	}
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -148,6 +148,9 @@ type Bar struct {
 	// was skipped.
 	Locators []string
 	Note     string
+	// ReadWith is the step whose request read this extract's value
+	// (store.StepRecord.ReadWith): why it took no time.
+	ReadWith string
 }
 
 // Bars lays the steps out in time. Steps run one after another; a nested
@@ -191,7 +194,7 @@ func Bars(t *store.Trace) []Bar {
 			Indent: strings.Count(s.Path, "."),
 			Held:   s.Held, HeldURLs: strings.Join(s.HeldURLs, "\n"),
 			State: stepState(s.Code), Fallback: strings.HasPrefix(s.Strategy, "fallback"),
-			Locators: s.Locators,
+			Locators: s.Locators, ReadWith: s.ReadWith,
 		})
 		if s.Code == "skipped" {
 			out[len(out)-1].Note = s.Error

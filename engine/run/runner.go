@@ -37,6 +37,7 @@ type runner struct {
 	active    *step.Step // the innermost step running now (nil: the output), for messages
 	handled   []int      // how many times each of w.Handlers ran in this call
 	handling  bool       // a handler's steps are running (no handler runs inside them)
+	ahead     *readAhead // what the running step reads, or read, ahead for the steps after it
 }
 
 // failure is a step's error with the step that raised it.
@@ -80,7 +81,14 @@ func (r *runner) runSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 		r.push(f)
 		defer r.pop()
 	}
-	for _, s := range steps {
+	// What a step read ahead is for its own list's next steps (ahead.go):
+	// not for steps nested in it, nor after steps nested here ran.
+	r.ahead = nil
+	defer func() { r.ahead = nil }()
+	for k, s := range steps {
+		if !r.ahead.covers(steps, k) {
+			r.ahead = r.planAhead(steps, k)
+		}
 		if err := r.runStep(ctx, s); err != nil {
 			return err
 		}
@@ -871,7 +879,9 @@ func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *se
 	if err != nil {
 		return nil, err
 	}
-	ex, err = r.c.set.Selectors.Extract(ctx, page, spec)
+	if ex = r.readBefore(ctx, page, spec); ex == nil {
+		ex, err = r.extract(ctx, page, spec)
+	}
 	if err != nil {
 		return nil, r.frameBlocked(spec.From, err)
 	}
@@ -892,9 +902,20 @@ func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *se
 	return ex, nil
 }
 
-// Wait waits until one of conds holds in the environment's page.
+// Wait waits until one of conds holds in the environment's page; a wait
+// step reads ahead for the extract steps after it (ahead.go).
 func (r *runner) Wait(ctx context.Context, conds []selector.Cond) (int, error) {
-	return r.wait(ctx, conds, r.c.set.Selectors.Wait)
+	a := r.owning()
+	if a == nil {
+		return r.wait(ctx, conds, r.c.set.Selectors.Wait)
+	}
+	return r.wait(ctx, conds, func(ctx context.Context, page *rod.Page, conds []selector.Cond) (int, error) {
+		i, got, err := r.c.set.Selectors.WaitAhead(ctx, page, conds, a.specs)
+		if err == nil {
+			r.keep(ctx, a, page, got)
+		}
+		return i, err
+	})
 }
 
 // Holds looks once whether one of conds holds (selector.Map.Holds).

@@ -83,29 +83,17 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 		}
 		return nil, err
 	}
-	req := map[string]any{
-		"from":  jsLocs(from),
-		"many":  from.Many || spec.List,
-		"list":  spec.List,
-		"limit": spec.Limit,
-		"attr":  spec.Attr,
-		"frame": sc.frame,
-	}
-	var fl []map[string]any
-	for i, f := range spec.Fields {
-		fl = append(fl, map[string]any{"name": f.Name, "locs": jsLocs(fields[i]), "attr": spec.attrOf(i)})
-	}
-	req["fields"] = fl
+	req := extractReq(spec, from, fields, sc.frame)
 	for {
 		res, err := evalOp(sc.page.Context(ctx), sc.this, "extract", req, true, false)
 		if err != nil {
 			return nil, err
 		}
-		out, err := readExtract(res.Value, spec.Fields)
+		ex, found, err := extractResult(res.Value, spec, from, fields)
 		if err != nil {
 			return nil, err
 		}
-		if !out.Found && !spec.List {
+		if !found && !spec.List {
 			// A single value waits for its target, as Resolve does, and
 			// fails the way Resolve does.
 			if _, err := resolveScoped(ctx, sc, from, spec.Opt, sc.within && from.Within != ""); err != nil {
@@ -116,28 +104,58 @@ func (m *Map) Extract(ctx context.Context, page *rod.Page, spec ExtractSpec) (*E
 			}
 			continue
 		}
-		ex := &Extracted{Items: out.Items, Count: out.Count}
-		if ex.Items == nil {
-			ex.Items = []any{}
-		}
-		if out.Found {
-			if out.From < 0 || out.From >= len(from.Locators) {
-				return nil, errs.New(errs.Internal, "extract: locator %d of %s", out.From, from.Name)
-			}
-			ex.Match = (&Match{Strategy: from.Locators[out.From].Strategy, Locator: out.From}).Describe()
-		}
-		for i, f := range spec.Fields {
-			if i >= len(out.Used) {
-				break
-			}
-			for li, n := range out.Used[i] {
-				if n > 0 && li > 0 && li < len(fields[i].Locators) {
-					ex.Fields = append(ex.Fields, fmt.Sprintf("%s: %s", f.Name, (&Match{Strategy: fields[i].Locators[li].Strategy, Locator: li}).Describe()))
-				}
-			}
-		}
 		return ex, nil
 	}
+}
+
+// extractReq is page.js's extract request for spec (frame: the scope is
+// an iframe's document).
+func extractReq(spec ExtractSpec, from *Target, fields []*Target, frame bool) map[string]any {
+	req := map[string]any{
+		"from":  jsLocs(from),
+		"many":  from.Many || spec.List,
+		"list":  spec.List,
+		"limit": spec.Limit,
+		"attr":  spec.Attr,
+		"frame": frame,
+	}
+	var fl []map[string]any
+	for i, f := range spec.Fields {
+		fl = append(fl, map[string]any{"name": f.Name, "locs": jsLocs(fields[i]), "attr": spec.attrOf(i)})
+	}
+	req["fields"] = fl
+	return req
+}
+
+// extractResult is what page.js's extract answer v says; found reports
+// whether From matched.
+func extractResult(v gson.JSON, spec ExtractSpec, from *Target, fields []*Target) (*Extracted, bool, error) {
+	out, err := readExtract(v, spec.Fields)
+	if err != nil {
+		return nil, false, err
+	}
+	ex := &Extracted{Items: out.Items, Count: out.Count}
+	if ex.Items == nil {
+		ex.Items = []any{}
+	}
+	if !out.Found {
+		return ex, false, nil
+	}
+	if out.From < 0 || out.From >= len(from.Locators) {
+		return nil, false, errs.New(errs.Internal, "extract: locator %d of %s", out.From, from.Name)
+	}
+	ex.Match = (&Match{Strategy: from.Locators[out.From].Strategy, Locator: out.From}).Describe()
+	for i, f := range spec.Fields {
+		if i >= len(out.Used) {
+			break
+		}
+		for li, n := range out.Used[i] {
+			if n > 0 && li > 0 && li < len(fields[i].Locators) {
+				ex.Fields = append(ex.Fields, fmt.Sprintf("%s: %s", f.Name, (&Match{Strategy: fields[i].Locators[li].Strategy, Locator: li}).Describe()))
+			}
+		}
+	}
+	return ex, true, nil
 }
 
 // extracted is the head of page.js's extract answer.

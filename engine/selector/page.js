@@ -6,7 +6,9 @@ function (op, req, ...nodes) {
   //
   //   op "find":    one locator → null | the element | [elements] with .count, .hidden
   //   op "extract": a whole extract (from, fallbacks, fields, attr, limit) → its JSON text
-  //   op "wait":    a promise of the index of the first condition that holds (-1: timed out)
+  //   op "reads":   several extracts of the page's own document in one look → their texts
+  //   op "wait":    a promise of the index of the first condition that holds (-1: timed out),
+  //                 with the extracts of req.reads read once one held
   //   op "prepare": scroll the element into view, let it settle, focus/clear it → {x, y, cover, disabled, verify}
   //   op "reach":   why a present element never showed: {zero} (drawn, without a size)
   //   op "hit":     after the mouse moved to prepare's point: did the move reach the element?
@@ -826,6 +828,48 @@ function (op, req, ...nodes) {
     return { native: true, done: true };
   };
 
+  // extractOne reads one extract (op "extract"'s request r) in scope
+  // root → its JSON text: the JSON of {found, from, count, rows, used}, a
+  // line break, and the JSON array of the values read, row by row, each
+  // row's fields in order (one value per row without fields); used[f][i]
+  // is how many rows had field f found by its locator i (the trace names
+  // the fallbacks). One string crosses the protocol at a fraction of the
+  // cost of a tree of objects.
+  const extractOne = (r, root) => withUnskipped(() => {
+    allRows = null; // another extract's rows
+    const m = first(r.from, root, r.many, false);
+    const res = { found: !!m, from: m ? m.i : -1, count: 0, rows: 0, used: [] };
+    let vals = [];
+    if (m) {
+      let els = m.els;
+      res.count = els.length;
+      if (!r.list) els = els.slice(0, 1);
+      if (r.limit > 0 && els.length > r.limit) els = els.slice(0, r.limit);
+      res.rows = els.length;
+      const fields = r.fields || [];
+      // Many cells: one style query per element that may declare how
+      // text shows, not one per cell (see asIs).
+      const cells = els.length * Math.max(1, fields.length);
+      if (cells >= 100 && (fields.length === 0 ? r.attr === "text" : fields.some((f) => f.attr === "text"))) declares = declarers(4 * cells);
+      if (fields.length === 0) {
+        vals = els.map((el) => read(el, r.attr));
+      } else {
+        const nf = fields.length;
+        vals = new Array(els.length * nf).fill(null);
+        fields.forEach((f, j) => {
+          const { cells, used } = cellsOf(els, f.locs);
+          for (let k = 0; k < cells.length; k++) if (cells[k]) vals[k * nf + j] = read(cells[k], f.attr || r.attr);
+          res.used.push(used);
+        });
+      }
+    }
+    return JSON.stringify(res) + "\n" + JSON.stringify(vals);
+  });
+  // readAll reads the extracts of reqs (op "extract"'s requests, in the
+  // page's own document) in this one task → their texts, null for one that
+  // threw.
+  const readAll = (reqs) => reqs.map((r) => { try { return extractOne(r, null); } catch (e) { return null; } });
+
   switch (op) {
     case "scroll":
       return scrollScreen(root);
@@ -855,45 +899,14 @@ function (op, req, ...nodes) {
       return out;
     }
 
-    case "extract": {
+    case "extract":
       // req: {from: [loc], many, list, limit, attr, fields: [{name, locs, attr}]} (a field's attr overrides req's)
-      // → one string (it crosses the protocol at a fraction of the cost of
-      // a tree of objects): the JSON of {found, from, count, rows, used},
-      // a line break, and the JSON array of the values read, row by row,
-      // each row's fields in order (one value per row without fields);
-      // used[f][i] is how many rows had field f found by its locator i
-      // (the trace names the fallbacks).
-      const whole = () => {
-      const m = first(req.from, root, req.many, false);
-      const res = { found: !!m, from: m ? m.i : -1, count: 0, rows: 0, used: [] };
-      let vals = [];
-      if (m) {
-        let els = m.els;
-        res.count = els.length;
-        if (!req.list) els = els.slice(0, 1);
-        if (req.limit > 0 && els.length > req.limit) els = els.slice(0, req.limit);
-        res.rows = els.length;
-        const fields = req.fields || [];
-        // Many cells: one style query per element that may declare how
-        // text shows, not one per cell (see asIs).
-        const cells = els.length * Math.max(1, fields.length);
-        if (cells >= 100 && (fields.length === 0 ? req.attr === "text" : fields.some((f) => f.attr === "text"))) declares = declarers(4 * cells);
-        if (fields.length === 0) {
-          vals = els.map((el) => read(el, req.attr));
-        } else {
-          const nf = fields.length;
-          vals = new Array(els.length * nf).fill(null);
-          fields.forEach((f, j) => {
-            const { cells, used } = cellsOf(els, f.locs);
-            for (let k = 0; k < cells.length; k++) if (cells[k]) vals[k * nf + j] = read(cells[k], f.attr || req.attr);
-            res.used.push(used);
-          });
-        }
-      }
-      return JSON.stringify(res) + "\n" + JSON.stringify(vals);
-      };
-      return withUnskipped(whole);
-    }
+      return extractOne(req, root);
+
+    case "reads":
+      // req: {reads: [extract request]}: several extracts of the page's
+      // own document in one look → [text | null] (see extractOne).
+      return readAll(req.reads);
 
     case "prepare":
       return prepareEl(root, req);
@@ -1134,7 +1147,11 @@ function (op, req, ...nodes) {
         return unskipFor ? withUnskipped(each) : each();
       };
       const unskipFor = req.conds.some((c) => c.kind === "text" || textual(c.locs));
+      // With req.reads (extract requests, the page's own document), the
+      // answer once a condition held is {i, reads}: those extracts read in
+      // the same task as the look that saw it hold (readAll).
       const answer = (i) => {
+        if (req.reads && i >= 0) return { i, reads: readAll(req.reads) };
         if (!req.scroll) return i;
         const grew = i >= 0 && req.conds[i].kind === "grown";
         return { i, screen: grew && req.scroll.more ? scrollScreen(old) : null };

@@ -36,13 +36,16 @@ type Traffic struct {
 	seq      uint64        // requests started so far
 	changed  chan struct{} // closed and replaced when a request starts or ends
 	docs     map[proto.PageFrameID]document
+	live     bool // its events are followed (the Network domain is enabled)
 }
 
-// document is a frame's latest document response (loader, status) and the
-// loader of the document it committed last.
+// document is a frame's latest document response (loader, status), the
+// loader of the document it committed last and how many it committed
+// while followed.
 type document struct {
 	loader, committed proto.NetworkLoaderID
 	status            int
+	commits           uint64
 }
 
 // request is a request in flight: its start number and the document
@@ -103,6 +106,9 @@ func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
 		}
 		if ctx.Err() == nil {
 			unobserve = src.Observe(t.see) // read by stop after done
+			t.mu.Lock()
+			t.live = true
+			t.mu.Unlock()
 		}
 	}()
 	traffics.Store(page.TargetID, t)
@@ -144,7 +150,7 @@ func (t *Traffic) see(method string, params []byte) {
 			t.doc(e.FrameID, func(d *document) { d.loader, d.status = e.LoaderID, e.Response.Status })
 		}
 	case "Page.frameNavigated":
-		t.doc(e.Frame.ID, func(d *document) { d.committed = e.Frame.LoaderID })
+		t.doc(e.Frame.ID, func(d *document) { d.committed, d.commits = e.Frame.LoaderID, d.commits+1 })
 		// The frame's document before this one is gone, and its requests.
 		t.end(func(_ proto.NetworkRequestID, r request) bool {
 			return r.frame == e.Frame.ID && r.loader != e.Frame.LoaderID
@@ -185,6 +191,21 @@ func DocumentStatus(ctx context.Context, page *rod.Page) int {
 		return 0
 	}
 	return t.status(page.FrameID)
+}
+
+// DocumentMark counts the documents page's main frame committed since its
+// events were first followed: a mark that moved says another document came
+// (a navigation) between two marks; ok is false when the page's events are
+// not followed (yet), when no mark tells. The events the page sent before
+// the answers the caller holds are counted.
+func DocumentMark(ctx context.Context, page *rod.Page) (mark uint64, ok bool) {
+	t := trafficOf(page)
+	if t == nil || t.src.Sync(ctx) != nil {
+		return 0, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.docs[page.FrameID].commits, t.live
 }
 
 // status is DocumentStatus of frame's document.

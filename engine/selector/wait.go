@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/ysmood/gson"
 )
 
 // Condition kinds of Wait.
@@ -57,17 +58,18 @@ const fastPoll = 16 * time.Millisecond
 // from Go between short promises. When ctx ends first the error says what
 // did not happen (target_not_found; navigation_failed for a URL).
 func (m *Map) Wait(ctx context.Context, page *rod.Page, conds []Cond) (int, error) {
-	return m.wait(ctx, page, conds, false)
+	return m.wait(ctx, page, conds, false, nil)
 }
 
 // Holds looks once, without waiting, and returns the index of the first of
 // conds that holds now, or -1: the same checks as Wait, in one request when
 // the page can answer them all (network idleness never holds here).
 func (m *Map) Holds(ctx context.Context, page *rod.Page, conds []Cond) (int, error) {
-	return m.wait(ctx, page, conds, true)
+	return m.wait(ctx, page, conds, true, nil)
 }
 
-func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool) (int, error) {
+// With a, the looks in the page read its extracts too (see ahead.go).
+func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool, a *ahead) (int, error) {
 	if len(conds) == 0 {
 		return -1, errs.New(errs.Internal, "wait without a condition")
 	}
@@ -78,6 +80,7 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 	if err != nil {
 		return -1, err
 	}
+	w.ahead = a
 	slice := maxWaitSlice
 	if w.goSide {
 		slice = 100 * time.Millisecond
@@ -94,6 +97,9 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 		best := -1
 		// Conditions answered from Go, in order.
 		if w.goSide {
+			if a != nil {
+				a.have = false // a look in the page after this one only
+			}
 			var err error
 			if best, err = m.holdsGoSide(ctx, page, conds, once, w.idle, &cause); err != nil {
 				return -1, err
@@ -112,7 +118,7 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool)
 			if best >= 0 || once {
 				d = 0 // only ask whether an earlier condition holds too
 			}
-			i, err := waitCondsPoll(ctx, sc, w.inPage, d, pollFor(conds))
+			i, err := w.look(ctx, sc, d, pollFor(conds))
 			switch {
 			case err != nil && once:
 				return -1, err
@@ -150,6 +156,21 @@ type waitPlan struct {
 	goSide    bool
 	goFirst   int // the index of the first condition answered from Go (len(conds): none)
 	idle      chan int
+	ahead     *ahead // the extracts a look that sees a condition hold reads too
+}
+
+// look asks the page whether one of the conditions it answers holds,
+// waiting up to slice, and with w.ahead reads its extracts once one does.
+func (w *waitPlan) look(ctx context.Context, sc scope, slice, poll time.Duration) (int, error) {
+	if w.ahead == nil {
+		return waitCondsPoll(ctx, sc, w.inPage, slice, poll)
+	}
+	w.ahead.have = false
+	i, got, err := waitLook(ctx, sc, w.inPage, slice, poll, w.ahead.reqs)
+	if err == nil && i >= 0 {
+		w.ahead.got, w.ahead.have = got, true
+	}
+	return i, err
 }
 
 // lookFirst asks the page once, before anything is answered from Go, when
@@ -164,7 +185,7 @@ func (w *waitPlan) lookFirst(ctx context.Context, sc scope, conds []Cond) int {
 	if !w.goSide || len(w.inPage) == 0 {
 		return -2
 	}
-	i, err := waitCondsPoll(ctx, sc, w.inPage, 0, pollFor(conds))
+	i, err := w.look(ctx, sc, 0, pollFor(conds))
 	switch {
 	case err != nil:
 		return -2
@@ -312,16 +333,29 @@ func pollFor(conds []Cond) time.Duration {
 
 // waitCondsPoll is waitConds with the page's fallback poll interval.
 func waitCondsPoll(ctx context.Context, sc scope, conds []map[string]any, slice, poll time.Duration) (int, error) {
+	i, _, err := waitLook(ctx, sc, conds, slice, poll, nil)
+	return i, err
+}
+
+// waitLook is waitCondsPoll that, once a condition holds, reads the
+// extracts of reads (page.js's requests, of the page's own document) in
+// the same task: their texts.
+func waitLook(ctx context.Context, sc scope, conds []map[string]any, slice, poll time.Duration, reads []map[string]any) (int, gson.JSON, error) {
 	d := upToDeadline(ctx, slice)
 	req := map[string]any{"conds": conds, "timeout": d.Milliseconds(), "frame": sc.frame, "poll": poll.Milliseconds()}
+	if len(reads) > 0 {
+		req["reads"] = reads
+	}
 	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
-	if err != nil {
-		return -1, err
+	switch {
+	case err != nil:
+		return -1, gson.JSON{}, err
+	case res.Value.Nil():
+		return -1, gson.JSON{}, nil
+	case len(reads) > 0 && res.Value.Has("reads"):
+		return res.Value.Get("i").Int(), res.Value.Get("reads"), nil
 	}
-	if res.Value.Nil() {
-		return -1, nil
-	}
-	return res.Value.Int(), nil
+	return res.Value.Int(), gson.JSON{}, nil
 }
 
 // upToDeadline is d, or the time left before ctx's deadline when that is

@@ -101,6 +101,19 @@ type Spec struct {
 	// reads one decoded form as the conditions Exec.Holds checks: a step's
 	// `when:` and a handler's `when:` are decoded as that kind's long form.
 	Condition func(ctx context.Context, x Exec, s *Step) ([]selector.Cond, error)
+	// Reads, for a kind that only reads the page (extract), is the read a
+	// bound step of it makes: a wait or an extract just before it may read
+	// it in its own request (Exec's runtime decides); ok false when the
+	// step cannot say.
+	Reads func(x Exec, s *Step) (spec selector.ExtractSpec, ok bool)
+	// ReadsAhead: a step of this kind looks at the page in a way that can
+	// read, in the same request, what the steps of kind Reads right after
+	// it will read (wait, extract; the runtime decides).
+	ReadsAhead bool
+	// LeavesPage: a step of this kind touches neither the page nor the
+	// browser (set, fail), so what a step before it read ahead for a step
+	// after it is still what the page shows.
+	LeavesPage bool
 	// Run executes the step.
 	Run func(ctx context.Context, x Exec, s *Step) error
 }

@@ -72,6 +72,10 @@ type StepRecord struct {
 	// state_dir/downloads/TRACE_ID: the only files of that folder
 	// resources/read serves.
 	Files []string `json:"files,omitempty"`
+	// ReadWith is the path of the step (a wait or an extract just before
+	// this extract) whose request read this step's value, in the same look
+	// at the page: this step asked the page nothing.
+	ReadWith string `json:"read_with,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.

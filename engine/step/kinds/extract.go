@@ -45,6 +45,14 @@ func init() {
 				c.Addf(s.Pos, lint.BadValue, "extract: append needs list: true")
 			}
 		},
+		ReadsAhead: true,
+		Reads: func(x step.Exec, s *step.Step) (selector.ExtractSpec, bool) {
+			lists, err := step.Need[step.Lists](x, s)
+			if err != nil {
+				return selector.ExtractSpec{}, false
+			}
+			return extractSpec(x, s, lists), true
+		},
 		Run: runExtract,
 	})
 }
@@ -54,6 +62,30 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	if err != nil {
 		return err
 	}
+	spec := extractSpec(x, s, lists)
+	ex, err := x.Extract(ctx, spec)
+	if err != nil {
+		return err
+	}
+	list := spec.List
+	into := s.Str("into")
+	if !list {
+		var v any
+		if len(ex.Items) > 0 {
+			v = ex.Items[0]
+		}
+		x.SetVar(into, v, false)
+		return nil
+	}
+	x.SetVar(into, ex.Items, s.Bool("append"))
+	if ex.Truncated() {
+		lists.MarkTruncated(into)
+	}
+	return nil
+}
+
+// extractSpec is the read extract step s makes.
+func extractSpec(x step.Exec, s *step.Step, lists step.Lists) selector.ExtractSpec {
 	from := s.Str("from")
 	list := s.Bool("list")
 	// A many target reads as a list unless list: false. A target parameter
@@ -72,24 +104,7 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	for _, f := range s.Targets("fields") {
 		spec.Fields = append(spec.Fields, selector.FieldSpec{Name: f.Name, Target: f.Target, Attr: f.Attr})
 	}
-	ex, err := x.Extract(ctx, spec)
-	if err != nil {
-		return err
-	}
-	into := s.Str("into")
-	if !list {
-		var v any
-		if len(ex.Items) > 0 {
-			v = ex.Items[0]
-		}
-		x.SetVar(into, v, false)
-		return nil
-	}
-	x.SetVar(into, ex.Items, s.Bool("append"))
-	if ex.Truncated() {
-		lists.MarkTruncated(into)
-	}
-	return nil
+	return spec
 }
 
 // extractShape: a list for list: true, append: true or a many target

@@ -20,10 +20,11 @@ func checkCode(c *step.Checker, s *step.Step) {
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:     "fail",
-		Synonyms: []string{"error", "raise", "throw", "abort"},
-		Doc:      "End the call with a business error of your own code (use it with if).",
-		Risk:     "read",
+		Kind:       "fail",
+		Synonyms:   []string{"error", "raise", "throw", "abort"},
+		Doc:        "End the call with a business error of your own code (use it with if).",
+		Risk:       "read",
+		LeavesPage: true,
 		Fields: []step.Field{
 			{Name: "code", Type: step.String, Required: true, Doc: "a snake_case code the agent can act on, like out_of_stock"},
 			{Name: "message", Type: step.Template, Doc: "what happened, for the agent"},

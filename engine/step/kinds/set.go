@@ -8,12 +8,13 @@ import (
 
 func init() {
 	step.Register(&step.Spec{
-		Kind:     "set",
-		Synonyms: []string{"let", "assign", "variables", "store"},
-		Doc:      "Set variables (vars.NAME) from values or templates.",
-		Risk:     "read",
-		Body:     step.ValueMap,
-		Example:  `set: {greeting: "Hello ${{ params.query }}", count: 0}`,
+		Kind:       "set",
+		Synonyms:   []string{"let", "assign", "variables", "store"},
+		Doc:        "Set variables (vars.NAME) from values or templates.",
+		Risk:       "read",
+		Body:       step.ValueMap,
+		LeavesPage: true,
+		Example:    `set: {greeting: "Hello ${{ params.query }}", count: 0}`,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			for _, nv := range s.Values("") {
 				v, err := x.Eval(ctx, nv.Value)

@@ -51,7 +51,8 @@ func init() {
 				}
 			}
 		},
-		Condition: waitConditions,
+		Condition:  waitConditions,
+		ReadsAhead: true,
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
 			conds, err := waitConditions(ctx, x, s)
 			if err != nil {

@@ -8,7 +8,7 @@
 //
 //   go build -o /tmp/tw-old ./cmd/toolwright   (at the commit before)
 //   go build -o /tmp/tw-new ./cmd/toolwright
-//   node examples/bench/mcp-compare/abrealapps.mjs --old /tmp/tw-old --new /tmp/tw-new [--runs 11] [--only edit_page|delete_page|insert_vessel]
+//   node examples/bench/mcp-compare/abrealapps.mjs --old /tmp/tw-old --new /tmp/tw-new [--runs 11] [--only edit_page|read_page|list_tables]
 //
 // Each binary gets its own server per app, signed in once (untimed); the
 // write tools run with write_tools: enabled. The apps' addresses and
@@ -39,6 +39,8 @@ const actions = [
   { app: "phpmyadmin", tool: "insert_vessel", write: true, args: () => ({ name: `AB ${++n}`, kind: "tug", berth: 4, length_m: 12.5 }) },
   { app: "phpmyadmin", tool: "browse_table", args: () => ({ database: "harbour", table: "vessels", max_pages: 3 }) },
   { app: "phpmyadmin", tool: "export_table", args: () => ({ database: "harbour", table: "vessels", format: "sql" }) },
+  { app: "phpmyadmin", tool: "list_databases", args: () => ({}) },
+  { app: "phpmyadmin", tool: "list_tables", args: () => ({ database: "harbour" }) },
 ].filter((a) => !opt.only || opt.only.split("|").includes(a.tool));
 
 const dir = mkdtempSync(join(tmpdir(), "tw-ab-"));

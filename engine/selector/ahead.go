@@ -1,0 +1,123 @@
+package selector
+
+import (
+	"context"
+
+	"github.com/go-rod/rod"
+	"github.com/ysmood/gson"
+)
+
+// Reading ahead. A wait or an extract is often followed by extracts that
+// only read the page (a wait for the rows, then the rows, the heading,
+// the date). On a page busy with its own scripts right after load each
+// request waits its turn behind them, so those extracts are read in the
+// same request as the look before them, in the same task of the page: what
+// the next steps would have read a moment later, as it was when the
+// condition held. Only extracts the page answers alone (a target of the
+// page's own document, without a within parent, a frame or a role locator)
+// are read ahead; the caller reads any other the usual way.
+
+// ahead is the extracts a look reads ahead.
+type ahead struct {
+	specs  []ExtractSpec
+	from   []*Target
+	fields [][]*Target
+	reqs   []map[string]any // page.js's requests of the extracts read
+	idx    []int            // the index in specs of each request
+	got    gson.JSON        // page.js's answer: a text (or null) per request
+	have   bool             // got is the answer of the look that ended the wait
+}
+
+// planAhead is the look that reads the extracts of specs the page answers
+// alone, nil when there is none.
+func (m *Map) planAhead(specs []ExtractSpec) *ahead {
+	a := &ahead{specs: specs, from: make([]*Target, len(specs)), fields: make([][]*Target, len(specs))}
+	for i := range specs {
+		spec := &a.specs[i]
+		if spec.Attr == "" {
+			spec.Attr = "text"
+		}
+		from, ok := m.Lookup(spec.From)
+		if !ok || spec.Parent != nil || from.Frame != "" || from.Within != "" || needsAX(from) {
+			continue
+		}
+		fields := make([]*Target, len(spec.Fields))
+		for j, f := range spec.Fields {
+			if fields[j], ok = m.Lookup(f.Target); !ok {
+				break
+			}
+		}
+		if !ok || anyNeedsAX(fields) {
+			continue
+		}
+		a.from[i], a.fields[i] = from, fields
+		a.reqs = append(a.reqs, extractReq(*spec, from, fields, false))
+		a.idx = append(a.idx, i)
+	}
+	if len(a.reqs) == 0 {
+		return nil
+	}
+	return a
+}
+
+// results are the extracts read, one per spec: nil for one not read, or
+// whose target was not there: a single value's step waits for it, and a
+// list's step reads it itself, a moment later, as it did before it was
+// read ahead (rows a script draws just after what the wait saw).
+func (a *ahead) results() []*Extracted {
+	out := make([]*Extracted, len(a.specs))
+	if !a.have {
+		return out
+	}
+	texts := a.got.Arr()
+	for k, i := range a.idx {
+		if k >= len(texts) || texts[k].Nil() {
+			continue
+		}
+		ex, found, err := extractResult(texts[k], a.specs[i], a.from[i], a.fields[i])
+		if err == nil && found {
+			out[i] = ex
+		}
+	}
+	return out
+}
+
+// ExtractAhead is Extract of spec, with the extracts of next that the page
+// answers alone read in the same request (see above): their results, nil
+// where one was not read.
+func (m *Map) ExtractAhead(ctx context.Context, page *rod.Page, spec ExtractSpec, next []ExtractSpec) (*Extracted, []*Extracted, error) {
+	a := m.planAhead(append([]ExtractSpec{spec}, next...))
+	if a == nil || a.idx[0] != 0 || len(a.idx) < 2 || page.IsIframe() {
+		ex, err := m.Extract(ctx, page, spec)
+		return ex, make([]*Extracted, len(next)), err
+	}
+	res, err := evalOp(page.Context(ctx), nil, "reads", map[string]any{"reads": a.reqs}, true, false)
+	if err == nil {
+		a.got, a.have = res.Value, true
+	}
+	got := a.results()
+	if got[0] == nil {
+		// Its target is not there yet (or the look failed): it waits as
+		// Extract does, and what the look read of the others is older
+		// than that.
+		ex, err := m.Extract(ctx, page, spec)
+		return ex, make([]*Extracted, len(next)), err
+	}
+	return got[0], got[1:], nil
+}
+
+// WaitAhead is Wait, and once a condition held, the extracts of next that
+// the page answers alone read in the request whose look saw it hold: their
+// results, nil where one was not read (or a condition answered from Go
+// ended the wait).
+func (m *Map) WaitAhead(ctx context.Context, page *rod.Page, conds []Cond, next []ExtractSpec) (int, []*Extracted, error) {
+	var a *ahead
+	if !page.IsIframe() {
+		a = m.planAhead(next)
+	}
+	i, err := m.wait(ctx, page, conds, false, a)
+	if err != nil || a == nil {
+		return i, make([]*Extracted, len(next)), err
+	}
+	return i, a.results(), nil
+}

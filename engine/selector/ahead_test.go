@@ -1,0 +1,100 @@
+package selector
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestReadAhead: the extracts after a wait (or an extract) that the page
+// answers alone are read in the same request, as the page was when the
+// condition held, and read what Extract reads; the others (a role
+// locator, a within parent, a target not there yet) are left to their
+// own step.
+func TestReadAhead(t *testing.T) {
+	t.Parallel() // its own counting browser
+	// The rows render 400 ms after load: the wait's look is still polling
+	// when they come.
+	p, c := countingPage(t, "/list.html?n=6&fields=3&delay=400")
+	m := loadMap(t, listMap(3)+`
+l.heading:
+  css: h1
+l.status:
+  css: "#status"
+l.next_role:
+  role: button
+  name: Next
+l.sku_within:
+  within: l.rows
+  css: td.sku
+l.later:
+  css: "#not-yet"
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	next := []ExtractSpec{
+		extractSpec(3),                              // the rows: read
+		{From: "l.heading"},                         // a single value: read
+		{From: "l.status", Attr: "id"},              // an attribute: read
+		{From: "l.next_role"},                       // a role locator: not read
+		{From: "l.sku_within", List: true},          // a within parent: not read
+		{From: "l.later", Opt: Options{Once: true}}, // a single value not there: not read
+		{From: "l.later", List: true},               // an empty list: not read
+	}
+	read := []bool{true, true, true, false, false, false, false}
+	before := c.Requests()
+	i, got, err := m.WaitAhead(ctx, p, []Cond{{Kind: CondVisible, Target: "l.rows"}}, next)
+	if err != nil || i != 0 {
+		t.Fatalf("WaitAhead: %d, %v", i, err)
+	}
+	if n := c.Requests() - before; n != 1 {
+		t.Errorf("a wait with %d extracts read ahead took %d CDP requests, want 1", len(next), n)
+	}
+	check := func(what string, got []*Extracted, specs []ExtractSpec, read []bool) {
+		t.Helper()
+		for k, spec := range specs {
+			if (got[k] != nil) != read[k] {
+				t.Errorf("%s: extract %d (%s) read ahead: %v, want %v", what, k, spec.From, got[k] != nil, read[k])
+				continue
+			}
+			if got[k] == nil {
+				continue
+			}
+			want, err := m.Extract(ctx, p, spec)
+			if err != nil {
+				t.Fatalf("%s: extract %s: %v", what, spec.From, err)
+			}
+			if !reflect.DeepEqual(got[k], want) {
+				t.Errorf("%s: extract %s read ahead %+v, alone %+v", what, spec.From, got[k], want)
+			}
+		}
+	}
+	check("after the wait", got, next, read)
+	if got[0] == nil || len(got[0].Items) != 6 {
+		t.Fatalf("the rows read ahead: %+v, want 6 rows", got[0])
+	}
+
+	// An extract reads the ones after it in its own request.
+	before = c.Requests()
+	first, rest, err := m.ExtractAhead(ctx, p, ExtractSpec{From: "l.status"}, next)
+	if err != nil || first == nil || first.Items[0] != "Page 1 of 1" {
+		t.Fatalf("ExtractAhead: %+v, %v", first, err)
+	}
+	if n := c.Requests() - before; n != 1 {
+		t.Errorf("an extract with %d extracts read ahead took %d CDP requests, want 1", len(next), n)
+	}
+	check("after an extract", rest, next, read)
+
+	// An extract the page cannot read alone reads the usual way, and
+	// nothing ahead.
+	first, rest, err = m.ExtractAhead(ctx, p, ExtractSpec{From: "l.next_role"}, next)
+	if err != nil || first == nil || first.Items[0] != "Next" {
+		t.Fatalf("ExtractAhead of a role target: %+v, %v", first, err)
+	}
+	for k := range rest {
+		if rest[k] != nil {
+			t.Errorf("after an extract read from Go, extract %d was read ahead", k)
+		}
+	}
+}
