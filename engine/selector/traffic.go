@@ -36,7 +36,7 @@ type Traffic struct {
 	seq      uint64        // requests started so far
 	changed  chan struct{} // closed and replaced when a request starts or ends
 	docs     map[proto.PageFrameID]document
-	live     bool // its events are followed (the Network domain is enabled)
+	live     bool // the Network domain is enabled: requests are counted
 }
 
 // document is a frame's latest document response (loader, status), the
@@ -92,24 +92,26 @@ func WatchTraffic(page *rod.Page, src EventSource) (stop func()) {
 	t := &Traffic{src: src, inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	unobserve := func() {}
+	// The page's events are followed from now on: what a document is
+	// (its status, that it committed) holds whenever its event comes, so
+	// the navigation a call begins with, right after this, is not missed
+	// while the Network domain is being enabled. Requests in flight are
+	// counted only once it is.
+	unobserve := src.Observe(t.see)
 	go func() {
 		defer close(done)
 		// Enabling the Network domain is a request of its own: it runs
 		// here, so the caller never waits on a page that is stuck (a
-		// dialog open while it loads) and stop always ends it. It is
-		// enabled outright, and stays so for the page's life, before the
-		// events are followed: a navigation under way while the domain is
-		// being enabled can report its start and never its end.
+		// dialog open while it loads) and stop always ends it. It stays
+		// enabled for the page's life. A request begun before it is
+		// enabled is not counted: a navigation under way while the domain
+		// is being enabled can report its start and never its end.
 		if err := (proto.NetworkEnable{}).Call(page.Context(ctx)); err != nil {
 			return
 		}
-		if ctx.Err() == nil {
-			unobserve = src.Observe(t.see) // read by stop after done
-			t.mu.Lock()
-			t.live = true
-			t.mu.Unlock()
-		}
+		t.mu.Lock()
+		t.live = true
+		t.mu.Unlock()
 	}()
 	traffics.Store(page.TargetID, t)
 	return func() {
@@ -194,10 +196,10 @@ func DocumentStatus(ctx context.Context, page *rod.Page) int {
 }
 
 // DocumentMark counts the documents page's main frame committed since its
-// events were first followed: a mark that moved says another document came
-// (a navigation) between two marks; ok is false when the page's events are
-// not followed (yet), when no mark tells. The events the page sent before
-// the answers the caller holds are counted.
+// events were first followed (WatchTraffic): a mark that moved says
+// another document came (a navigation) between two marks; ok is false
+// when the page is not watched, when no mark tells. The events the page
+// sent before the answers the caller holds are counted.
 func DocumentMark(ctx context.Context, page *rod.Page) (mark uint64, ok bool) {
 	t := trafficOf(page)
 	if t == nil || t.src.Sync(ctx) != nil {
@@ -205,7 +207,7 @@ func DocumentMark(ctx context.Context, page *rod.Page) (mark uint64, ok bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.docs[page.FrameID].commits, t.live
+	return t.docs[page.FrameID].commits, true
 }
 
 // status is DocumentStatus of frame's document.
@@ -223,7 +225,7 @@ func (t *Traffic) status(frame proto.PageFrameID) int {
 func (t *Traffic) start(id proto.NetworkRequestID, r request) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, known := t.inflight[id]; known {
+	if _, known := t.inflight[id]; known || !t.live {
 		return
 	}
 	t.seq++

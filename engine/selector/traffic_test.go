@@ -14,7 +14,7 @@ import (
 // edit stash): before, that request stayed in flight for ever, and the
 // step after a click that navigated waited out its 15 s for it.
 func TestTrafficForgetsLeftDocuments(t *testing.T) {
-	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
+	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}, live: true}
 	send := func(method, params string) { tr.see(method, []byte(params)) }
 	req := func(id, frame, loader, typ string) {
 		send("Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"frameId":%q,"loaderId":%q,"type":%q}`, id, frame, loader, typ))
@@ -59,7 +59,7 @@ func TestTrafficForgetsLeftDocuments(t *testing.T) {
 // the browser reported for the response it committed; unknown (0) before
 // that document committed, for a 304, and for a frame never seen.
 func TestTrafficDocumentStatus(t *testing.T) {
-	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}}
+	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}, live: true}
 	send := func(method, params string) { tr.see(method, []byte(params)) }
 	response := func(loader string, status int) {
 		send("Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"loaderId":%q,"frameId":"main","type":"Document","response":{"status":%d}}`, loader, loader, status))
