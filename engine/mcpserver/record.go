@@ -335,7 +335,7 @@ func (rs *recorders) fill(ctx context.Context, r *recording, args map[string]any
 	if err := (proto.InputInsertText{Text: value}).Call(r.rec.Page().Context(ctx)); err != nil {
 		return nil, err
 	}
-	if _, err := r.rec.Call(ctx, "flush"); err != nil {
+	if err := r.rec.Flush(ctx); err != nil {
 		return nil, refErr(err)
 	}
 	return map[string]any{"filled": ref}, nil
@@ -405,7 +405,7 @@ func (rs *recorders) save(ctx context.Context, r *recording, args map[string]any
 	if r.start == "" {
 		return nil, errs.New(errs.InvalidParams, "nothing recorded: call page_open and act on the page first")
 	}
-	if _, err := r.rec.Call(ctx, "flush"); err != nil {
+	if err := r.rec.Flush(ctx); err != nil {
 		return nil, refErr(err)
 	}
 	name := str(args, "name")

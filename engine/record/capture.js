@@ -22,9 +22,10 @@
   /* describe.js */
 
   const top = W === W.top;
+  let sent = 0; // messages handed to the binding (flush tells the Go side how many to wait for)
   const send = (m) => {
     m.t = Date.now();
-    try { W[BINDING](JSON.stringify(m)); } catch (e) { /* the binding is gone: the recording ended */ }
+    try { W[BINDING](JSON.stringify(m)); sent++; } catch (e) { /* the binding is gone: the recording ended */ }
   };
   const state = { keyAt: 0, mode: "", spec: { rows: null, next: null }, host: null, ui: null };
 
@@ -472,7 +473,9 @@
       send({ k: "mark", mode: "value", el: e, value });
       return value;
     },
-    flush() { flush(); return true; },
+    // flush: the fields typed into, sent now → how many messages this
+    // document sent in all (Recorder.Flush waits until it has them).
+    flush() { flush(); return sent; },
     // frame: the iframe element el read as an entry of kind frame.
     frame(el) { return JSON.stringify(describeEl(el, false)); },
   };

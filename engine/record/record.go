@@ -181,6 +181,10 @@ type Recorder struct {
 	finished chan struct{}
 	finOnce  sync.Once
 	err      error
+	// got counts the messages of each execution context's capture script
+	// captured so far (Flush); arrived is closed and replaced at each.
+	got     map[proto.RuntimeExecutionContextID]int
+	arrived chan struct{}
 }
 
 // Start attaches the recorder to page (an environment's page) and every
@@ -204,6 +208,7 @@ func Start(ctx context.Context, page *rod.Page, o Options) (*Recorder, error) {
 	r := &Recorder{
 		b: b, page: page, src: src, log: o.Log, ctx: rctx, cancel: cancel, done: make(chan struct{}),
 		sessions: map[proto.TargetSessionID]*session{}, dialogs: map[proto.TargetSessionID]*Dialog{},
+		got: map[proto.RuntimeExecutionContextID]int{}, arrived: make(chan struct{}),
 		finished: make(chan struct{}),
 	}
 	events := b.Event()
@@ -336,12 +341,51 @@ func (r *Recorder) Page() *rod.Page { return r.page }
 // recorded page's top document and returns its result as JSON; a thrown
 // error is an error with its message.
 func (r *Recorder) Call(ctx context.Context, method string, args ...any) (json.RawMessage, error) {
+	res, _, err := r.call(ctx, method, args...)
+	return res, err
+}
+
+// Flush has the top document's capture script send what it holds (the
+// fields typed into) and returns once every message it sent has been
+// captured: the browser hands them on apart from the call's answer, so a
+// draft made right after an action could lack it (the value an agent
+// marked last).
+func (r *Recorder) Flush(ctx context.Context) error {
+	raw, id, err := r.call(ctx, "flush")
+	if err != nil {
+		return err
+	}
+	var sent int
+	if err := json.Unmarshal(raw, &sent); err != nil {
+		return fmt.Errorf("the capture script answered %s to flush", raw)
+	}
+	t := time.NewTimer(callTimeout)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		got, arrived := r.got[id], r.arrived
+		r.mu.Unlock()
+		if got >= sent {
+			return nil
+		}
+		select {
+		case <-arrived:
+		case <-t.C:
+			return fmt.Errorf("%d of the page's last %d recorded actions did not reach the recorder within %s", sent-got, sent, callTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// call is Call, and the execution context it ran in.
+func (r *Recorder) call(ctx context.Context, method string, args ...any) (json.RawMessage, proto.RuntimeExecutionContextID, error) {
 	if args == nil {
 		args = []any{}
 	}
 	a, err := json.Marshal(args)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	deadline := time.Now().Add(callTimeout)
 	for {
@@ -365,17 +409,26 @@ func (r *Recorder) Call(ctx context.Context, method string, args ...any) (json.R
 				if res.ExceptionDetails.Exception != nil && res.ExceptionDetails.Exception.Description != "" {
 					msg = strings.SplitN(res.ExceptionDetails.Exception.Description, "\n", 2)[0]
 				}
-				return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "Error: "))
+				return nil, id, fmt.Errorf("%s", strings.TrimPrefix(msg, "Error: "))
 			}
 			if err == nil {
-				return json.RawMessage(res.Result.Value.Str()), nil
+				return json.RawMessage(res.Result.Value.Str()), id, nil
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("the page has no document to act on yet")
+			return nil, 0, fmt.Errorf("the page has no document to act on yet")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// arrive counts a message of context id's capture script as captured.
+func (r *Recorder) arrive(id proto.RuntimeExecutionContextID) {
+	r.mu.Lock()
+	r.got[id]++
+	close(r.arrived)
+	r.arrived = make(chan struct{})
+	r.mu.Unlock()
 }
 
 func (r *Recorder) finish() { r.finOnce.Do(func() { close(r.finished) }) }
@@ -560,6 +613,7 @@ func (r *Recorder) attached(parent *session, via proto.TargetSessionID, ev proto
 
 // captured is one message of a capture script.
 func (r *Recorder) captured(s *session, call proto.RuntimeBindingCalled) {
+	defer r.arrive(call.ExecutionContextID) // read or not, it came (Flush)
 	ev := &Event{}
 	if err := json.Unmarshal([]byte(call.Payload), ev); err != nil {
 		r.log.Warn("record: an unreadable message of the capture script", "err", err)
