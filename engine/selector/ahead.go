@@ -61,9 +61,11 @@ func (m *Map) planAhead(specs []ExtractSpec) *ahead {
 }
 
 // results are the extracts read, one per spec: nil for one not read, or
-// whose target was not there: a single value's step waits for it, and a
-// list's step reads it itself, a moment later, as it did before it was
-// read ahead (rows a script draws just after what the wait saw).
+// whose target was not there, or a single value read empty: a single
+// value's step waits for its target, and the step of a list or of an empty
+// value reads it itself, a moment later, as it did before it was read
+// ahead (rows a script draws, or a total it fills in, just after what the
+// wait saw).
 func (a *ahead) results() []*Extracted {
 	out := make([]*Extracted, len(a.specs))
 	if !a.have {
@@ -75,7 +77,7 @@ func (a *ahead) results() []*Extracted {
 			continue
 		}
 		ex, found, err := extractResult(texts[k], a.specs[i], a.from[i], a.fields[i])
-		if err == nil && found {
+		if err == nil && found && (a.specs[i].List || !emptyValue(ex)) {
 			out[i] = ex
 		}
 	}
@@ -120,4 +122,19 @@ func (m *Map) WaitAhead(ctx context.Context, page *rod.Page, conds []Cond, next 
 		return i, make([]*Extracted, len(next)), err
 	}
 	return i, a.results(), nil
+}
+
+// emptyValue reports a single value read as nothing: an empty text, or
+// null (an attribute that is not there).
+func emptyValue(ex *Extracted) bool {
+	if len(ex.Items) == 0 {
+		return true
+	}
+	switch v := ex.Items[0].(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	}
+	return false
 }

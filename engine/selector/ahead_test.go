@@ -10,8 +10,8 @@ import (
 // TestReadAhead: the extracts after a wait (or an extract) that the page
 // answers alone are read in the same request, as the page was when the
 // condition held, and read what Extract reads; the others (a role
-// locator, a within parent, a target not there yet) are left to their
-// own step.
+// locator, a within parent, a target not there yet, a value read empty)
+// are left to their own step.
 func TestReadAhead(t *testing.T) {
 	t.Parallel() // its own counting browser
 	// The rows render 400 ms after load: the wait's look is still polling
@@ -30,6 +30,8 @@ l.sku_within:
   css: td.sku
 l.later:
   css: "#not-yet"
+l.pw:
+  css: "#pw"
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -41,8 +43,10 @@ l.later:
 		{From: "l.sku_within", List: true},          // a within parent: not read
 		{From: "l.later", Opt: Options{Once: true}}, // a single value not there: not read
 		{From: "l.later", List: true},               // an empty list: not read
+		{From: "l.pw", Attr: "value"},               // an empty value (a password reads ""): not read
+		{From: "l.status", Attr: "data-none"},       // an attribute not there (null): not read
 	}
-	read := []bool{true, true, true, false, false, false, false}
+	read := []bool{true, true, true, false, false, false, false, false, false}
 	before := c.Requests()
 	i, got, err := m.WaitAhead(ctx, p, []Cond{{Kind: CondVisible, Target: "l.rows"}}, next)
 	if err != nil || i != 0 {
