@@ -82,27 +82,29 @@ func (r *runner) readOf(s *step.Step) (selector.ExtractSpec, bool) {
 	if !ok {
 		return spec, false
 	}
-	return r.resolveSpec(spec)
+	spec, err = r.resolveSpec(spec)
+	return spec, err == nil
 }
 
-// resolveSpec names the targets of spec's target parameters.
-func (r *runner) resolveSpec(spec selector.ExtractSpec) (selector.ExtractSpec, bool) {
+// resolveSpec names the targets of spec's target parameters (Extract, and
+// what is read ahead for it: the two must compare equal).
+func (r *runner) resolveSpec(spec selector.ExtractSpec) (selector.ExtractSpec, error) {
 	var err error
 	if spec.From, err = r.targetName(spec.From); err != nil {
-		return spec, false
+		return spec, err
 	}
 	if len(spec.Fields) == 0 {
-		return spec, true
+		return spec, nil
 	}
 	fields := make([]selector.FieldSpec, len(spec.Fields))
 	copy(fields, spec.Fields)
 	for i := range fields {
 		if fields[i].Target, err = r.targetName(fields[i].Target); err != nil {
-			return spec, false
+			return spec, err
 		}
 	}
 	spec.Fields = fields
-	return spec, true
+	return spec, nil
 }
 
 // owning is the read ahead the running step makes, nil when it makes none.

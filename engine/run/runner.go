@@ -867,13 +867,8 @@ func (r *runner) targetName(name string) (string, error) {
 // Extract reads a target's matches and records the strategies that matched:
 // the from target's, and each field's where it is not the primary.
 func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *selector.Extracted, err error) {
-	if spec.From, err = r.targetName(spec.From); err != nil {
+	if spec, err = r.resolveSpec(spec); err != nil {
 		return nil, err
-	}
-	for i := range spec.Fields {
-		if spec.Fields[i].Target, err = r.targetName(spec.Fields[i].Target); err != nil {
-			return nil, err
-		}
 	}
 	page, err := r.Page(ctx)
 	if err != nil {

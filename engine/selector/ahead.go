@@ -68,20 +68,30 @@ func (m *Map) planAhead(specs []ExtractSpec) *ahead {
 // wait saw).
 func (a *ahead) results() []*Extracted {
 	out := make([]*Extracted, len(a.specs))
-	if !a.have {
-		return out
-	}
-	texts := a.got.Arr()
 	for k, i := range a.idx {
-		if k >= len(texts) || texts[k].Nil() {
-			continue
-		}
-		ex, found, err := extractResult(texts[k], a.specs[i], a.from[i], a.fields[i])
-		if err == nil && found && (a.specs[i].List || !emptyValue(ex)) {
+		if ex, found := a.read(k); found && (a.specs[i].List || !emptyValue(ex)) {
 			out[i] = ex
 		}
 	}
 	return out
+}
+
+// read is what request k read, and whether its target was there; nil when
+// the look did not answer for it.
+func (a *ahead) read(k int) (*Extracted, bool) {
+	if !a.have {
+		return nil, false
+	}
+	texts := a.got.Arr()
+	if k >= len(texts) || texts[k].Nil() {
+		return nil, false
+	}
+	i := a.idx[k]
+	ex, found, err := extractResult(texts[k], a.specs[i], a.from[i], a.fields[i])
+	if err != nil {
+		return nil, false
+	}
+	return ex, found
 }
 
 // ExtractAhead is Extract of spec, with the extracts of next that the page
@@ -97,15 +107,17 @@ func (m *Map) ExtractAhead(ctx context.Context, page *rod.Page, spec ExtractSpec
 	if err == nil {
 		a.got, a.have = res.Value, true
 	}
-	got := a.results()
-	if got[0] == nil {
+	// Its own read is what Extract reads in one request: a list that
+	// matched nothing and an empty value stand (read now, as asked).
+	ex, found := a.read(0)
+	if ex == nil || !found && !spec.List {
 		// Its target is not there yet (or the look failed): it waits as
 		// Extract does, and what the look read of the others is older
 		// than that.
 		ex, err := m.Extract(ctx, page, spec)
 		return ex, make([]*Extracted, len(next)), err
 	}
-	return got[0], got[1:], nil
+	return ex, a.results()[1:], nil
 }
 
 // WaitAhead is Wait, and once a condition held, the extracts of next that

@@ -90,6 +90,18 @@ l.pw:
 	}
 	check("after an extract", rest, next, read)
 
+	// An extract whose own list matched nothing has its answer in that
+	// one request too (not read again).
+	before = c.Requests()
+	first, rest, err = m.ExtractAhead(ctx, p, ExtractSpec{From: "l.later", List: true}, next)
+	if err != nil || first == nil || len(first.Items) != 0 {
+		t.Fatalf("ExtractAhead of an empty list: %+v, %v", first, err)
+	}
+	if n := c.Requests() - before; n != 1 {
+		t.Errorf("an extract of an empty list with %d extracts read ahead took %d CDP requests, want 1", len(next), n)
+	}
+	check("after an empty list", rest, next, read)
+
 	// An extract the page cannot read alone reads the usual way, and
 	// nothing ahead.
 	first, rest, err = m.ExtractAhead(ctx, p, ExtractSpec{From: "l.next_role"}, next)
