@@ -178,6 +178,7 @@ func Hover(ctx context.Context, el *rod.Element, o ActOptions) error {
 // pointer prepares el and moves the mouse to it, and clicks when click is
 // set; a move that did not reach el (see moveTo) is prepared and made again.
 func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) error {
+	away := 0
 	for {
 		pt, err := prepare(ctx, el, o.Name, false, false, click)
 		if err != nil {
@@ -194,7 +195,7 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 		if !click {
 			return nil
 		}
-		if done, err := pressChecked(ctx, p, el.Object, pt, o.Name); done || err != nil {
+		if done, err := pressChecked(ctx, p, el.Object, pt, o.Name, &away); done || err != nil {
 			return err
 		}
 	}
@@ -203,18 +204,27 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 // pressChecked presses at pt and asks the page whether the click went to
 // the element (this, or the one Map.Ready readied): prepare's guard holds
 // back a press that the page moved something else under, and the click of
-// a release the page moved away from the element (see page.js PRESS), and
-// then nothing was clicked: false, nil, and the caller prepares and
+// a release the page moved away from the element, and a frame from another
+// site may have taken the press (see page.js PRESS); then nothing was
+// clicked on the page: false, nil, and the caller prepares and
 // presses again; an error once ctx ends. A press whose answer cannot be
 // read (the click took the page to another document) went to the
-// element: the guard lets no other press through.
-func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
+// element: the guard lets no other press through. away counts the
+// presses of this click that a frame took; at maxAway the click fails.
+func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string, away *int) (bool, error) {
 	if err := press(ctx, p, pt); err != nil || ctx.Err() != nil {
 		return true, err
 	}
 	res, err := evalOp(p, this, "pressed", map[string]any{}, true, false)
 	if err != nil || !res.Value.Get("missed").Bool() {
 		return true, nil
+	}
+	if res.Value.Get("away").Bool() {
+		if *away++; *away >= maxAway || ctx.Err() != nil {
+			return false, errs.New(errs.TargetCovered, "target %s: %d presses never reached its page: a frame from another site drawn over it took them "+
+				"(an ad or a widget that slides in: close it or wait it out first)", name, *away)
+		}
+		return false, nil
 	}
 	if ctx.Err() != nil {
 		what := res.Value.Get("what").Str()
@@ -261,6 +271,14 @@ func moveTo(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, p
 	}
 	return false, nil
 }
+
+// maxAway bounds the presses of one click that frames from other sites
+// may take (see page.js PRESS). The browser routes by what it last drew,
+// which is right again once the page drew the element there (the next
+// try, after prepare's settle); a frame that stays over the element is
+// a cover, which prepare names. The bound keeps a page whose own
+// listener hides every press from the guard from being clicked without end.
+const maxAway = 3
 
 // pressGrace bounds how long a click's press and release are still
 // delivered after the step's own time ran out (see press).
@@ -612,6 +630,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 // requests; five on a page with frames from other sites, where the move is
 // checked, see moveTo). A move or press that missed readies it again.
 func (r *Ready) Click(ctx context.Context) error {
+	away := 0
 	for {
 		p := r.page.Context(ctx)
 		ok, err := moveTo(ctx, p, nil, r.pt, r.name)
@@ -619,7 +638,7 @@ func (r *Ready) Click(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			done, err := pressChecked(ctx, p, nil, r.pt, r.name)
+			done, err := pressChecked(ctx, p, nil, r.pt, r.name, &away)
 			if done || err != nil {
 				return err
 			}

@@ -568,10 +568,15 @@ function (op, req, ...nodes) {
   // element is gone by then: it acted on the press (a menu item that
   // closes its menu) and was clicked.
   const PRESS = "__toolwright_press";
-  const watchPress = (el, win) => {
+  // On a page with frames from other sites (cross), a press the window
+  // never saw went to one of them: the browser sends input to the process
+  // it last drew at the point (a frame that slid over the element, or
+  // was drawn there before a scroll), and this page has no say in it.
+  // Nothing was clicked here: "pressed" answers a miss ("away").
+  const watchPress = (el, win, cross) => {
     const old = win[PRESS];
     if (old) old.off();
-    const rec = { el, state: "", what: "" };
+    const rec = { el, state: "", what: "", cross };
     // On el or inside it, on a label of it, or on the host of a closed
     // shadow root el is in (the window sees no deeper than the host there).
     const hosts = [];
@@ -782,8 +787,9 @@ function (op, req, ...nodes) {
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
         watchLeave(win);
-        if (req.press) watchPress(el, win);
-        if (req.settle && (outOfProcess(win) || maySkip(shadowRoots()))) {
+        const cross = !!req.settle && outOfProcess(win);
+        if (req.press) watchPress(el, win, cross);
+        if (cross || (req.settle && maySkip(shadowRoots()))) {
           watchHit(el, win);
           out.verify = true;
         }
@@ -947,14 +953,18 @@ function (op, req, ...nodes) {
       // After a click's press and release (this: the element, or the
       // window after op "ready"): → {missed, released, what (where it went
       // instead)}: missed when the guard held the press back, released
-      // when it held back a click the release took elsewhere (see PRESS).
-      // No record (a new document: the click navigated) or no press seen
-      // is not a miss.
+      // when it held back a click the release took elsewhere (see PRESS),
+      // away when no press came on a page with frames from other sites
+      // (one of them took it). No record (a new document: the click
+      // navigated) is not a miss; nor is no press seen on a page without
+      // such frames (a capturing listener of the page's own, registered
+      // first, may stop it from reaching the guard: the page had it).
       const w = (root ? root.ownerDocument : doc).defaultView;
       const rec = w[PRESS];
       if (!rec) return { missed: false };
       rec.off();
-      return { missed: rec.state === "missed" || rec.state === "released", released: rec.state === "released", what: rec.what };
+      const away = rec.cross && !rec.state;
+      return { missed: away || rec.state === "missed" || rec.state === "released", released: rec.state === "released", away, what: rec.what };
     }
 
     case "ready": {
