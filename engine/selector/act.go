@@ -522,8 +522,9 @@ type Ready struct {
 	Locator  int
 	// Disabled is set when the element is disabled (nothing was prepared).
 	Disabled bool
-	// URL and Text are the page's URL and the marker's text, read when a
-	// marker was given (ReadyOptions.Marker).
+	// Marked is set when the mark was kept (ReadyOptions.Mark): URL and
+	// Text are then the page's URL and the marked element's text.
+	Marked    bool
 	URL, Text string
 	// Chosen is set when ReadyOptions.Choose was chosen in a native
 	// <select> in the same request (nothing else remains to do).
@@ -548,10 +549,14 @@ type ReadyOptions struct {
 	// ClassDisabled counts a "disabled" class as disabled too (a next-page
 	// control drawn as a link).
 	ClassDisabled bool
-	// Marker is an element whose text (and the page's URL) is read in the
-	// same call, after the element was readied: the state a click should
-	// change (paginate).
-	Marker *rod.Element
+	// Mark keeps, in the same call, what going stale shows that a click
+	// changed the page (paginate): the first match of the many target
+	// MarkTarget (the body when it is empty or matches nothing), kept on
+	// the page's window for WaitChanged, its text and the URL read. A
+	// MarkTarget the page cannot find on its own (a role locator, frame
+	// or within) is left out: Marked stays false.
+	Mark       bool
+	MarkTarget string
 	// Choose, when set, is the option to choose in the element when it is
 	// a native <select> (the select step): chosen in the same call as
 	// Select would, with no press to follow. Another element is only
@@ -582,16 +587,13 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	if o.Choose != nil {
 		req["choose"] = *o.Choose
 	}
-	var nodes []any
-	if o.Marker != nil {
-		nodes = append(nodes, o.Marker.Object)
-	}
-	res, err := evalOp(p, nil, "ready", req, true, true, nodes...)
-	if err != nil {
-		var nf *rod.ObjectNotFoundError
-		if errors.As(err, &nf) {
-			return nil, nil // the marker's document is gone
+	if o.Mark {
+		if mark, ok := m.markLocs(o.MarkTarget); ok {
+			req["mark"] = mark
 		}
+	}
+	res, err := evalOp(p, nil, "ready", req, true, true)
+	if err != nil {
 		return nil, err
 	}
 	v := res.Value
@@ -603,7 +605,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return nil, errs.New(errs.Internal, "ready: locator %d of %s", i, name)
 	}
 	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page, name: name,
-		URL: v.Get("url").Str(), Text: v.Get("text").Str()}
+		Marked: v.Get("marked").Bool(), URL: v.Get("url").Str(), Text: v.Get("text").Str()}
 	r.pt = pointOf(v)
 	r.again = func(ctx context.Context) (*Ready, error) { return m.Ready(ctx, page, name, o) }
 	switch {
@@ -653,6 +655,21 @@ func (r *Ready) Click(ctx context.Context) error {
 		}
 		r = nr
 	}
+}
+
+// markLocs are the locators of the many target name that the page runs
+// alone, all of them ([] for "": the body); false when it cannot (a role
+// locator, a frame or within, an unknown name).
+func (m *Map) markLocs(name string) ([]jsLoc, bool) {
+	if name == "" {
+		return []jsLoc{}, true
+	}
+	t, ok := m.Lookup(name)
+	if !ok || t.Frame != "" || t.Within != "" {
+		return nil, false
+	}
+	locs := locsBeforeRole(t)
+	return locs, len(locs) == len(t.Locators) && len(locs) > 0
 }
 
 // pageLocs are the locators of a one-element target that the page runs

@@ -3,6 +3,7 @@ package selector
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,5 +113,50 @@ l.pw:
 		if rest[k] != nil {
 			t.Errorf("after an extract read from Go, extract %d was read ahead", k)
 		}
+	}
+}
+
+// TestReadyKeepsTheMark: paginate's next is readied and its list's first
+// row kept on the page, with its text and the URL read, in one request
+// (the row was found and wrapped in two more before); WaitChanged then
+// sees the list replaced in place (pushState) and a new document
+// (reload) by that kept row. A marker the page cannot find alone (a role
+// locator) is not kept: the caller finds it itself.
+func TestReadyKeepsTheMark(t *testing.T) {
+	t.Parallel() // its own counting browser
+	m := loadMap(t, listMap(1)+`
+l.next:
+  css: "#next"
+l.rows_role:
+  role: row
+  many: true
+`)
+	for _, c := range []struct {
+		nav    string
+		newDoc bool
+	}{{"push", false}, {"reload", true}} {
+		p, cnt := countingPage(t, "/list.html?n=3&pages=3&fields=1&nav="+c.nav)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		before := cnt.Requests()
+		rd, err := m.Ready(ctx, p, "l.next", ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: "l.rows"})
+		if err != nil || rd == nil {
+			cancel()
+			t.Fatalf("%s: ready: %v, %v", c.nav, rd, err)
+		}
+		if n := cnt.Requests() - before; n != 1 || !rd.Marked || rd.Text != "P1-1" || !strings.Contains(rd.URL, "/list.html") {
+			t.Errorf("%s: %d requests, marked %v, text %q, url %q; want 1 request, the first row P1-1 marked", c.nav, n, rd.Marked, rd.Text, rd.URL)
+		}
+		if err := rd.Click(ctx); err != nil {
+			t.Fatalf("%s: click: %v", c.nav, err)
+		}
+		newDoc, _, err := WaitChanged(ctx, p, nil, rd.URL, rd.Text)
+		if err != nil || newDoc != c.newDoc {
+			t.Errorf("%s: WaitChanged: new document %v, %v; want %v", c.nav, newDoc, err, c.newDoc)
+		}
+		rd, err = m.Ready(ctx, p, "l.next", ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: "l.rows_role"})
+		if err != nil || rd == nil || rd.Marked {
+			t.Errorf("%s: a role marker: %+v, %v; want readied, not marked", c.nav, rd, err)
+		}
+		cancel()
 	}
 }

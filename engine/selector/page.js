@@ -568,6 +568,9 @@ function (op, req, ...nodes) {
   // element is gone by then: it acted on the press (a menu item that
   // closes its menu) and was clicked.
   const PRESS = "__toolwright_press";
+  // The element whose going stale shows a click changed the page (op
+  // "ready" with mark), kept on its window: a new document has none.
+  const MARK = "__toolwright_mark";
   // On a page with frames from other sites (cross), a press the window
   // never saw went to one of them: the browser sends input to the process
   // it last drew at the point (a frame that slid over the element, or
@@ -976,9 +979,11 @@ function (op, req, ...nodes) {
       // probe nothing is prepared (is it there, is it enabled), with
       // choose (a value) a native <select> readied has that option chosen
       // as op "select" does: chosen is its answer ({aria} for another
-      // element, left as it was). A node
-      // given (paginate's marker) has its text and the URL read as well,
-      // the state a click must change.
+      // element, left as it was). With mark (the locators of a many
+      // target, or [] for the body), its first match (the body when none)
+      // is kept on the window under MARK, and its text and the URL are
+      // read as well: the state a click must change (paginate; see the
+      // "changed" condition).
       const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
       if (!m) return { missing: true };
       const el = m.els[0];
@@ -989,9 +994,13 @@ function (op, req, ...nodes) {
         if (req.choose != null && !out.gone && !out.background && !out.unreachable && !out.cover && !out.disabled) {
           out.chosen = el.tagName === "SELECT" ? chooseNative(el, req.choose) : { aria: true };
         }
-        if (nodes.length) {
+        if (req.mark && !out.gone && !out.background) {
+          const mk = req.mark.length === 0 ? null : textual(req.mark) ? withUnskipped(() => first(req.mark, null, true, false)) : first(req.mark, null, true, false);
+          const mel = mk ? mk.els[0] : doc.body;
+          Object.defineProperty(doc.defaultView, MARK, { value: mel, configurable: true });
           out.url = location.href;
-          out.text = nodes[0] ? nodes[0].innerText : "";
+          out.text = mel ? mel.innerText : "";
+          out.marked = true;
         }
         return out;
       });
@@ -1074,7 +1083,8 @@ function (op, req, ...nodes) {
 
     case "wait": {
       // req: {conds: [cond], timeout (ms)}; cond: {kind: "visible"|"hidden"|"count", locs, many, min}
-      //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url} (this: the old element)
+      //   | {kind: "text", text} | {kind: "url", re} | {kind: "changed", url, text, mark} (this: the old element; with mark, the one op "ready" kept)
+      //   | {kind: "unmarked"} (no element kept by op "ready": another document)
       //   | {kind: "enabled", writable} (this: the element; writable: not read-only either) | {kind: "idle", quiet (ms)}
       //   | {kind: "grown", height} (this: the scrolled element, or the window for the page)
   //   | {kind: "settled", quiet (ms), url} (loaded, no DOM change for quiet, the URL no longer url)
@@ -1128,7 +1138,14 @@ function (op, req, ...nodes) {
             const re = new RegExp(c.re);
             return re.test(location.href) || (c.path && re.test(location.pathname + location.search + location.hash));
           }
-          case "changed": return location.href !== c.url || !old || !old.isConnected || (old.innerText || "") !== c.text;
+          case "changed": {
+            // With mark, the element op "ready" kept: none on the window
+            // means another document ("unmarked").
+            const o = c.mark ? doc.defaultView[MARK] : old;
+            if (c.mark && o === undefined) return false;
+            return location.href !== c.url || !o || !o.isConnected || (o.innerText || "") !== c.text;
+          }
+          case "unmarked": return doc.defaultView[MARK] === undefined;
           case "enabled": return !!old && !unusable(old, c.writable);
           case "option": return !!old && !!optionNamed(old, c.value);
           case "grown": return scrolledHeight(old) !== c.height;

@@ -475,13 +475,18 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 
 // WaitChanged waits until the page moved on from a state seen before: its
 // URL is no longer url (a new document, or history.pushState), or el went
-// stale (detached, or its text is no longer text). The page answers it
+// stale (detached, or its text is no longer text); el nil: the element
+// Map.Ready kept (ReadyOptions.Mark), on the page's current window. The page answers it
 // with a promise, once the task that changed it is over. newDoc reports
 // that another document replaced el's (by URL when rightAway is false:
 // the old one may still be shown while the new one commits).
 func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) (newDoc, byURL bool, err error) {
-	sc := scope{page: el.Page(), this: el.Object, within: true}
-	cond := []map[string]any{{"kind": "changed", "url": url, "text": text}}
+	sc := scope{page: page}
+	cond := []map[string]any{{"kind": "changed", "url": url, "text": text, "mark": true}, {"kind": "unmarked"}}
+	if el != nil {
+		sc = scope{page: el.Page(), this: el.Object, within: true}
+		cond = []map[string]any{{"kind": "changed", "url": url, "text": text}}
+	}
 	for {
 		i, err := waitCondsPoll(ctx, sc, cond, maxWaitSlice, fastPoll)
 		if ctx.Err() != nil {
@@ -491,6 +496,8 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text
 		switch {
 		case err == nil && i == 0:
 			return false, false, nil // the same document changed
+		case err == nil && i == 1:
+			return true, false, nil // no mark: another document
 		case errors.As(err, &nf):
 			return true, false, nil // the old element's document is gone: a new page
 		case err != nil:

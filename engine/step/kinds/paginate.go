@@ -69,13 +69,15 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 			}
 			return nil
 		}
-		before, err := snapshot(ctx, x, marker)
+		page, err := x.Page(ctx)
 		if err != nil {
 			return err
 		}
-		// Next found, enabled, readied for the click and the marker's text
-		// read, in one round trip when the page can find next on its own.
-		rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Marker: before.el})
+		before := pageState{mark: selector.RequestMark(page)}
+		// Next found, enabled and readied for the click, and the marker's
+		// first match kept on the page with its text read, in one round
+		// trip when the page can find both on its own.
+		rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: marker})
 		if err != nil {
 			return err
 		}
@@ -83,7 +85,11 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 			if rd.Disabled {
 				return nil
 			}
-			before.url, before.text = rd.URL, rd.Text
+			if rd.Marked {
+				before.url, before.text = rd.URL, rd.Text
+			} else if err := before.snapshot(ctx, x, marker); err != nil {
+				return err
+			}
 			if err := rd.Click(ctx); err != nil {
 				return err
 			}
@@ -92,7 +98,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 			if err != nil || el == nil {
 				return err
 			}
-			if err := before.read(ctx, x); err != nil {
+			if err := before.snapshot(ctx, x, marker); err != nil {
 				return err
 			}
 			if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
@@ -163,20 +169,19 @@ func disabled(el *rod.Element) (bool, error) {
 
 type pageState struct {
 	url  string
-	el   *rod.Element
+	el   *rod.Element // the marker's first match; nil: the one Ready kept on the page
 	text string
 	mark uint64 // the page's requests before next was clicked (selector.RequestMark)
 }
 
-// snapshot finds the marker's first match (or the body): what going stale
-// shows the page changed, and marks the page's requests so far. Its text
-// and the URL are read by Ready, or by read.
-func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error) {
+// snapshot finds the marker's first match (or the body), what going stale
+// shows the page changed, and reads its text and the page's URL: the way
+// when Ready could not keep the marker on the page.
+func (st *pageState) snapshot(ctx context.Context, x step.Exec, marker string) error {
 	page, err := x.Page(ctx)
 	if err != nil {
-		return pageState{}, err
+		return err
 	}
-	st := pageState{mark: selector.RequestMark(page)}
 	if marker != "" {
 		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true, Quiet: true}); err == nil {
 			st.el = m.Elements[0]
@@ -184,17 +189,8 @@ func snapshot(ctx context.Context, x step.Exec, marker string) (pageState, error
 	}
 	if st.el == nil {
 		if st.el, err = page.Element("body"); err != nil {
-			return pageState{}, err
+			return err
 		}
-	}
-	return st, nil
-}
-
-// read notes the page's URL and the marker's text.
-func (st *pageState) read(ctx context.Context, x step.Exec) error {
-	page, err := x.Page(ctx)
-	if err != nil {
-		return err
 	}
 	info, err := page.Info()
 	if err != nil {
@@ -216,7 +212,11 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 		return err
 	}
 	start := time.Now()
-	newDoc, byURL, err := selector.WaitChanged(ctx, page, before.el.Context(ctx), before.url, before.text)
+	el := before.el
+	if el != nil {
+		el = el.Context(ctx)
+	}
+	newDoc, byURL, err := selector.WaitChanged(ctx, page, el, before.url, before.text)
 	if err != nil {
 		return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", selector.Allowed(ctx, start))
 	}
