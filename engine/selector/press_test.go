@@ -58,6 +58,21 @@ s.drop:
 	}
 }
 
+// saveMap names the button of testdata/real/resolve/frame-over.html.
+const saveMap = `
+s.save:
+  css: "#save"
+`
+
+// openFrameOver opens frame-over.html once its frame from another site has
+// loaded.
+func openFrameOver(t *testing.T) *rod.Page {
+	t.Helper()
+	_, p := openReal(t, "/frame-over.html")
+	p.MustEval(`() => window.offerLoaded`)
+	return p
+}
+
 // TestPressThatAFrameTook: between the engine's aim and its press, the
 // page moves a frame from another site over the target
 // (testdata/real/resolve/frame-over.html: an ad sliding in). The browser
@@ -66,10 +81,7 @@ s.drop:
 // navigated), and nothing had been clicked: it is a miss, to aim again.
 func TestPressThatAFrameTook(t *testing.T) {
 	t.Parallel()
-	m := loadMap(t, `
-s.save:
-  css: "#save"
-`)
+	m := loadMap(t, saveMap)
 	// aim prepares the target and moves the mouse onto it; it answers the
 	// element (nil after Ready) and the point.
 	for _, c := range []struct {
@@ -94,10 +106,9 @@ s.save:
 		}},
 	} {
 		t.Run(c.what, func(t *testing.T) {
-			_, p := openReal(t, "/frame-over.html")
+			p := openFrameOver(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			p.MustEval(`() => window.offerLoaded`)
 			// The browser routes the press by what it last drew: on a very
 			// busy machine the frame may not be drawn there yet, and the
 			// page itself holds the press back (its guard sees the iframe).
@@ -143,14 +154,10 @@ s.save:
 // otherwise the click fails target_covered with nothing clicked.
 func TestClickWhereAFrameSlidesIn(t *testing.T) {
 	t.Parallel()
-	m := loadMap(t, `
-s.save:
-  css: "#save"
-`)
+	m := loadMap(t, saveMap)
 	for i := 0; i < 3; i++ {
-		_, p := openReal(t, "/frame-over.html")
+		p := openFrameOver(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		p.MustEval(`() => window.offerLoaded`)
 		p.MustEval(`() => { window.coverOnMove = true; }`)
 		rd, err := m.Ready(ctx, p, "s.save", ReadyOptions{})
 		if err != nil || rd == nil {
@@ -176,14 +183,10 @@ s.save:
 // times, then the click fails target_covered instead of pressing forever.
 func TestPressesHiddenFromTheGuard(t *testing.T) {
 	t.Parallel()
-	m := loadMap(t, `
-s.save:
-  css: "#save"
-`)
-	_, p := openReal(t, "/frame-over.html")
+	m := loadMap(t, saveMap)
+	p := openFrameOver(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p.MustEval(`() => window.offerLoaded`)
 	p.MustEval(`() => { window.swallow = true; }`)
 	rd, err := m.Ready(ctx, p, "s.save", ReadyOptions{})
 	if err != nil || rd == nil {
