@@ -24,8 +24,9 @@ type ahead struct {
 	fields [][]*Target
 	reqs   []map[string]any // page.js's requests of the extracts read
 	idx    []int            // the index in specs of each request
-	got    gson.JSON        // page.js's answer: a text (or null) per request
-	have   bool             // got is the answer of the look that ended the wait
+	// texts is page.js's answer, a text (or null) per request, of the
+	// look that ended the wait; nil when there is none.
+	texts []gson.JSON
 }
 
 // planAhead is the look that reads the extracts of specs the page answers
@@ -60,15 +61,16 @@ func (m *Map) planAhead(specs []ExtractSpec) *ahead {
 	return a
 }
 
-// results are the extracts read, one per spec: nil for one not read, or
-// whose target was not there, or a single value read empty: a single
-// value's step waits for its target, and the step of a list or of an empty
-// value reads it itself, a moment later, as it did before it was read
-// ahead (rows a script draws, or a total it fills in, just after what the
-// wait saw).
-func (a *ahead) results() []*Extracted {
+// results are the extracts read by the requests from on, one per spec:
+// nil for one not read, or whose target was not there, or a single value
+// read empty: a single value's step waits for its target, and the step of
+// a list or of an empty value reads it itself, a moment later, as it did
+// before it was read ahead (rows a script draws, or a total it fills in,
+// just after what the wait saw).
+func (a *ahead) results(from int) []*Extracted {
 	out := make([]*Extracted, len(a.specs))
-	for k, i := range a.idx {
+	for k := from; k < len(a.idx); k++ {
+		i := a.idx[k]
 		if ex, found := a.read(k); found && (a.specs[i].List || !emptyValue(ex)) {
 			out[i] = ex
 		}
@@ -79,15 +81,11 @@ func (a *ahead) results() []*Extracted {
 // read is what request k read, and whether its target was there; nil when
 // the look did not answer for it.
 func (a *ahead) read(k int) (*Extracted, bool) {
-	if !a.have {
-		return nil, false
-	}
-	texts := a.got.Arr()
-	if k >= len(texts) || texts[k].Nil() {
+	if k >= len(a.texts) || a.texts[k].Nil() {
 		return nil, false
 	}
 	i := a.idx[k]
-	ex, found, err := extractResult(texts[k], a.specs[i], a.from[i], a.fields[i])
+	ex, found, err := extractResult(a.texts[k], a.specs[i], a.from[i], a.fields[i])
 	if err != nil {
 		return nil, false
 	}
@@ -105,7 +103,7 @@ func (m *Map) ExtractAhead(ctx context.Context, page *rod.Page, spec ExtractSpec
 	}
 	res, err := evalOp(page.Context(ctx), nil, "reads", map[string]any{"reads": a.reqs}, true, false)
 	if err == nil {
-		a.got, a.have = res.Value, true
+		a.texts = res.Value.Arr()
 	}
 	// Its own read is what Extract reads in one request: a list that
 	// matched nothing and an empty value stand (read now, as asked).
@@ -117,7 +115,7 @@ func (m *Map) ExtractAhead(ctx context.Context, page *rod.Page, spec ExtractSpec
 		ex, err := m.Extract(ctx, page, spec)
 		return ex, make([]*Extracted, len(next)), err
 	}
-	return ex, a.results()[1:], nil
+	return ex, a.results(1)[1:], nil // its own (request 0) read just above
 }
 
 // WaitAhead is Wait, and once a condition held, the extracts of next that
@@ -133,7 +131,7 @@ func (m *Map) WaitAhead(ctx context.Context, page *rod.Page, conds []Cond, next 
 	if err != nil || a == nil {
 		return i, make([]*Extracted, len(next)), err
 	}
-	return i, a.results(), nil
+	return i, a.results(0), nil
 }
 
 // emptyValue reports a single value read as nothing: an empty text, or

@@ -98,7 +98,7 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool,
 		// Conditions answered from Go, in order.
 		if w.goSide {
 			if a != nil {
-				a.have = false // a look in the page after this one only
+				a.texts = nil // a look in the page after this one only
 			}
 			var err error
 			if best, err = m.holdsGoSide(ctx, page, conds, once, w.idle, &cause); err != nil {
@@ -165,10 +165,10 @@ func (w *waitPlan) look(ctx context.Context, sc scope, slice, poll time.Duration
 	if w.ahead == nil {
 		return waitCondsPoll(ctx, sc, w.inPage, slice, poll)
 	}
-	w.ahead.have = false
+	w.ahead.texts = nil
 	i, got, err := waitLook(ctx, sc, w.inPage, slice, poll, w.ahead.reqs)
 	if err == nil && i >= 0 {
-		w.ahead.got, w.ahead.have = got, true
+		w.ahead.texts = got.Arr()
 	}
 	return i, err
 }
@@ -476,10 +476,11 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 // WaitChanged waits until the page moved on from a state seen before: its
 // URL is no longer url (a new document, or history.pushState), or el went
 // stale (detached, or its text is no longer text); el nil: the element
-// Map.Ready kept (ReadyOptions.Mark), on the page's current window. The page answers it
-// with a promise, once the task that changed it is over. newDoc reports
-// that another document replaced el's (by URL when rightAway is false:
-// the old one may still be shown while the new one commits).
+// Map.Ready kept (ReadyOptions.Mark), on the page's current window. The
+// page answers it with a promise, once the task that changed it is over.
+// newDoc reports that another document replaced el's; byURL, that only
+// the URL told it (the old one may still be shown while the new one
+// commits).
 func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) (newDoc, byURL bool, err error) {
 	sc := scope{page: page}
 	cond := []map[string]any{{"kind": "changed", "url": url, "text": text, "mark": true}, {"kind": "unmarked"}}
