@@ -6,7 +6,8 @@
 #   bash examples/mediawiki/setup.sh status
 #
 # The wiki runs from /usr/share/mediawiki under `php -S` on 127.0.0.1:$MW_PORT
-# (default 18301; examples/mediawiki/toolwright.yaml expects it there) with its own LocalSettings.php, SQLite database and uploads
+# (default 18301; examples/mediawiki/toolwright.yaml expects it there; static files
+# sent by examples/realapp-router.php with the validators Apache gives them) with its own LocalSettings.php, SQLite database and uploads
 # in $STATE (default $TOOLWRIGHT_APPS_DIR/mediawiki, /var/tmp/toolwright-apps/mediawiki);
 # nothing under /etc or /var/lib is changed. The sysop account is $MW_USER /
 # $MW_PASSWORD (defaults Toolwright / the one below: a loopback fixture).
@@ -20,6 +21,7 @@ MW_PASSWORD=${MW_PASSWORD:-wiki-fixture-pass-2026}
 STATE=${STATE:-${TOOLWRIGHT_APPS_DIR:-/var/tmp/toolwright-apps}/mediawiki}
 HERE=$(cd "$(dirname "$0")" && pwd)
 MW=/usr/share/mediawiki
+ROUTER=$HERE/../realapp-router.php
 URL=http://127.0.0.1:$MW_PORT
 log() { printf '== mediawiki: %s\n' "$*" >&2; }
 
@@ -81,7 +83,7 @@ serve() {
   # Four workers (a page's styles and scripts come from load.php in parallel), and
   # the opcode cache php -S leaves off by default.
   MW_CONFIG_FILE="$STATE/LocalSettings.php" PHP_CLI_SERVER_WORKERS=4 \
-    setsid php -d opcache.enable_cli=1 -S "127.0.0.1:$MW_PORT" -t "$MW" >"$STATE/php.log" 2>&1 </dev/null &
+    setsid php -d opcache.enable_cli=1 -S "127.0.0.1:$MW_PORT" -t "$MW" "$ROUTER" >"$STATE/php.log" 2>&1 </dev/null &
   echo $! >"$STATE/php.pid"
   for _ in $(seq 200); do
     if php -r 'exit(@file_get_contents($argv[1]) === false ? 1 : 0);' "$URL/api.php?action=query&format=json"; then return; fi

@@ -10,7 +10,8 @@
 # its data, socket and logs in $STATE (default $TOOLWRIGHT_APPS_DIR/phpmyadmin,
 # /var/tmp/toolwright-apps/phpmyadmin); phpMyAdmin runs from /usr/share/phpmyadmin
 # under `php -S` on 127.0.0.1:$PMA_PORT (default 18303; examples/phpmyadmin/
-# toolwright.yaml expects it there) with its config in $STATE. The only file
+# toolwright.yaml expects it there; static files sent by examples/realapp-router.php
+# with the validators Apache gives them) with its config in $STATE. The only file
 # outside $STATE is an inert hook, /etc/phpmyadmin/conf.d/toolwright-examples.php,
 # which loads $TOOLWRIGHT_PMA_CONFIG when (and only when) that variable is set.
 # The account is $PMA_USER / $PMA_PASSWORD (defaults toolwright / the one
@@ -25,6 +26,7 @@ PMA_USER=${PMA_USER:-toolwright}
 PMA_PASSWORD=${PMA_PASSWORD:-pma-fixture-pass-2026}
 STATE=${STATE:-${TOOLWRIGHT_APPS_DIR:-/var/tmp/toolwright-apps}/phpmyadmin}
 PMA=/usr/share/phpmyadmin
+ROUTER=$(cd "$(dirname "$0")/.." && pwd)/realapp-router.php
 HOOK=/etc/phpmyadmin/conf.d/toolwright-examples.php
 URL=http://127.0.0.1:$PMA_PORT
 log() { printf '== phpmyadmin: %s\n' "$*" >&2; }
@@ -117,7 +119,7 @@ serve_pma() {
   # Four workers (a page's scripts and styles come in parallel), and the
   # opcode cache php -S leaves off by default.
   TOOLWRIGHT_PMA_CONFIG="$STATE/config.inc.php" PHP_CLI_SERVER_WORKERS=4 \
-    setsid php -d opcache.enable_cli=1 -S "127.0.0.1:$PMA_PORT" -t "$PMA" >"$STATE/php.log" 2>&1 </dev/null &
+    setsid php -d opcache.enable_cli=1 -S "127.0.0.1:$PMA_PORT" -t "$PMA" "$ROUTER" >"$STATE/php.log" 2>&1 </dev/null &
   echo $! >"$STATE/php.pid"
   for _ in $(seq 200); do
     php -r 'exit(@file_get_contents($argv[1]) === false ? 1 : 0);' "$URL/index.php" && return
