@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-rod/rod"
 )
 
 // TestReadAhead: the extracts after a wait (or an extract) that the page
@@ -156,6 +158,60 @@ l.rows_role:
 		rd, err = m.Ready(ctx, p, "l.next", ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: "l.rows_role"})
 		if err != nil || rd == nil || rd.Marked {
 			t.Errorf("%s: a role marker: %+v, %v; want readied, not marked", c.nav, rd, err)
+		}
+		cancel()
+	}
+}
+
+// TestSettledCountsFromTheChange: once a list changed in place (the wait
+// for the change held), a wait for it to settle counts its quiet from the
+// last change of the page, which the window kept watching between the two
+// requests, not from its own start. Before, a list that had stood still
+// for a second still waited the whole quiet again.
+func TestSettledCountsFromTheChange(t *testing.T) {
+	t.Parallel() // its own counting browser
+	m := loadMap(t, listMap(1)+`
+l.next:
+  css: "#next"
+`)
+	settledNow := func(ctx context.Context, p *rod.Page, quiet time.Duration) int {
+		t.Helper()
+		i, err := waitCondsPoll(ctx, scope{page: p}, []map[string]any{{"kind": "settled", "quiet": quiet.Milliseconds()}}, 0, fastPoll)
+		if err != nil {
+			t.Fatalf("settled: %v", err)
+		}
+		return i
+	}
+	for _, late := range []bool{false, true} {
+		p, _ := countingPage(t, "/list.html?n=3&pages=3&fields=1&nav=push")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rd, err := m.Ready(ctx, p, "l.next", ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: "l.rows"})
+		if err != nil || rd == nil {
+			cancel()
+			t.Fatalf("ready: %v, %v", rd, err)
+		}
+		if err := rd.Click(ctx); err != nil {
+			cancel()
+			t.Fatalf("click: %v", err)
+		}
+		if newDoc, _, err := WaitChanged(ctx, p, nil, rd.URL, rd.Text); err != nil || newDoc {
+			cancel()
+			t.Fatalf("WaitChanged: new document %v, %v; want the list changed in place", newDoc, err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		if late {
+			// A change after the wait saw the list change: the window saw it.
+			p.MustEval(`() => document.body.setAttribute("data-late", "1")`)
+			if i := settledNow(ctx, p, time.Second); i != -1 {
+				t.Errorf("a change just now: settled (quiet 1s) answered %d, want -1 (not yet)", i)
+			}
+		} else {
+			if i := settledNow(ctx, p, time.Second); i != 0 {
+				t.Errorf("a list standing still for 1.1 s: settled (quiet 1s) answered %d, want 0 (at once)", i)
+			}
+			if i := settledNow(ctx, p, time.Second); i != -1 {
+				t.Errorf("a second settled wait answered %d, want -1: it counts from its own start", i)
+			}
 		}
 		cancel()
 	}

@@ -571,6 +571,19 @@ function (op, req, ...nodes) {
   // The element whose going stale shows a click changed the page (op
   // "ready" with mark), kept on its window: a new document has none.
   const MARK = "__toolwright_mark";
+  // A wait whose "changed" condition held (the page changed in place)
+  // leaves this on the window: the time of the last DOM change since,
+  // kept by an observer that runs on until the next "settled" condition
+  // takes it. That wait counts its quiet from the last change, not from
+  // its own start (a list replaced 20 ms before the call has been
+  // standing still for those 20 ms already).
+  const CLOCK = "__toolwright_clock";
+  const domChanges = (doc, obs) => {
+    const opts = { subtree: true, childList: true, attributes: true, characterData: true };
+    obs.observe(doc, opts);
+    for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, opts);
+    return obs;
+  };
   // On a page with frames from other sites (cross), a press the window
   // never saw went to one of them: the browser sends input to the process
   // it last drew at the point (a frame that slid over the element, or
@@ -1104,6 +1117,17 @@ function (op, req, ...nodes) {
       const old = root;
       let idleSince = performance.now();
       let changedAt = performance.now(); // the last mutation seen (or the start)
+      const win = doc.defaultView;
+      const clock = req.conds.some((c) => c.kind === "settled") && win[CLOCK];
+      if (clock) {
+        changedAt = clock.at;
+        clock.obs.disconnect();
+        delete win[CLOCK];
+      }
+      // A settled condition not yet holding wakes the wait when its quiet
+      // would be over (rather than at the next poll).
+      let wake = null;
+      let wakeIn = () => {};
       const holds = (c) => {
         switch (c.kind) {
           case "present": return !!first(c.locs, c.within ? old : null, c.many, false);
@@ -1152,7 +1176,12 @@ function (op, req, ...nodes) {
           // The page arrived (the document is past loading: see check) and
           // its DOM has not changed for c.quiet ms; not while it still has
           // the URL c.url (a document about to be replaced).
-          case "settled": return (!c.url || location.href !== c.url) && performance.now() - changedAt >= c.quiet;
+          case "settled": {
+            if (c.url && location.href === c.url) return false;
+            const left = c.quiet - (performance.now() - changedAt);
+            if (left > 0) wakeIn(left);
+            return left <= 0;
+          }
           case "idle": {
             const busy = performance.getEntriesByType("resource").some((e) => e.responseEnd === 0);
             if (busy) idleSince = performance.now();
@@ -1178,6 +1207,12 @@ function (op, req, ...nodes) {
       // answer once a condition held is {i, reads}: those extracts read in
       // the same task as the look that saw it hold (readAll).
       const answer = (i) => {
+        if (i >= 0 && req.conds[i].kind === "changed") {
+          if (win[CLOCK]) win[CLOCK].obs.disconnect();
+          const kept = { at: changedAt };
+          kept.obs = domChanges(doc, new MutationObserver(() => { kept.at = performance.now(); }));
+          win[CLOCK] = kept;
+        }
         if (req.reads && i >= 0) return { i, reads: readAll(req.reads) };
         if (!req.scroll) return i;
         const grew = i >= 0 && req.conds[i].kind === "grown";
@@ -1192,6 +1227,7 @@ function (op, req, ...nodes) {
           done = true;
           obs.disconnect();
           clearTimeout(timer);
+          clearTimeout(wake);
           clearInterval(tick);
           removeEventListener("popstate", again);
           removeEventListener("hashchange", again);
@@ -1211,9 +1247,12 @@ function (op, req, ...nodes) {
           queued = true;
           soon.port2.postMessage(0);
         };
-        const obs = new MutationObserver(() => { changedAt = performance.now(); again(); });
-        obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
-        for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, { subtree: true, childList: true, attributes: true, characterData: true });
+        const obs = domChanges(doc, new MutationObserver(() => { changedAt = performance.now(); again(); }));
+        wakeIn = (ms) => {
+          clearTimeout(wake);
+          wake = setTimeout(again, ms + 1);
+        };
+        if (req.conds.some((c) => c.kind === "settled")) again(); // arms the wake
         addEventListener("popstate", again);
         addEventListener("hashchange", again);
         doc.addEventListener("DOMContentLoaded", again);
