@@ -271,7 +271,7 @@ function actions(ctx) {
         return `${title}|${paragraphs}|${cats ? cats[1] : ""}`;
       }),
       floor: () => floorCold(floorBrowser, async (page) => {
-        await page.goto(`${W}/index.php?title=Lighthouse_07`);
+        await page.goto(`${W}/index.php?title=Lighthouse_07`, { waitUntil: "domcontentloaded" }); // as read_page does
         return page.evaluate(() => `${document.querySelector("#firstHeading").textContent.trim()}|${document.querySelectorAll("#mw-content-text .mw-parser-output > p").length}|${[...document.querySelectorAll("#mw-normal-catlinks ul li a")].map((a) => a.textContent).join(",")}`);
       }),
     },
