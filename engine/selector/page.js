@@ -1118,7 +1118,8 @@ function (op, req, ...nodes) {
       let idleSince = performance.now();
       let changedAt = performance.now(); // the last mutation seen (or the start)
       const win = doc.defaultView;
-      const clock = req.conds.some((c) => c.kind === "settled") && win[CLOCK];
+      const settling = req.conds.some((c) => c.kind === "settled");
+      const clock = settling && win[CLOCK];
       if (clock) {
         changedAt = clock.at;
         clock.obs.disconnect();
@@ -1252,7 +1253,7 @@ function (op, req, ...nodes) {
           clearTimeout(wake);
           wake = setTimeout(again, ms + 1);
         };
-        if (req.conds.some((c) => c.kind === "settled")) again(); // arms the wake
+        if (settling) again(); // arms the wake
         addEventListener("popstate", again);
         addEventListener("hashchange", again);
         doc.addEventListener("DOMContentLoaded", again);
