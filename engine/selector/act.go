@@ -55,6 +55,36 @@ type point struct {
 	// window W×H, at X, Y); nothing was prepared.
 	Unreachable string
 	W, H        float64
+	// A fill's value the field does not take (nothing was cleared or
+	// typed): TooLong is its maxlength, below the value's Len (UTF-16
+	// units, as the page counts); Rejected is the field's type, which
+	// would keep only Kept of it. Set: the page set the value (a picker
+	// field: date, colour, range, ...); nothing is left to type.
+	TooLong  *int
+	Len      int
+	Rejected string
+	Kept     string
+	Set      bool
+}
+
+// prep is what prepare readies an element for.
+type prep struct {
+	focus bool // a typing action (fill, press): focused, not pointed at
+	press bool // a click: its press is watched (see page.js PRESS)
+	// fill, for a fill: the field is cleared for this value, unless it
+	// does not take it (point.TooLong, point.Rejected) or the page sets it
+	// (point.Set).
+	fill *string
+}
+
+// req is page.js's request for p, with front set once the page's tab was
+// brought to the front.
+func (pr prep) req(front bool) map[string]any {
+	r := map[string]any{"focus": pr.focus || pr.fill != nil, "clear": pr.fill != nil, "front": front, "settle": !pr.focus && pr.fill == nil, "press": pr.press}
+	if pr.fill != nil {
+		r["value"] = *pr.fill
+	}
+	return r
 }
 
 // unreachable is the target_unreachable error of pt, or nil.
@@ -70,10 +100,44 @@ func (pt point) unreachable(name string) error {
 		"so no pointer can reach it: pages place row actions there until their row is hovered (hover its row first)", name, pt.X, pt.Y, pt.W, pt.H)
 }
 
+// unfit is the invalid_params error of a fill's value that the field does
+// not take (pt.TooLong, pt.Rejected): nothing was cleared or typed, so the
+// form is as the page left it.
+func (pt point) unfit(name, value string) error {
+	if pt.TooLong != nil {
+		return errs.New(errs.InvalidParams, "target %s takes at most %d characters (its maxlength) and the value has %d, "+
+			"so the browser would cut it: nothing was typed; give a shorter value", name, *pt.TooLong, pt.Len)
+	}
+	if r := []rune(value); len(r) > 60 {
+		value = string(r[:60]) + "…"
+	}
+	return errs.New(errs.InvalidParams, "target %s is a %s field and does not take %q (it would hold %q): nothing was typed; give %s",
+		name, pt.Rejected, value, pt.Kept, fieldKinds[pt.Rejected])
+}
+
+// fieldKinds says what each kind of field that keeps only its own values
+// takes (page.js fitting).
+var fieldKinds = map[string]string{
+	"number":         "a number such as 1234.5 (a dot before decimals, no grouping)",
+	"date":           "a date as YYYY-MM-DD",
+	"time":           "a time as HH:MM or HH:MM:SS",
+	"datetime-local": "a date and time as YYYY-MM-DDTHH:MM",
+	"month":          "a month as YYYY-MM",
+	"week":           "a week as YYYY-Www",
+	"color":          "a colour as #rrggbb",
+	"range":          "a number within the field's min, max and step",
+}
+
 // pointOf reads prepare's answer (or ready's).
 func pointOf(v gson.JSON) point {
 	pt := point{X: v.Get("x").Num(), Y: v.Get("y").Num(), Disabled: v.Get("disabled").Bool(), ReadOnly: v.Get("readonly").Bool(), Gone: v.Get("gone").Bool(), Verify: v.Get("verify").Bool(),
-		W: v.Get("w").Num(), H: v.Get("h").Num()}
+		W: v.Get("w").Num(), H: v.Get("h").Num(), Len: v.Get("len").Int(), Set: v.Get("done").Bool()}
+	if n := v.Get("toolong"); !n.Nil() {
+		pt.TooLong = gsonInt(n.Int())
+	}
+	if r := v.Get("rejected"); !r.Nil() {
+		pt.Rejected, pt.Kept = r.Str(), v.Get("kept").Str()
+	}
 	if u := v.Get("unreachable"); !u.Nil() {
 		pt.Unreachable = u.Str()
 	}
@@ -88,13 +152,12 @@ func pointOf(v gson.JSON) point {
 // read-only field to fill (clear), is waited for until ctx ends
 // (target_not_found then, as rod's enabled wait did). A read-only field
 // is never cleared: its value stays what the page put there.
-func prepare(ctx context.Context, el *rod.Element, name string, focus, clear, press bool) (point, error) {
+func prepare(ctx context.Context, el *rod.Element, name string, pr prep) (point, error) {
 	p := el.Page().Context(ctx)
 	front := false
-	settle := !focus // a pointer action
-	var last point   // the last answer: disabled (or read-only) when the loop goes round
+	var last point // the last answer: disabled (or read-only) when the loop goes round
 	for {
-		res, err := evalOp(p, el.Object, "prepare", map[string]any{"focus": focus, "clear": clear, "front": front, "settle": settle, "press": press}, true, true)
+		res, err := evalOp(p, el.Object, "prepare", pr.req(front), true, true)
 		if err != nil {
 			var nf *rod.ObjectNotFoundError
 			switch {
@@ -125,12 +188,14 @@ func prepare(ctx context.Context, el *rod.Element, name string, focus, clear, pr
 			return pt, pt.unreachable(name)
 		case pt.Cover != "":
 			return pt, errs.New(errs.TargetCovered, "target %s is covered by %s", name, pt.Cover)
+		case pt.TooLong != nil || pt.Rejected != "":
+			return pt, pt.unfit(name, *pr.fill)
 		case !pt.Disabled:
 			return pt, nil
 		}
 		// Disabled: wait in the page until it is enabled, then prepare again.
 		sc := scope{page: p, this: el.Object, within: true}
-		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": clear}}, maxWaitSlice)
+		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": pr.fill != nil}}, maxWaitSlice)
 		if ctx.Err() != nil {
 			return pt, pt.stayed(ctx, name)
 		}
@@ -180,7 +245,7 @@ func Hover(ctx context.Context, el *rod.Element, o ActOptions) error {
 func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) error {
 	away := 0
 	for {
-		pt, err := prepare(ctx, el, o.Name, false, false, click)
+		pt, err := prepare(ctx, el, o.Name, prep{press: click})
 		if err != nil {
 			return err
 		}
@@ -325,7 +390,8 @@ func gsonInt(i int) *int { return &i }
 // Fill clears el and types value into it: the text is inserted as by an
 // IME (one input event), then input and change fire, as rod's el.Input does.
 func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) error {
-	if _, err := prepare(ctx, el, o.Name, true, true, false); err != nil {
+	pt, err := prepare(ctx, el, o.Name, prep{fill: &value})
+	if err != nil || pt.Set {
 		return err
 	}
 	return typeInto(el.Page().Context(ctx), el.Object, value)
@@ -348,7 +414,7 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
 
 // Press focuses el and presses key in it.
 func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error {
-	if _, err := prepare(ctx, el, o.Name, true, false, false); err != nil {
+	if _, err := prepare(ctx, el, o.Name, prep{focus: true}); err != nil {
 		return err
 	}
 	return keys.dispatch(el.Page().Context(ctx))
@@ -369,6 +435,7 @@ type Typing struct {
 
 	page *rod.Page
 	el   *proto.RuntimeRemoteObject
+	set  bool // the page set the fill's value (a picker field): nothing to type
 }
 
 // Describe names the locator that matched, like Match.Describe.
@@ -376,8 +443,12 @@ func (t *Typing) Describe() string {
 	return (&Match{Strategy: t.Strategy, Locator: t.Locator}).Describe()
 }
 
-// Fill types value into the readied (and cleared) element.
+// Fill types value, the one Map.Typing readied the element for, into the
+// readied (and cleared) element.
 func (t *Typing) Fill(ctx context.Context, value string) error {
+	if t.set {
+		return nil
+	}
 	return typeInto(t.page.Context(ctx), t.el, value)
 }
 
@@ -390,8 +461,11 @@ func (t *Typing) Press(ctx context.Context, keys Keys) error {
 // can find it on its own (as Map.Ready: the css, xpath, text or label
 // locators before any role locator; no frame, no within), readies its first
 // visible match for typing in the same Runtime.callFunctionOn: in view,
-// enabled, not covered, focused, and its value cleared when clear is set —
-// Resolve (Visible, Once) and prepare in one request instead of three. The
+// enabled, not covered, focused, and, for a fill of *fill (nil: a press),
+// its value cleared — Resolve (Visible, Once) and prepare in one request
+// instead of three; a value the field does not take fails invalid_params
+// with nothing cleared (see prepare), and a picker field's value is set
+// there (Typing.Fill has nothing left to type). The
 // answer is the element itself, for the events that follow the typing. A
 // match by a fallback locator is readied by a second call naming that
 // locator alone (the page says which one matched, without readying it). A
@@ -400,7 +474,7 @@ func (t *Typing) Press(ctx context.Context, keys Keys) error {
 // disabled element, or a page behind another tab: the caller then resolves
 // and waits (for it to show, to be enabled; brings the tab to the front)
 // the usual way.
-func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear bool) (*Typing, error) {
+func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *string) (*Typing, error) {
 	t, ok := m.Lookup(name)
 	if !ok {
 		return nil, nil
@@ -408,7 +482,11 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear boo
 	locs := pageLocs(t)
 	p := page.Context(ctx)
 	for from := 0; from < len(locs); {
-		res, err := evalOp(p, nil, "typing", map[string]any{"locs": locs[from:], "clear": clear}, false, true)
+		req := map[string]any{"locs": locs[from:], "clear": fill != nil}
+		if fill != nil {
+			req["value"] = *fill
+		}
+		res, err := evalOp(p, nil, "typing", req, false, true)
 		if err != nil {
 			return nil, err
 		}
@@ -426,9 +504,14 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, clear boo
 		if err := json.Unmarshal([]byte(res.Value.Str()), &st); err != nil {
 			return nil, errs.Wrap(errs.Internal, err, "typing: reading the page's answer for %s: %v", name, err)
 		}
+		pt := pointOf(gson.NewFrom(res.Value.Str()))
 		switch {
 		case st.Cover != "":
 			return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, st.Cover)
+		case pt.TooLong != nil || pt.Rejected != "":
+			return nil, pt.unfit(name, *fill)
+		case pt.Set:
+			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, set: true}, nil
 		case st.Fallback && from == 0 && st.I > 0:
 			from = st.I // that locator alone: readied if it still matches
 			continue
@@ -447,7 +530,7 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	p := el.Page().Context(ctx)
 	// As a person would need: in view, reachable by the pointer, enabled,
 	// not covered (a native <select> is then set at once).
-	if _, err := prepare(ctx, el, o.Name, false, false, false); err != nil {
+	if _, err := prepare(ctx, el, o.Name, prep{}); err != nil {
 		return err
 	}
 	res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false)

@@ -140,9 +140,9 @@ b.by_role:
 	// press steps' way when the page can find the target alone): typing
 	// (1) + insertText and the events (2), or the key down and up (2); one
 	// more when a fallback matched (the page names it, then readies it).
-	typing := func(name string, act func(*Typing) error) func() error {
+	typing := func(name, value string, act func(*Typing) error) func() error {
 		return func() error {
-			ty, err := m.Typing(ctx, p, name, true)
+			ty, err := m.Typing(ctx, p, name, &value)
 			if err != nil || ty == nil {
 				return fmt.Errorf("typing %s: %v, %v", name, ty, err)
 			}
@@ -154,9 +154,9 @@ b.by_role:
 		max  int64
 		f    func() error
 	}{
-		{"typing fill", 3, typing("b.field", func(ty *Typing) error { return ty.Fill(ctx, "Ann") })},
-		{"typing press", 3, typing("b.field", func(ty *Typing) error { return ty.Press(ctx, tabKey) })},
-		{"typing fill by a fallback", 4, typing("b.by_label", func(ty *Typing) error {
+		{"typing fill", 3, typing("b.field", "Ann", func(ty *Typing) error { return ty.Fill(ctx, "Ann") })},
+		{"typing press", 3, typing("b.field", "", func(ty *Typing) error { return ty.Press(ctx, tabKey) })},
+		{"typing fill by a fallback", 4, typing("b.by_label", "Bo", func(ty *Typing) error {
 			if ty.Describe() != "fallback 1 (label)" {
 				return fmt.Errorf("strategy %q, want fallback 1 (label)", ty.Describe())
 			}

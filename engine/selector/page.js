@@ -713,13 +713,52 @@ function (op, req, ...nodes) {
     return target === "" || target === "_self" || (win === win.top && (target === "_top" || target === "_parent"));
   };
 
+  // fitting is what a fill's value meets in el before anything is typed:
+  // a field keeps only as many characters as its maxlength allows, and a
+  // number, date, time, colour or range field only a value of its kind
+  // (the browser drops or rewrites the rest: "1,5" becomes 15, a date
+  // typed as text stays empty). → {toolong: N, len} | {rejected: type,
+  // kept} (what the field would hold) | {set: true} (a value of a picker
+  // field, which typing cannot fill: it is set as its picker sets it) |
+  // null (type it).
+  const TEXT_TYPES = new Set(["text", "search", "url", "tel", "email", "password"]);
+  const PICKED_TYPES = new Set(["date", "time", "datetime-local", "month", "week", "color", "range"]);
+  const fitting = (el, value) => {
+    if (typeof value !== "string" || value === "") return null;
+    const input = el.tagName === "INPUT";
+    if (el.tagName === "TEXTAREA" || (input && TEXT_TYPES.has(el.type))) {
+      return el.maxLength >= 0 && value.length > el.maxLength ? { toolong: el.maxLength, len: value.length } : null;
+    }
+    if (!input || (el.type !== "number" && !PICKED_TYPES.has(el.type))) return null;
+    // A detached field of the same kind and bounds says what the browser
+    // keeps of the value (its value sanitization), without touching el.
+    const probe = el.ownerDocument.createElement("input");
+    probe.type = el.type;
+    for (const a of ["min", "max", "step"]) if (el.hasAttribute(a)) probe.setAttribute(a, el.getAttribute(a));
+    probe.value = value;
+    const kept = probe.value;
+    if (kept !== value && !(el.type === "color" && kept === value.toLowerCase())) return { rejected: el.type, kept };
+    return PICKED_TYPES.has(el.type) ? { set: true } : null;
+  };
+  // setValue sets a field's value as its picker would, past a framework's
+  // own value property (React tracks what a script sets through it and
+  // would take the input event for no change), then fires input and change.
+  const setValue = (el, value) => {
+    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value").set.call(el, value);
+    el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event("change", { bubbles: true }));
+  };
+
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
   // to stand still (a click), and report what stops the action. The point is in
   // the coordinates of the page whose session dispatches the input
   // (same-process frames add their iframes' offsets).
-  // req: {focus, clear, settle, front}. → {x, y, cover, disabled, readonly, gone, verify} | {background}
+  // req: {focus, clear, value, settle, front}. → {x, y, cover, disabled, readonly, gone, verify,
+  // toolong, len, rejected, kept, done} | {background}
   // (readonly: a field to clear, fill, that a person cannot type in; nothing is cleared)
+  // (clear with value: a fill of value; toolong, rejected: the field does
+  // not take it, see fitting, and nothing was cleared; done: it was set)
   // (verify: the mouse move must be checked, see HIT).
   const prepareEl = (el, req) => {
     if (!el || !el.isConnected) return { gone: true };
@@ -800,6 +839,8 @@ function (op, req, ...nodes) {
       }
       out.x = x;
       out.y = y;
+      const fit = !out.cover && !out.disabled && req.clear ? fitting(el, req.value) : null;
+      if (fit && !fit.set) return Object.assign(out, fit);
       if (!out.cover && !out.disabled) {
         if (req.settle) watchSubmit(win);
         watchLeave(win);
@@ -810,7 +851,10 @@ function (op, req, ...nodes) {
           out.verify = true;
         }
         if (req.focus || req.clear) el.focus();
-        if (req.clear) {
+        if (fit) {
+          setValue(el, req.value);
+          out.done = true;
+        } else if (req.clear) {
           if ("value" in el) el.value = ""; else el.textContent = "";
           el.dispatchEvent(new Event("input", { bubbles: true }));
         }
@@ -1079,14 +1123,15 @@ function (op, req, ...nodes) {
       // → the element itself (the input that follows fires its events on
       // it), else the state as JSON text: {missing} | {fallback, i} (found
       // by locator i: not readied, the Go side asks for that one alone) |
-      // {disabled} | {cover} | {gone} | {background}.
+      // {disabled} | {cover} | {gone} | {background} | {toolong, len} |
+      // {rejected, kept} | {done} (req.value is set: see prepareEl).
       const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
       if (!m) return JSON.stringify({ missing: true });
       if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
       const el = m.els[0];
       if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
-      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear })).then((out) =>
-        out.background || out.gone || out.cover || out.disabled ? JSON.stringify(out) : el);
+      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value })).then((out) =>
+        out.background || out.gone || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
     }
 
     case "events":

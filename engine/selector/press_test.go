@@ -94,7 +94,7 @@ func TestPressThatAFrameTook(t *testing.T) {
 				return nil, point{}, err
 			}
 			el := mt.Element()
-			pt, err := prepare(ctx, el, "s.save", false, false, true)
+			pt, err := prepare(ctx, el, "s.save", prep{press: true})
 			return el.Object, pt, err
 		}},
 		{"ready click", func(ctx context.Context, p *rod.Page) (*proto.RuntimeRemoteObject, point, error) {

@@ -94,10 +94,10 @@ type Readying interface {
 	// (selector.Map.Ready), recording the strategy like Find.
 	Ready(ctx context.Context, target string, o selector.ReadyOptions) (*selector.Ready, error)
 	// Typing finds a one-element target once and readies it for typing
-	// (focused; cleared with clear) in the same round trip when the page
+	// (focused; for a fill of *fill, cleared) in the same round trip when the page
 	// can find it alone (selector.Map.Typing), recording the strategy like
 	// Find.
-	Typing(ctx context.Context, target string, clear bool) (*selector.Typing, error)
+	Typing(ctx context.Context, target string, fill *string) (*selector.Typing, error)
 }
 
 // Scrolling is what an Exec offers a kind that scrolls until a condition.

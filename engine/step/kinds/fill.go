@@ -11,7 +11,7 @@ func init() {
 	step.Register(&step.Spec{
 		Kind:     "fill",
 		Synonyms: []string{"input", "type", "enter", "type_text", "input_text", "send_keys"},
-		Doc:      "Clear a field, then type a value into it. The only place secrets.* may be used. A covered field fails at once with target_covered.",
+		Doc:      "Clear a field, then type a value into it. The only place secrets.* may be used. A covered field fails at once with target_covered; a value the field would not keep (longer than its maxlength, not of a number, date, time, colour or range field's kind) fails invalid_params before anything is typed; a date, time, colour or range field is set as its picker sets it.",
 		Risk:     "write",
 		Acts:     true,
 		Fields: []step.Field{
@@ -27,7 +27,7 @@ func init() {
 			// Found, in view, enabled, not covered, focused and cleared in
 			// one round trip when the page can tell on its own, then typed
 			// into (see selector.Typing); else the way below, which waits.
-			ty, err := typing(ctx, x, s.Str("target"), true)
+			ty, err := typing(ctx, x, s.Str("target"), &value)
 			if err != nil {
 				return err
 			}

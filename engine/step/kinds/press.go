@@ -38,7 +38,7 @@ func init() {
 				// Found and focused in one round trip when the page can
 				// tell on its own (see selector.Typing); else the way
 				// below, which waits.
-				ty, err := typing(ctx, x, s.Str("target"), false)
+				ty, err := typing(ctx, x, s.Str("target"), nil)
 				if err != nil {
 					return err
 				}
