@@ -44,6 +44,12 @@ func (r *runner) planAhead(steps []*step.Step, k int) *readAhead {
 	if s.When != nil || !s.Spec.ReadsAhead {
 		return nil
 	}
+	return r.planAfter(steps, k)
+}
+
+// planAfter plans the extracts after index k of steps that a look may read
+// ahead (k -1: the ones steps start with); nil when there is none.
+func (r *runner) planAfter(steps []*step.Step, k int) *readAhead {
 	a := &readAhead{steps: steps, owner: k}
 	for j := k + 1; j < len(steps); j++ {
 		t := steps[j]
@@ -109,9 +115,34 @@ func (r *runner) resolveSpec(spec selector.ExtractSpec) (selector.ExtractSpec, e
 
 // owning is the read ahead the running step makes, nil when it makes none.
 func (r *runner) owning() *readAhead {
-	if a := r.ahead; a != nil && r.active == a.steps[a.owner] {
+	if a := r.ahead; a != nil && a.owner >= 0 && r.active == a.steps[a.owner] {
 		return a
 	}
+	return nil
+}
+
+// Arrive runs wait, which reads ahead the extracts steps start with as the
+// next page arrives; the next runSteps of steps uses them (step.Arriving).
+func (r *runner) Arrive(ctx context.Context, steps []*step.Step, wait func(rd *selector.Reads) error) error {
+	r.arrived = nil
+	var a *readAhead
+	if len(steps) > 0 {
+		a = r.planAfter(steps, -1)
+	}
+	var page *rod.Page
+	var rd *selector.Reads
+	if a != nil {
+		var err error
+		if page, err = r.Page(ctx); err != nil {
+			return err
+		}
+		rd = r.c.set.Selectors.PlanReads(page, a.specs)
+	}
+	if err := wait(rd); err != nil || rd == nil {
+		return err
+	}
+	r.keep(ctx, a, page, rd.Results())
+	r.arrived = a
 	return nil
 }
 

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
@@ -43,6 +44,22 @@ steps:
       max_pages: 3
       steps:
         - wait: {visible: ahead.rows}
+        - extract: {from: ahead.rows, fields: {name: ahead.name}, into: rows, append: true}
+        - extract: {from: ahead.heading, into: heading}
+output:
+  rows: ${{ vars.rows }}
+  heading: ${{ vars.heading }}
+`,
+		"direct": `name: direct
+description: Read three of ahead.html's pages of rows, without a wait.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/ahead.html?delay=0
+  - wait: {visible: ahead.rows}
+  - paginate:
+      next: ahead.more
+      max_pages: 3
+      steps:
         - extract: {from: ahead.rows, fields: {name: ahead.name}, into: rows, append: true}
         - extract: {from: ahead.heading, into: heading}
 output:
@@ -101,5 +118,22 @@ output:
 	}
 	if n != 6 {
 		t.Errorf("pages: %d extract records, want 6", n)
+	}
+
+	// Without a wait in the page's steps: the first page's rows read its
+	// heading ahead; each next page's two extracts were read by the
+	// paginate step (3) in the request that saw that page arrive.
+	env = h.OK(h.Call("direct", `{}`))
+	if got := names(env.Data["rows"]); got != "row 1;row 2;row 3;row 4;row 5;row 6;row 7;row 8;row 9;row 10;row 11;row 12;…" || env.Data["heading"] != "Ahead" {
+		t.Errorf("direct: %s", env.JSON())
+	}
+	var got []string
+	for _, s := range h.Trace(env).Steps {
+		if s.Kind == "extract" {
+			got = append(got, s.Path+"<"+s.ReadWith)
+		}
+	}
+	if want := []string{"3.1<", "3.2<3.1", "3.1<3", "3.2<3", "3.1<3", "3.2<3"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("direct: extracts (path<read_with) %v, want %v", got, want)
 	}
 }

@@ -38,6 +38,7 @@ type runner struct {
 	handled   []int      // how many times each of w.Handlers ran in this call
 	handling  bool       // a handler's steps are running (no handler runs inside them)
 	ahead     *readAhead // what the running step reads, or read, ahead for the steps after it
+	arrived   *readAhead // what Arrive read ahead for the next run of its steps
 }
 
 // failure is a step's error with the step that raised it.
@@ -82,8 +83,13 @@ func (r *runner) runSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 		defer r.pop()
 	}
 	// What a step read ahead is for its own list's next steps (ahead.go):
-	// not for steps nested in it, nor after steps nested here ran.
+	// not for steps nested in it, nor after steps nested here ran; what
+	// Arrive read is for the steps it was read for.
 	r.ahead = nil
+	if a := r.arrived; a != nil && len(steps) > 0 && &a.steps[0] == &steps[0] {
+		r.ahead = a
+	}
+	r.arrived = nil
 	defer func() { r.ahead = nil }()
 	for k, s := range steps {
 		if !r.ahead.covers(steps, k) {

@@ -281,10 +281,19 @@ func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObj
 		return true, err
 	}
 	res, err := evalOp(p, this, "pressed", map[string]any{}, true, false)
-	if err != nil || !res.Value.Get("missed").Bool() {
+	if err != nil {
 		return true, nil
 	}
-	if res.Value.Get("away").Bool() {
+	return pressJudged(ctx, res.Value, name, away)
+}
+
+// pressJudged is pressChecked's answer for v, page.js's answer of op
+// "pressed".
+func pressJudged(ctx context.Context, v gson.JSON, name string, away *int) (bool, error) {
+	if !v.Get("missed").Bool() {
+		return true, nil
+	}
+	if v.Get("away").Bool() {
 		if *away++; *away >= maxAway || ctx.Err() != nil {
 			return false, errs.New(errs.TargetCovered, "target %s: %d presses never reached its page: a frame from another site drawn over it took them "+
 				"(an ad or a widget that slides in: close it or wait it out first)", name, *away)
@@ -292,11 +301,11 @@ func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObj
 		return false, nil
 	}
 	if ctx.Err() != nil {
-		what := res.Value.Get("what").Str()
+		what := v.Get("what").Str()
 		if what == "" {
 			what = "something else"
 		}
-		if res.Value.Get("released").Bool() {
+		if v.Get("released").Bool() {
 			return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the page kept moving between pressing and releasing; the click went to %s and was held back (nothing was clicked)", name, what)
 		}
 		return false, errs.Wrap(errs.TargetCovered, ctx.Err(), "target %s: the page kept moving between aiming and pressing; the press landed on %s and was held back (nothing was clicked)", name, what)
@@ -715,6 +724,23 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 // requests; five on a page with frames from other sites, where the move is
 // checked, see moveTo). A move or press that missed readies it again.
 func (r *Ready) Click(ctx context.Context) error {
+	return r.ClickThen(ctx, nil)
+}
+
+// A MissedPress ends a wait that first asked whether the click just made
+// went to its element (WaitChanged's pressed): the page's guard held it
+// back, and nothing was clicked.
+type MissedPress struct{ answer gson.JSON }
+
+func (e *MissedPress) Error() string { return "the press did not reach its element" }
+
+// ClickThen is Click whose check that the click went to the element is
+// then (nil: the check alone): the wait that follows the click, which
+// first asks the page what its press came to (WaitChanged's pressed) and
+// fails with a *MissedPress when the guard held it back; the click is
+// then aimed and made again, and then runs again. One request fewer a
+// click than the check and the wait apart.
+func (r *Ready) ClickThen(ctx context.Context, then func(context.Context) error) error {
 	away := 0
 	for {
 		p := r.page.Context(ctx)
@@ -722,9 +748,22 @@ func (r *Ready) Click(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ok && then == nil {
 			done, err := pressChecked(ctx, p, nil, r.pt, r.name, &away)
 			if done || err != nil {
+				return err
+			}
+		}
+		if ok && then != nil {
+			if err := press(ctx, p, r.pt); err != nil || ctx.Err() != nil {
+				return err
+			}
+			err := then(ctx)
+			var mp *MissedPress
+			if !errors.As(err, &mp) {
+				return err
+			}
+			if _, err := pressJudged(ctx, mp.answer, r.name, &away); err != nil {
 				return err
 			}
 		}

@@ -134,6 +134,50 @@ func (m *Map) WaitAhead(ctx context.Context, page *rod.Page, conds []Cond, next 
 	return i, a.results(0), nil
 }
 
+// Reads is what a wait for a page to arrive (WaitChanged, WaitArrived)
+// reads ahead for the extracts the steps after it start with, in the
+// request that saw the page arrive.
+type Reads struct{ a *ahead }
+
+// PlanReads plans the reads of the extracts of specs that the page
+// answers alone; nil when there is none (or page is a frame's).
+func (m *Map) PlanReads(page *rod.Page, specs []ExtractSpec) *Reads {
+	if page.IsIframe() {
+		return nil
+	}
+	a := m.planAhead(specs)
+	if a == nil {
+		return nil
+	}
+	return &Reads{a: a}
+}
+
+// reqs are page.js's requests of r (nil r: none).
+func (r *Reads) reqs() []map[string]any {
+	if r == nil {
+		return nil
+	}
+	return r.a.reqs
+}
+
+// answered notes the texts of the look that ended the wait (nil: the page
+// that answered is not the one that arrived, so nothing was read).
+func (r *Reads) answered(texts gson.JSON, ok bool) {
+	if r == nil {
+		return
+	}
+	r.a.texts = nil
+	if ok {
+		r.a.texts = texts.Arr()
+	}
+}
+
+// Results are what was read, one per spec: nil where one was not read (see
+// ahead.results).
+func (r *Reads) Results() []*Extracted {
+	return r.a.results(0)
+}
+
 // emptyValue reports a single value read as nothing: an empty text, or
 // null (an attribute that is not there).
 func emptyValue(ex *Extracted) bool {

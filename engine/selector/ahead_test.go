@@ -151,9 +151,9 @@ l.rows_role:
 		if err := rd.Click(ctx); err != nil {
 			t.Fatalf("%s: click: %v", c.nav, err)
 		}
-		newDoc, _, err := WaitChanged(ctx, p, nil, rd.URL, rd.Text)
-		if err != nil || newDoc != c.newDoc {
-			t.Errorf("%s: WaitChanged: new document %v, %v; want %v", c.nav, newDoc, err, c.newDoc)
+		ch, err := WaitChanged(ctx, p, nil, Before{URL: rd.URL, Text: rd.Text}, nil)
+		if err != nil || ch.NewDoc != c.newDoc {
+			t.Errorf("%s: WaitChanged: new document %v, %v; want %v", c.nav, ch.NewDoc, err, c.newDoc)
 		}
 		rd, err = m.Ready(ctx, p, "l.next", ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: "l.rows_role"})
 		if err != nil || rd == nil || rd.Marked {
@@ -194,9 +194,9 @@ l.next:
 			cancel()
 			t.Fatalf("click: %v", err)
 		}
-		if newDoc, _, err := WaitChanged(ctx, p, nil, rd.URL, rd.Text); err != nil || newDoc {
+		if ch, err := WaitChanged(ctx, p, nil, Before{URL: rd.URL, Text: rd.Text}, nil); err != nil || ch.NewDoc {
 			cancel()
-			t.Fatalf("WaitChanged: new document %v, %v; want the list changed in place", newDoc, err)
+			t.Fatalf("WaitChanged: new document %v, %v; want the list changed in place", ch.NewDoc, err)
 		}
 		time.Sleep(1100 * time.Millisecond)
 		if late {

@@ -584,6 +584,15 @@ function (op, req, ...nodes) {
     for (const h of all(doc)) if (h.shadowRoot) obs.observe(h.shadowRoot, opts);
     return obs;
   };
+  // pressedOn is what the press watched on win came to (op "pressed"),
+  // and ends the watch.
+  const pressedOn = (w) => {
+    const rec = w[PRESS];
+    if (!rec) return { missed: false };
+    rec.off();
+    const away = rec.cross && !rec.state;
+    return { missed: away || rec.state === "missed" || rec.state === "released", released: rec.state === "released", away, what: rec.what };
+  };
   // On a page with frames from other sites (cross), a press the window
   // never saw went to one of them: the browser sends input to the process
   // it last drew at the point (a frame that slid over the element, or
@@ -749,6 +758,10 @@ function (op, req, ...nodes) {
     el.dispatchEvent(new Event("change", { bubbles: true }));
   };
 
+  // animating: a CSS animation or transition is running in d (one that
+  // may move what is about to be clicked).
+  const animating = (d) => !d.getAnimations || d.getAnimations().some((a) => a.playState === "running");
+
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
   // to stand still (a click), and report what stops the action. The point is in
@@ -813,8 +826,14 @@ function (op, req, ...nodes) {
       return describe(cover);
     };
     // Only a pointer action needs the element to stand still: a focus
-    // (fill, press) lands wherever it is (req.settle).
-    return (req.settle ? (scrolled && maySkip(shadowRoots()) ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
+    // (fill, press) lands wherever it is (req.settle). A click's element
+    // that was not scrolled, in a document where no CSS animation or
+    // transition is running, stands still already: its press goes out
+    // without waiting for a frame. Should a script move it meanwhile, the
+    // press guard (PRESS) holds back a press that lands elsewhere, and the
+    // click is aimed again.
+    const still = req.press && !scrolled && !background && !animating(el.ownerDocument);
+    return (req.settle && !still ? (scrolled && maySkip(shadowRoots()) ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
       // A pointer reaches only what is drawn inside the window: an element
@@ -1019,12 +1038,7 @@ function (op, req, ...nodes) {
       // navigated) is not a miss; nor is no press seen on a page without
       // such frames (a capturing listener of the page's own, registered
       // first, may stop it from reaching the guard: the page had it).
-      const w = (root ? root.ownerDocument : doc).defaultView;
-      const rec = w[PRESS];
-      if (!rec) return { missed: false };
-      rec.off();
-      const away = rec.cross && !rec.state;
-      return { missed: away || rec.state === "missed" || rec.state === "released", released: rec.state === "released", away, what: rec.what };
+      return pressedOn((root ? root.ownerDocument : doc).defaultView);
     }
 
     case "ready": {
@@ -1158,6 +1172,12 @@ function (op, req, ...nodes) {
         let top = null;
         try { top = window.top.document; } catch (e) { top = null; } // another site's frame
         if (doc !== top) return null;
+      }
+      // With req.pressed, first what the click just pressed came to (op
+      // "pressed"): a press the guard held back answers {pressed} at once.
+      if (req.pressed) {
+        const pr = pressedOn(doc.defaultView);
+        if (pr.missed) return { pressed: pr };
       }
       const old = root;
       let idleSince = performance.now();

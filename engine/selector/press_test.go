@@ -42,6 +42,24 @@ s.drop:
 			}
 			return rd.Click(ctx)
 		}},
+		// paginate's way: the wait after the click asks what the press
+		// came to in its first look.
+		{"ready click then a wait", func(ctx context.Context, p *rod.Page) error {
+			rd, err := m.Ready(ctx, p, "s.drop", ReadyOptions{})
+			if err != nil || rd == nil {
+				return fmt.Errorf("ready: %v, %v", rd, err)
+			}
+			waits := 0
+			err = rd.ClickThen(ctx, func(ctx context.Context) error {
+				waits++
+				_, err := WaitChanged(ctx, p, nil, Before{URL: "about:never", Pressed: true}, nil)
+				return err
+			})
+			if waits < 2 {
+				return fmt.Errorf("the wait ran %d times, want a second after the held-back press (%v)", waits, err)
+			}
+			return err
+		}},
 	} {
 		t.Run(c.what, func(t *testing.T) {
 			_, p := openReal(t, "/shift.html")

@@ -525,6 +525,9 @@ type scope struct {
 	this   *proto.RuntimeRemoteObject
 	within bool
 	frame  bool
+	// pressed: a wait in this scope first asks what a click's press came
+	// to (Before.Pressed).
+	pressed bool
 }
 
 // jsLoc is a Locator as page.js takes it.

@@ -346,12 +346,17 @@ func waitLook(ctx context.Context, sc scope, conds []map[string]any, slice, poll
 	if len(reads) > 0 {
 		req["reads"] = reads
 	}
+	if sc.pressed {
+		req["pressed"] = true
+	}
 	res, err := evalOp(sc.page.Context(ctx), sc.this, "wait", req, true, true)
 	switch {
 	case err != nil:
 		return -1, gson.JSON{}, err
 	case res.Value.Nil():
 		return -1, gson.JSON{}, nil
+	case res.Value.Has("pressed"):
+		return -1, gson.JSON{}, &MissedPress{answer: res.Value.Get("pressed")}
 	case len(reads) > 0 && res.Value.Has("reads"):
 		return res.Value.Get("i").Int(), res.Value.Get("reads"), nil
 	}
@@ -473,41 +478,74 @@ func (m *Map) waitFailed(ctx context.Context, page *rod.Page, conds []Cond, star
 	return errs.Wrap(errs.NavigationFailed, cause, "the network did not stay quiet for %s on %s within %s%s", c.Quiet, where, after, busy)
 }
 
+// A Change is how WaitChanged saw the page move on.
+type Change struct {
+	// NewDoc: another document replaced the old element's.
+	NewDoc bool
+	// ByURL: only the URL told it (the old document may still be shown
+	// while the new one commits).
+	ByURL bool
+	// Parsed: the new document was seen parsed to its end (the page's
+	// answer waits for that), so it has arrived (WaitArrived has nothing
+	// left to wait for).
+	Parsed bool
+}
+
+// Before is the state of the page a click must change (WaitChanged).
+type Before struct {
+	URL, Text string
+	// Pressed: the click was just pressed, and not checked yet
+	// (Ready.ClickThen): the page first answers what the press came to,
+	// and a press its guard held back ends the wait with a *MissedPress.
+	Pressed bool
+}
+
 // WaitChanged waits until the page moved on from a state seen before: its
-// URL is no longer url (a new document, or history.pushState), or el went
-// stale (detached, or its text is no longer text); el nil: the element
-// Map.Ready kept (ReadyOptions.Mark), on the page's current window. The
-// page answers it with a promise, once the task that changed it is over.
-// newDoc reports that another document replaced el's; byURL, that only
-// the URL told it (the old one may still be shown while the new one
-// commits).
-func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, url, text string) (newDoc, byURL bool, err error) {
+// URL is no longer b.URL (a new document, or history.pushState), or el
+// went stale (detached, or its text is no longer b.Text); el nil: the
+// element Map.Ready kept (ReadyOptions.Mark), on the page's current
+// window. The page answers it with a promise, once the task that changed
+// it is over. A new document seen parsed reads rd (nil: nothing) in the
+// same request.
+func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before, rd *Reads) (Change, error) {
+	url, text := b.URL, b.Text
 	sc := scope{page: page}
 	cond := []map[string]any{{"kind": "changed", "url": url, "text": text, "mark": true}, {"kind": "unmarked"}}
+	reads := rd.reqs()
 	if el != nil {
 		sc = scope{page: el.Page(), this: el.Object, within: true}
 		cond = []map[string]any{{"kind": "changed", "url": url, "text": text}}
+		reads = nil // read in the old element's document
 	}
+	sc.pressed = b.Pressed
 	for {
-		i, err := waitCondsPoll(ctx, sc, cond, maxWaitSlice, fastPoll)
+		i, texts, err := waitLook(ctx, sc, cond, maxWaitSlice, fastPoll, reads)
+		sc.pressed = false // asked once: the page's answer ended the watch
+		var mp *MissedPress
+		if errors.As(err, &mp) {
+			return Change{}, err
+		}
 		if ctx.Err() != nil {
-			return false, false, ctx.Err()
+			return Change{}, ctx.Err()
 		}
 		var nf *rod.ObjectNotFoundError
 		switch {
 		case err == nil && i == 0:
-			return false, false, nil // the same document changed
+			return Change{}, nil // the same document changed
 		case err == nil && i == 1:
-			return true, false, nil // no mark: another document
+			// No mark: another document, which answered once parsed (the
+			// page's check waits for a document still loading).
+			rd.answered(texts, len(reads) > 0)
+			return Change{NewDoc: true, Parsed: true}, nil
 		case errors.As(err, &nf):
-			return true, false, nil // the old element's document is gone: a new page
+			return Change{NewDoc: true}, nil // the old element's document is gone: a new page
 		case err != nil:
 			// The promise was dropped (a navigation): has the URL changed?
 			if info, ierr := page.Context(ctx).Info(); ierr == nil && info.URL != url {
-				return true, true, nil
+				return Change{NewDoc: true, ByURL: true}, nil
 			}
 			if !sleepCtx(ctx, fastPoll) {
-				return false, false, ctx.Err()
+				return Change{}, ctx.Err()
 			}
 		}
 	}
@@ -524,7 +562,7 @@ const (
 	settleRequests   = 5 * time.Second
 )
 
-// WaitArrived waits, once WaitChanged saw the page change, until the next
+// WaitArrived waits, once WaitChanged saw the page change (ch), until the next
 // page has finished arriving: a new document until its DOMContentLoaded
 // (a server-rendered page streamed slowly is read whole, never while
 // rows are still coming; with notURL, not while the page still has the
@@ -532,13 +570,19 @@ const (
 // phases: placeholder rows, then their details) until the requests it
 // began since mark (RequestMark before the click) have ended and its DOM
 // has not changed for settleQuiet after.
-func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string, mark uint64) error {
-	if newDoc {
-		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": 0, "url": notURL})
+//
+// The look that sees it arrived reads rd (nil: nothing) in the same task
+// (for a new document seen parsed, WaitChanged's look did).
+func WaitArrived(ctx context.Context, page *rod.Page, ch Change, notURL string, mark uint64, rd *Reads) error {
+	if ch.Parsed {
+		return nil
+	}
+	if ch.NewDoc {
+		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": 0, "url": notURL}, rd)
 	}
 	t := trafficOf(page)
 	if t == nil {
-		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": settleQuietBlind.Milliseconds()})
+		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": settleQuietBlind.Milliseconds()}, rd)
 	}
 	quiet := map[string]any{"kind": "settled", "quiet": settleQuiet.Milliseconds()}
 	bound := time.Now().Add(settleRequests)
@@ -551,7 +595,7 @@ func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string
 				return ctx.Err()
 			}
 		}
-		if err := settled(ctx, page, quiet); err != nil {
+		if err := settled(ctx, page, quiet, rd); err != nil {
 			return err
 		}
 		// A request the page began while its DOM stood still: its answer
@@ -562,15 +606,17 @@ func WaitArrived(ctx context.Context, page *rod.Page, newDoc bool, notURL string
 	}
 }
 
-// settled waits until the page's "settled" condition cond holds.
-func settled(ctx context.Context, page *rod.Page, cond map[string]any) error {
+// settled waits until the page's "settled" condition cond holds, and
+// reads rd with the look that saw it hold.
+func settled(ctx context.Context, page *rod.Page, cond map[string]any, rd *Reads) error {
 	sc := scope{page: page}
 	for {
-		i, err := waitCondsPoll(ctx, sc, []map[string]any{cond}, maxWaitSlice, fastPoll)
+		i, texts, err := waitLook(ctx, sc, []map[string]any{cond}, maxWaitSlice, fastPoll, rd.reqs())
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err == nil && i == 0 {
+			rd.answered(texts, rd != nil)
 			return nil
 		}
 		// Not yet, or a navigation dropped the promise: again, in the

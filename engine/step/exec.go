@@ -100,6 +100,16 @@ type Readying interface {
 	Typing(ctx context.Context, target string, fill *string) (*selector.Typing, error)
 }
 
+// Arriving is what an Exec offers a kind that waits for the next page its
+// steps read (paginate).
+type Arriving interface {
+	// Arrive runs wait, which waits for the page to arrive, reading rd
+	// with the look that saw it arrive (selector.WaitArrived): rd plans
+	// the extracts steps start with (nil: none to read), and the next run
+	// of steps uses what it read, as after a wait step.
+	Arrive(ctx context.Context, steps []*Step, wait func(rd *selector.Reads) error) error
+}
+
 // Scrolling is what an Exec offers a kind that scrolls until a condition.
 type Scrolling interface {
 	// ScrollWait waits, after a screen that reached the end of el (nil:

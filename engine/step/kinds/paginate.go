@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -90,22 +91,27 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 			} else if err := before.snapshot(ctx, x, marker); err != nil {
 				return err
 			}
-			if err := rd.Click(ctx); err != nil {
+			// The click, then the wait for the next page, which first asks
+			// whether the press went to next (one request for both).
+			err := rd.ClickThen(ctx, func(ctx context.Context) error {
+				return arrive(ctx, x, s.Steps("steps"), before, true)
+			})
+			if err != nil {
 				return err
 			}
-		} else {
-			el, err := nextControl(ctx, x, next)
-			if err != nil || el == nil {
-				return err
-			}
-			if err := before.snapshot(ctx, x, marker); err != nil {
-				return err
-			}
-			if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
-				return err
-			}
+			continue
 		}
-		if err := waitChanged(ctx, x, before); err != nil {
+		el, err := nextControl(ctx, x, next)
+		if err != nil || el == nil {
+			return err
+		}
+		if err := before.snapshot(ctx, x, marker); err != nil {
+			return err
+		}
+		if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
+			return err
+		}
+		if err := arrive(ctx, x, s.Steps("steps"), before, false); err != nil {
 			return err
 		}
 	}
@@ -204,9 +210,21 @@ func (st *pageState) snapshot(ctx context.Context, x step.Exec, marker string) e
 	return nil
 }
 
+// arrive waits for the next page of steps (waitChanged), reading ahead
+// the extracts steps start with when x offers it (step.Arriving).
+// With pressed, the click on next was just pressed and not checked yet:
+// the wait's first look asks what the press came to (selector.Before).
+func arrive(ctx context.Context, x step.Exec, steps []*step.Step, before pageState, pressed bool) error {
+	if a, ok := x.(step.Arriving); ok {
+		return a.Arrive(ctx, steps, func(rd *selector.Reads) error { return waitChanged(ctx, x, before, pressed, rd) })
+	}
+	return waitChanged(ctx, x, before, pressed, nil)
+}
+
 // waitChanged waits until the URL changed (a new document or pushState) or
-// the marker element went stale (detached, or its content replaced).
-func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
+// the marker element went stale (detached, or its content replaced), then
+// until the next page has arrived, reading rd as it does.
+func waitChanged(ctx context.Context, x step.Exec, before pageState, pressed bool, rd *selector.Reads) error {
 	page, err := x.Page(ctx)
 	if err != nil {
 		return err
@@ -216,16 +234,20 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState) error {
 	if el != nil {
 		el = el.Context(ctx)
 	}
-	newDoc, byURL, err := selector.WaitChanged(ctx, page, el, before.url, before.text)
+	ch, err := selector.WaitChanged(ctx, page, el, selector.Before{URL: before.url, Text: before.text, Pressed: pressed}, rd)
+	var mp *selector.MissedPress
+	if errors.As(err, &mp) {
+		return err // the click is made again (Ready.ClickThen)
+	}
 	if err != nil {
 		return timeoutErr(ctx, err, errs.NavigationFailed, "the page did not change within %s after clicking next", selector.Allowed(ctx, start))
 	}
 	// Then the next page whole: its document parsed to the end, or the
 	// changed list settled (see selector.WaitArrived).
 	notURL := ""
-	if byURL {
+	if ch.ByURL {
 		notURL = before.url
 	}
-	err = selector.WaitArrived(ctx, page, newDoc, notURL, before.mark)
+	err = selector.WaitArrived(ctx, page, ch, notURL, before.mark, rd)
 	return timeoutErr(ctx, err, errs.NavigationFailed, "the next page did not finish loading within %s after clicking next", selector.Allowed(ctx, start))
 }

@@ -8,7 +8,7 @@
 //
 //   go build -o /tmp/tw-old ./cmd/toolwright   (at the commit before)
 //   go build -o /tmp/tw-new ./cmd/toolwright
-//   node examples/bench/mcp-compare/abrealapps.mjs --old /tmp/tw-old --new /tmp/tw-new [--runs 11] [--only edit_page|read_page|list_tables]
+//   node examples/bench/mcp-compare/abrealapps.mjs --old /tmp/tw-old --new /tmp/tw-new [--runs 11] [--only edit_page|read_page|search_pages|list_tables]
 //
 // Each binary gets its own server per app, signed in once (untimed); the
 // write tools run with write_tools: enabled. The apps' addresses and
@@ -34,6 +34,7 @@ let n = 0;
 const actions = [
   { app: "mediawiki", tool: "edit_page", write: true, args: () => ({ title: "AB Page", text: `AB text ${++n}.`, summary: "ab" }) },
   { app: "mediawiki", tool: "read_page", temporary: true, args: () => ({ title: "Lighthouse 01" }) },
+  { app: "mediawiki", tool: "search_pages", temporary: true, args: () => ({ query: "keeper", page_size: 5, max_pages: 3 }) },
   // Each deletion deletes the page an untimed edit_page (re)made.
   { app: "mediawiki", tool: "delete_page", write: true, prep: { tool: "edit_page", args: () => ({ title: "AB Delete", text: `AB delete ${++n}.`, summary: "ab" }) }, args: () => ({ title: "AB Delete", reason: "ab" }) },
   { app: "phpmyadmin", tool: "insert_vessel", write: true, args: () => ({ name: `AB ${++n}`, kind: "tug", berth: 4, length_m: 12.5 }) },
