@@ -755,8 +755,11 @@ func (r *Ready) ClickThen(ctx context.Context, then func(context.Context) error)
 			}
 		}
 		if ok && then != nil {
-			if err := press(ctx, p, r.pt); err != nil || ctx.Err() != nil {
+			if err := press(ctx, p, r.pt); err != nil {
 				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err() // pressed, and no time left to see what it did
 			}
 			err := then(ctx)
 			var mp *MissedPress
