@@ -159,14 +159,17 @@ const pmaBox = (col) => `#insertForm [name="fields[multi_edit][0][${createHash("
 
 /** Signs a page in with the fewest round trips: the form filled and submitted by one script, then the next document. */
 async function floorSignIn(page, app) {
+  // Each document is used once parsed (DOMContentLoaded), as sign_in does:
+  // the forms and the signed-in pages' markers are in their HTML.
+  const dcl = { waitUntil: "domcontentloaded" };
   if (app === "mw") {
-    await page.goto(`${W}/index.php?title=Special:UserLogin`);
-    await Promise.all([page.waitForURL((u) => !u.href.includes("UserLogin")),
+    await page.goto(`${W}/index.php?title=Special:UserLogin`, dcl);
+    await Promise.all([page.waitForURL((u) => !u.href.includes("UserLogin"), dcl),
       typeAndSubmit(page, [["#wpName1", MW.user], ["#wpPassword1", MW.password]], "#wpLoginAttempt")]);
     return page.evaluate(() => document.querySelector("#pt-userpage a")?.textContent ?? "");
   }
-  await page.goto(`${P}/index.php`);
-  await Promise.all([page.waitForNavigation(),
+  await page.goto(`${P}/index.php`, dcl);
+  await Promise.all([page.waitForNavigation(dcl),
     typeAndSubmit(page, [["#input_username", PMA.user], ["#input_password", PMA.password]], "#input_go")]);
   await page.waitForSelector("#li_pma_version");
   return "signed in";
