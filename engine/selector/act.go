@@ -403,13 +403,17 @@ func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) erro
 	if err != nil || pt.Set {
 		return err
 	}
-	return typeInto(el.Page().Context(ctx), el.Object, value)
+	return typeInto(el.Page().Context(ctx), el.Object, value, o.Name)
 }
 
 // typeInto types value into el, focused and cleared: the text inserted as
 // by an IME (one request; the page fires beforeinput and input), then input
-// and change fired on el (one request), as rod's el.Input does.
-func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
+// and change fired on el (one request), as rod's el.Input does. A field of
+// target name that holds nothing of a value typed into it (its own script
+// threw the text away: a field that keeps digits only) fails invalid_params;
+// one whose script rewrote the text (upper case, a card number's spaces)
+// holds its rewrite.
+func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) error {
 	names := []string{"change"}
 	if value != "" {
 		if err := (proto.InputInsertText{Text: value}).Call(p); err != nil {
@@ -417,7 +421,11 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value string) error {
 		}
 		names = []string{"input", "change"}
 	}
-	_, err := evalOp(p, el, "events", map[string]any{"names": names}, true, false)
+	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value != ""}, true, false)
+	if err == nil && res.Value.Get("emptied").Bool() {
+		return errs.New(errs.InvalidParams, "target %s kept nothing of the value typed into it: the page's own script emptied the field "+
+			"(it takes only some characters, digits for instance); give a value the field accepts", name)
+	}
 	return err
 }
 
@@ -444,7 +452,8 @@ type Typing struct {
 
 	page *rod.Page
 	el   *proto.RuntimeRemoteObject
-	set  bool // the page set the fill's value (a picker field): nothing to type
+	name string // the target's, for messages
+	set  bool   // the page set the fill's value (a picker field): nothing to type
 }
 
 // Describe names the locator that matched, like Match.Describe.
@@ -458,7 +467,7 @@ func (t *Typing) Fill(ctx context.Context, value string) error {
 	if t.set {
 		return nil
 	}
-	return typeInto(t.page.Context(ctx), t.el, value)
+	return typeInto(t.page.Context(ctx), t.el, value, t.name)
 }
 
 // Press presses key in the readied element.
@@ -500,7 +509,7 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 			return nil, err
 		}
 		if res.Subtype == proto.RuntimeRemoteObjectSubtypeNode {
-			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, el: res}, nil
+			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, el: res, name: name}, nil
 		}
 		if res.Type != proto.RuntimeRemoteObjectTypeString {
 			return nil, errs.New(errs.Internal, "typing: the page answered a %s for %s", res.Type, name)
@@ -520,7 +529,7 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 		case pt.TooLong != nil || pt.Rejected != "":
 			return nil, pt.unfit(name, *fill)
 		case pt.Set:
-			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, set: true}, nil
+			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, name: name, set: true}, nil
 		case st.Fallback && from == 0 && st.I > 0:
 			from = st.I // that locator alone: readied if it still matches
 			continue

@@ -1148,10 +1148,14 @@ function (op, req, ...nodes) {
         out.background || out.gone || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
     }
 
-    case "events":
+    case "events": {
       // Fire events on the element (this) after typing: input, change.
+      // With req.typed (a value was typed): → {emptied} when a field's
+      // own script left it holding nothing of it.
       for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
-      return true;
+      const field = root.tagName === "INPUT" || root.tagName === "TEXTAREA";
+      return { emptied: !!req.typed && field && root.value === "" };
+    }
 
     case "wait": {
       // req: {conds: [cond], timeout (ms)}; cond: {kind: "visible"|"hidden"|"count", locs, many, min}

@@ -29,6 +29,7 @@ steps:
   - extract: {from: tr.fields.starts, attr: value, into: starts}
   - extract: {from: tr.fields.colour, attr: value, into: colour}
   - extract: {from: tr.fields.level, attr: value, into: level}
+  - extract: {from: tr.fields.phone, attr: value, into: phone}
   - extract: {from: tr.fields.log, into: log}
 output:
   title: ${{ vars.title }}
@@ -38,6 +39,7 @@ output:
   starts: ${{ vars.starts }}
   colour: ${{ vars.colour }}
   level: ${{ vars.level }}
+  phone: ${{ vars.phone }}
   log: ${{ vars.log }}
 `
 }
@@ -118,5 +120,11 @@ func TestFillOnlyWhatTheFieldTakes(t *testing.T) {
 				t.Errorf("after filling %s with %q the page's log %q has no %s", c.field, c.value, log, ev)
 			}
 		}
+	}
+	// A field whose own script keeps digits only: what it rewrote stands,
+	// and a value it threw away whole is not a fill that happened.
+	h.Code(h.Call("fill_field", args("phone", "call me")), "invalid_params", "target tr.fields.phone kept nothing of the value typed into it")
+	if fields, _ := fill("fill_field", "phone", "0-12 34"); fields["phone"] != "01234" {
+		t.Errorf("the digits-only field holds %q after 0-12 34, want 01234", fields["phone"])
 	}
 }
