@@ -3,6 +3,7 @@ package run_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/config"
@@ -135,5 +136,64 @@ output:
 	}
 	if want := []string{"3.1<", "3.2<3.1", "3.1<3", "3.2<3", "3.1<3", "3.2<3"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("direct: extracts (path<read_with) %v, want %v", got, want)
+	}
+}
+
+// TestPaginateArrivesWithItsList: a list paginated in place has arrived
+// once its rows stood still after the page's requests ended. On a page
+// that never stops moving (a script-driven ticker changes its DOM every
+// 16 ms), waiting for the whole DOM to be quiet never ended: the step ran
+// out of time (navigation_failed) though every page was there. A list
+// emptied at the press and drawn 120 ms later (after the 50 ms the DOM
+// stood still) was read empty: ok, with a page of rows missing.
+func TestPaginateArrivesWithItsList(t *testing.T) {
+	t.Parallel()
+	page := func(name, query, first string) string {
+		return `name: ` + name + `
+description: Read three pages of ahead.html's rows.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/ahead.html?delay=0&` + query + `
+  - wait: {visible: ahead.rows}
+  - paginate:
+      next: ahead.more
+      max_pages: 3
+      steps:` + first + `
+        - extract: {from: ahead.rows, fields: {name: ahead.name}, into: rows, append: true}
+    timeout: 5s
+output:
+  rows: ${{ vars.rows }}
+`
+	}
+	h := harness.New(t, map[string]string{
+		// The page's first extract is read as the page arrives.
+		"busy": page("busy", "busy=1", ""),
+		// A wait first: nothing is read ahead, the list is still watched.
+		"busywait": page("busywait", "busy=1", "\n        - wait: {visible: ahead.rows}"),
+		"late":     page("late", "redraw=120", ""),
+		// Next found by its role: clicked the other way, the list watched too.
+		"laterole": strings.Replace(page("laterole", "redraw=120", ""), "next: ahead.more", "next: ahead.more_role", 1),
+	}, func(c *config.Config) {
+		harness.AddSelectors(t, c, "ahead.rows:\n  css: \"#rows li.row\"\n  many: true\nahead.name:\n  within: ahead.rows\n  css: .name\nahead.more:\n  css: \"#more\"\nahead.more_role:\n  role: button\n  name: More\n")
+	})
+	for _, name := range []string{"busy", "busywait", "late", "laterole"} {
+		env := h.Call(name, `{}`)
+		if !env.OK {
+			t.Errorf("%s: %s", name, env.JSON())
+			continue
+		}
+		b, _ := json.Marshal(env.Data["rows"])
+		var l struct {
+			Items     []struct{ Name string }
+			Truncated bool
+		}
+		_ = json.Unmarshal(b, &l)
+		var got []string
+		for _, it := range l.Items {
+			got = append(got, it.Name)
+		}
+		if want := "[row 1 row 2 row 3 row 4 row 5 row 6 row 7 row 8 row 9 row 10 row 11 row 12]"; fmt.Sprint(got) != want || !l.Truncated {
+			t.Errorf("%s: rows %v (truncated %v), want %s (truncated)", name, got, l.Truncated, want)
+		}
 	}
 }

@@ -854,6 +854,11 @@ func (r *runner) targetPage(ctx context.Context, name string) (string, *rod.Page
 	return name, page, err
 }
 
+// List is the many target name as the page watches it (step.Readying).
+func (r *runner) List(name string) selector.List {
+	return r.c.set.Selectors.List(name)
+}
+
 // targetName resolves a target field: a selector-map name as written, or
 // ${{ params.NAME }} of a type: target parameter, whose argument the schema
 // restricted to the names under its prefix.

@@ -634,9 +634,14 @@ type Ready struct {
 	page *rod.Page
 	name string
 	pt   point
+	list List // the marked list (ReadyOptions.MarkTarget)
 	// again readies the target anew (a mouse move that missed it).
 	again func(context.Context) (*Ready, error)
 }
+
+// List is the list the click must change, as Before.List takes it: the
+// many target ReadyOptions.MarkTarget when it was marked (none otherwise).
+func (r *Ready) List() List { return r.list }
 
 // Describe names the locator that matched, like Match.Describe.
 func (r *Ready) Describe() string {
@@ -707,6 +712,9 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	}
 	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page, name: name,
 		Marked: v.Get("marked").Bool(), URL: v.Get("url").Str(), Text: v.Get("text").Str()}
+	if r.Marked {
+		r.list = m.List(o.MarkTarget)
+	}
 	r.pt = pointOf(v)
 	r.again = func(ctx context.Context) (*Ready, error) { return m.Ready(ctx, page, name, o) }
 	switch {
@@ -804,6 +812,20 @@ func (m *Map) markLocs(name string) ([]jsLoc, bool) {
 	}
 	locs := locsBeforeRole(t)
 	return locs, len(locs) == len(t.Locators) && len(locs) > 0
+}
+
+// List is the many target name as Before.List takes it: the zero List
+// when there is none or the page cannot find it alone (a role locator, a
+// frame or within).
+func (m *Map) List(name string) List {
+	if name == "" {
+		return List{}
+	}
+	locs, ok := m.markLocs(name)
+	if !ok {
+		return List{}
+	}
+	return List{locs: locs}
 }
 
 // pageLocs are the locators of a one-element target that the page runs

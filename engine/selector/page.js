@@ -1198,6 +1198,9 @@ function (op, req, ...nodes) {
       // would be over (rather than at the next poll).
       let wake = null;
       let wakeIn = () => {};
+      // The settled condition's list: its rows' text, and since when.
+      let listSig = null;
+      let listSince = 0;
       const holds = (c) => {
         switch (c.kind) {
           case "present": return !!first(c.locs, c.within ? old : null, c.many, false);
@@ -1245,10 +1248,25 @@ function (op, req, ...nodes) {
           case "grown": return scrolledHeight(old) !== c.height;
           // The page arrived (the document is past loading: see check) and
           // its DOM has not changed for c.quiet ms; not while it still has
-          // the URL c.url (a document about to be replaced).
+          // the URL c.url (a document about to be replaced). With c.list,
+          // the rows a next page shows: once they have not changed for
+          // c.steady ms, though the rest of the page may never stand
+          // still; while there is no row, not before c.steadyEmpty ms (a
+          // list just emptied is most often still to be drawn).
           case "settled": {
             if (c.url && location.href === c.url) return false;
-            const left = c.quiet - (performance.now() - changedAt);
+            const now = performance.now();
+            let left = c.quiet - (now - changedAt);
+            if (c.list) {
+              const m = first(c.list, null, true, false);
+              const sig = m ? m.els.length + "\n" + m.els.map((e) => e.textContent).join("\n") : "";
+              if (sig !== listSig) {
+                listSig = sig;
+                listSince = now;
+              }
+              const still = now - listSince;
+              left = m ? Math.min(left, c.steady - still) : Math.max(left, c.steadyEmpty - still);
+            }
             if (left > 0) wakeIn(left);
             return left <= 0;
           }
@@ -1272,7 +1290,7 @@ function (op, req, ...nodes) {
         };
         return unskipFor ? withUnskipped(each) : each();
       };
-      const unskipFor = req.conds.some((c) => c.kind === "text" || textual(c.locs));
+      const unskipFor = req.conds.some((c) => c.kind === "text" || textual(c.locs) || textual(c.list));
       // With req.reads (extract requests, the page's own document), the
       // answer once a condition held is {i, reads}: those extracts read in
       // the same task as the look that saw it hold (readAll).

@@ -489,7 +489,13 @@ type Change struct {
 	// answer waits for that), so it has arrived (WaitArrived has nothing
 	// left to wait for).
 	Parsed bool
+	list   []jsLoc // Before.List, in the same document
 }
+
+// A List is the list of rows a click on a next-page control must change
+// (Ready.List): a page that changed in place has arrived once that list
+// stood still (WaitArrived), though other parts of the page still move.
+type List struct{ locs []jsLoc }
 
 // Before is the state of the page a click must change (WaitChanged).
 type Before struct {
@@ -498,6 +504,8 @@ type Before struct {
 	// (Ready.ClickThen): the page first answers what the press came to,
 	// and a press its guard held back ends the wait with a *MissedPress.
 	Pressed bool
+	// List: the rows the next page shows (the zero List: none known).
+	List List
 }
 
 // WaitChanged waits until the page moved on from a state seen before: its
@@ -531,7 +539,7 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before,
 		var nf *rod.ObjectNotFoundError
 		switch {
 		case err == nil && i == 0:
-			return Change{}, nil // the same document changed
+			return Change{list: b.List.locs}, nil // the same document changed
 		case err == nil && i == 1:
 			// No mark: another document, which answered once parsed (the
 			// page's check waits for a document still loading).
@@ -553,13 +561,19 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before,
 
 // A single-page app's changed list has arrived once nothing the page
 // asked for since the click is still coming (at most settleRequests: a
-// page that polls always has another) and its DOM has stood still for
-// settleQuiet after; a page whose requests are not watched, once its DOM
-// stood still for settleQuietBlind.
+// page that polls always has another) and, after, its DOM has stood still
+// for settleQuiet or the list of rows the steps read (Before.List) for
+// settleSteady (settleSteadyEmpty while it has no row): a page that never
+// stops moving (a ticker, an animation run by script) has arrived when
+// its list has. A page whose requests are not watched has arrived once
+// its DOM stood still for settleQuietBlind (a list standing still may be
+// a "loading" row while its request is out).
 const (
-	settleQuiet      = 50 * time.Millisecond
-	settleQuietBlind = 100 * time.Millisecond
-	settleRequests   = 5 * time.Second
+	settleQuiet       = 50 * time.Millisecond
+	settleSteady      = 30 * time.Millisecond
+	settleSteadyEmpty = 500 * time.Millisecond
+	settleQuietBlind  = 100 * time.Millisecond
+	settleRequests    = 5 * time.Second
 )
 
 // WaitArrived waits, once WaitChanged saw the page change (ch), until the next
@@ -569,7 +583,8 @@ const (
 // old URL); the same document (a single-page app that fills the list in
 // phases: placeholder rows, then their details) until the requests it
 // began since mark (RequestMark before the click) have ended and its DOM
-// has not changed for settleQuiet after.
+// has not changed for settleQuiet after, or the list of rows it read
+// stood still (see settleSteady).
 //
 // The look that sees it arrived reads rd (nil: nothing) in the same task
 // (for a new document seen parsed, WaitChanged's look did).
@@ -585,6 +600,9 @@ func WaitArrived(ctx context.Context, page *rod.Page, ch Change, notURL string, 
 		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": settleQuietBlind.Milliseconds()}, rd)
 	}
 	quiet := map[string]any{"kind": "settled", "quiet": settleQuiet.Milliseconds()}
+	if len(ch.list) > 0 {
+		quiet["list"], quiet["steady"], quiet["steadyEmpty"] = ch.list, settleSteady.Milliseconds(), settleSteadyEmpty.Milliseconds()
+	}
 	bound := time.Now().Add(settleRequests)
 	for {
 		if left := time.Until(bound); left > 0 {

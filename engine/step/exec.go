@@ -98,6 +98,9 @@ type Readying interface {
 	// can find it alone (selector.Map.Typing), recording the strategy like
 	// Find.
 	Typing(ctx context.Context, target string, fill *string) (*selector.Typing, error)
+	// List is the many target as a wait for the next page watches it
+	// (selector.Map.List).
+	List(target string) selector.List
 }
 
 // Arriving is what an Exec offers a kind that waits for the next page its

@@ -19,8 +19,8 @@ func init() {
 		Doc: "Run steps on each result page, clicking next between pages, at most max_pages pages. " +
 			"It checks that the page really changed after next (a new URL, or the first match of the " +
 			"list the steps read going stale), reads it once it arrived (a new document parsed to its end; " +
-			"a list changed in place once the requests the page began since the click ended and its DOM " +
-			"stood still), stops when next is missing or disabled, and marks the " +
+			"a list changed in place once the requests the page began since the click ended and the list's " +
+			"rows, or the whole DOM, stood still), stops when next is missing or disabled, and marks the " +
 			"lists it filled truncated when it stopped at max_pages while a next page existed.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
 			return sc.InLoop(loopPage)
@@ -87,7 +87,7 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 				return nil
 			}
 			if rd.Marked {
-				before.url, before.text = rd.URL, rd.Text
+				before.url, before.text, before.list = rd.URL, rd.Text, rd.List()
 			} else if err := before.snapshot(ctx, x, marker); err != nil {
 				return err
 			}
@@ -177,16 +177,21 @@ type pageState struct {
 	url  string
 	el   *rod.Element // the marker's first match; nil: the one Ready kept on the page
 	text string
-	mark uint64 // the page's requests before next was clicked (selector.RequestMark)
+	mark uint64        // the page's requests before next was clicked (selector.RequestMark)
+	list selector.List // the marked list (Ready.List), watched as the next page arrives
 }
 
 // snapshot finds the marker's first match (or the body), what going stale
 // shows the page changed, and reads its text and the page's URL: the way
-// when Ready could not keep the marker on the page.
+// when Ready could not keep the marker on the page. The marker's list is
+// watched as the next page arrives when the page can find it alone.
 func (st *pageState) snapshot(ctx context.Context, x step.Exec, marker string) error {
 	page, err := x.Page(ctx)
 	if err != nil {
 		return err
+	}
+	if r, ok := x.(step.Readying); ok {
+		st.list = r.List(marker)
 	}
 	if marker != "" {
 		if m, err := x.Find(ctx, marker, step.FindOpt{Once: true, First: true, Quiet: true}); err == nil {
@@ -234,7 +239,7 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState, pressed boo
 	if el != nil {
 		el = el.Context(ctx)
 	}
-	ch, err := selector.WaitChanged(ctx, page, el, selector.Before{URL: before.url, Text: before.text, Pressed: pressed}, rd)
+	ch, err := selector.WaitChanged(ctx, page, el, selector.Before{URL: before.url, Text: before.text, Pressed: pressed, List: before.list}, rd)
 	var mp *selector.MissedPress
 	if errors.As(err, &mp) {
 		return err // the click is made again (Ready.ClickThen)
