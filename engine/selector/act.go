@@ -108,11 +108,16 @@ func (pt point) unfit(name, value string) error {
 		return errs.New(errs.InvalidParams, "target %s takes at most %d characters (its maxlength) and the value has %d, "+
 			"so the browser would cut it: nothing was typed; give a shorter value", name, *pt.TooLong, pt.Len)
 	}
-	if r := []rune(value); len(r) > 60 {
-		value = string(r[:60]) + "…"
-	}
 	return errs.New(errs.InvalidParams, "target %s is a %s field and does not take %q (it would hold %q): nothing was typed; give %s",
-		name, pt.Rejected, value, pt.Kept, fieldKinds[pt.Rejected])
+		name, pt.Rejected, clipped(value), pt.Kept, fieldKinds[pt.Rejected])
+}
+
+// clipped is a value for a message: its first 60 characters, then "…".
+func clipped(s string) string {
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return s
 }
 
 // fieldKinds says what each kind of field that keeps only its own values
@@ -409,10 +414,11 @@ func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) erro
 // typeInto types value into el, focused and cleared: the text inserted as
 // by an IME (one request; the page fires beforeinput and input), then input
 // and change fired on el (one request), as rod's el.Input does. A field of
-// target name that holds nothing of a value typed into it (its own script
-// threw the text away: a field that keeps digits only) fails invalid_params;
-// one whose script rewrote the text (upper case, a card number's spaces)
-// holds its rewrite.
+// target name whose own script threw away the value typed into it, whole
+// or some of its letters and digits (a field that keeps digits only),
+// fails invalid_params; one whose script rewrote the text (upper case, a
+// card number's spaces, a mask's dashes, bullets in place of digits) holds
+// its rewrite.
 func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) error {
 	names := []string{"change"}
 	if value != "" {
@@ -421,12 +427,21 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 		}
 		names = []string{"input", "change"}
 	}
-	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value != ""}, true, false)
-	if err == nil && res.Value.Get("emptied").Bool() {
-		return errs.New(errs.InvalidParams, "target %s kept nothing of the value typed into it: the page's own script emptied the field "+
-			"(it takes only some characters, digits for instance); give a value the field accepts", name)
+	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value}, true, false)
+	if err != nil {
+		return err
 	}
-	return err
+	const accepts = "(it takes only some characters, digits for instance); give a value the field accepts"
+	switch v := res.Value; {
+	case v.Get("emptied").Bool():
+		return errs.New(errs.InvalidParams, "target %s kept nothing of the value typed into it: the page's own script emptied the field "+accepts, name)
+	case v.Get("partial").Bool() && v.Get("held").Nil():
+		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it: the page's own script dropped some of its letters or digits "+accepts, name)
+	case v.Get("partial").Bool():
+		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it (it holds %q): the page's own script dropped some of its letters or digits "+accepts,
+			name, clipped(v.Get("held").Str()))
+	}
+	return nil
 }
 
 // Press focuses el and presses key in it.

@@ -953,6 +953,23 @@ function (op, req, ...nodes) {
   // readAll reads the extracts of reqs (op "extract"'s requests, in the
   // page's own document) in this one task → their texts, null for one that
   // threw.
+  // keepsAll reports whether a field holding held kept every letter and
+  // digit of typed, in order: what its script may rewrite (case, accents,
+  // spaces and punctuation, a mask's added characters, a masking
+  // character such as • in place of one) and what it threw away.
+  const MASKING = "*\u2022\u25cf\u2219\u00b7\u25e6";
+  const fold = (t) => t.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+  const keepsAll = (typed, held) => {
+    const have = [...fold(held)];
+    let j = 0;
+    for (const c of fold(typed)) {
+      if (!/[\p{L}\p{N}]/u.test(c)) continue;
+      while (j < have.length && have[j] !== c && !MASKING.includes(have[j])) j++;
+      if (j >= have.length) return false;
+      j++;
+    }
+    return true;
+  };
   const readAll = (reqs) => reqs.map((r) => { try { return extractOne(r, null); } catch (e) { return null; } });
 
   switch (op) {
@@ -1150,11 +1167,16 @@ function (op, req, ...nodes) {
 
     case "events": {
       // Fire events on the element (this) after typing: input, change.
-      // With req.typed (a value was typed): → {emptied} when a field's
-      // own script left it holding nothing of it.
+      // With req.typed (the value typed): → {emptied} when a field's own
+      // script left it holding nothing of it, {partial, held} when it
+      // threw some of its letters or digits away (held: what the field
+      // holds, null for a password).
       for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
       const field = root.tagName === "INPUT" || root.tagName === "TEXTAREA";
-      return { emptied: !!req.typed && field && root.value === "" };
+      if (!field || !req.typed) return {};
+      const held = root.value;
+      if (held === "") return { emptied: true };
+      return keepsAll(req.typed, held) ? {} : { partial: true, held: root.type === "password" ? null : held };
     }
 
     case "wait": {

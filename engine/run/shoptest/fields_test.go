@@ -2,6 +2,7 @@ package shoptest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/result"
@@ -30,6 +31,8 @@ steps:
   - extract: {from: tr.fields.colour, attr: value, into: colour}
   - extract: {from: tr.fields.level, attr: value, into: level}
   - extract: {from: tr.fields.phone, attr: value, into: phone}
+  - extract: {from: tr.fields.code, attr: value, into: code}
+  - extract: {from: tr.fields.card, attr: value, into: card}
   - extract: {from: tr.fields.log, into: log}
 output:
   title: ${{ vars.title }}
@@ -40,6 +43,8 @@ output:
   colour: ${{ vars.colour }}
   level: ${{ vars.level }}
   phone: ${{ vars.phone }}
+  code: ${{ vars.code }}
+  card: ${{ vars.card }}
   log: ${{ vars.log }}
 `
 }
@@ -126,5 +131,24 @@ func TestFillOnlyWhatTheFieldTakes(t *testing.T) {
 	h.Code(h.Call("fill_field", args("phone", "call me")), "invalid_params", "target tr.fields.phone kept nothing of the value typed into it")
 	if fields, _ := fill("fill_field", "phone", "0-12 34"); fields["phone"] != "01234" {
 		t.Errorf("the digits-only field holds %q after 0-12 34, want 01234", fields["phone"])
+	}
+	// Some of its letters or digits thrown away is not a fill that
+	// happened either (it held 12 and answered ok); a password field's
+	// value is not said.
+	h.Code(h.Call("fill_field", args("phone", "a1b2")), "invalid_params", `target tr.fields.phone kept only part of the value typed into it (it holds "12")`)
+	env := h.Code(h.Call("fill_field", args("pin", "12ab")), "invalid_params", "target tr.fields.pin kept only part of the value typed into it: the page's own script dropped")
+	if strings.Contains(env.Message, "12") {
+		t.Errorf("the password field's value is in the message: %s", env.Message)
+	}
+	// What a script rewrites stands: upper case, dashes, accents, bullets
+	// in place of digits.
+	for _, c := range []struct{ field, value, want string }{
+		{"code", "abc 123 x", "ABC-123-X"},
+		{"code", "Café9", "CAF-E9"},
+		{"card", "4111 1111 1111 1234", "••••••••••••1234"},
+	} {
+		if fields, _ := fill("fill_field", c.field, c.value); fields[c.field] != c.want {
+			t.Errorf("%s holds %q after %q, want %q", c.field, fields[c.field], c.value, c.want)
+		}
 	}
 }
