@@ -598,6 +598,12 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 			break
 		}
 	}
+	// An option marked aria-disabled ignores a click: nothing would be chosen.
+	if res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false); err != nil {
+		return err
+	} else if off := offOf(res.Value); off != "" {
+		return offOption(res.Value, o.Name, value, off)
+	}
 	opt, err := evalOp(p, el.Object, "option", map[string]any{"value": value}, false, false)
 	if err != nil {
 		return err
@@ -618,13 +624,36 @@ func chosen(v gson.JSON, name, value string) error {
 	if v.Get("done").Bool() {
 		return nil
 	}
+	if off := offOf(v); off != "" {
+		return offOption(v, name, value, off)
+	}
 	return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", name, value, optionNames(v))
 }
 
+// offOf is why page.js's select answer v says its option cannot be
+// chosen ("disabled", "hidden"); "" when it can or there is none.
+func offOf(v gson.JSON) string {
+	if off := v.Get("off"); !off.Nil() {
+		return off.Str()
+	}
+	return ""
+}
+
+// offOption is the error of an option a person cannot choose (off:
+// "disabled" or "hidden"), page.js's select answer v naming those that can
+// be: nothing was chosen.
+func offOption(v gson.JSON, name, value, off string) error {
+	return errs.New(errs.InvalidParams, "target %s's option %q is %s: a person cannot choose it (options that can be chosen: %s); nothing was chosen",
+		name, clipped(value), off, namesOf(v.Get("can")))
+}
+
 // optionNames lists the option names of page.js's select answer v.
-func optionNames(v gson.JSON) string {
+func optionNames(v gson.JSON) string { return namesOf(v.Get("names")) }
+
+// namesOf joins a list of names for a message.
+func namesOf(l gson.JSON) string {
 	var out []string
-	for _, n := range v.Get("names").Arr() {
+	for _, n := range l.Arr() {
 		out = append(out, n.Str())
 	}
 	return strings.Join(out, ", ")

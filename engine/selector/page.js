@@ -903,10 +903,15 @@ function (op, req, ...nodes) {
 
   // A native <select>'s option chosen by value or label, input and change
   // fired: {native, done} | {native, names} (no such option).
+  // A native option a person can choose: not disabled (nor its group), not
+  // hidden from the list.
+  const choosable = (o) => !o.disabled && !o.hidden && !(o.parentElement && o.parentElement.tagName === "OPTGROUP" && o.parentElement.disabled);
   const chooseNative = (el, value) => {
     const opts = Array.from(el.options || []);
     const o = opts.find((o) => o.value === value) || opts.find((o) => norm(o.label || o.text) === norm(value));
-    if (!o) return { native: true, names: opts.map((o) => norm(o.label || o.text)) };
+    const nameOf = (o) => norm(o.label || o.text);
+    if (!o) return { native: true, names: opts.map(nameOf) };
+    if (!choosable(o)) return { native: true, off: o.hidden ? "hidden" : "disabled", can: opts.filter(choosable).map(nameOf) };
     el.value = o.value;
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new Event("change", { bubbles: true }));
@@ -978,11 +983,17 @@ function (op, req, ...nodes) {
 
     case "select": {
       // A native <select>: choose by value or label at once. Else report
-      // the ARIA listbox's state: {aria, open, option (the element)}.
+      // the ARIA listbox's state: {aria, open, names, listbox; off when
+      // the option req.value is marked aria-disabled, can: the names of
+      // the options that are not}.
       const el = root;
       if (el.tagName === "SELECT") return chooseNative(el, req.value);
       const lb = listboxOf(el);
-      return { aria: true, open: !!lb && visible(lb), names: lb ? optionsOf(lb).map(accName) : [], listbox: !!lb };
+      const opts = lb ? optionsOf(lb) : [];
+      const offOpt = (o) => o.getAttribute("aria-disabled") === "true";
+      const o = optionNamed(el, req.value);
+      return { aria: true, open: !!lb && visible(lb), names: opts.map(accName), listbox: !!lb,
+        off: o && offOpt(o) ? "disabled" : "", can: opts.filter((x) => !offOpt(x)).map(accName) };
     }
 
     case "option":

@@ -11,7 +11,7 @@ func init() {
 	step.Register(&step.Spec{
 		Kind:      "select",
 		Synonyms:  []string{"choose", "pick", "dropdown"},
-		Doc:       "Choose an option of a <select> by its value or its visible label, or of an ARIA combobox or listbox by the option's accessible name (the control is opened, the option clicked).",
+		Doc:       "Choose an option of a <select> by its value or its visible label, or of an ARIA combobox or listbox by the option's accessible name (the control is opened, the option clicked). An option a person cannot choose (disabled, in a disabled group, hidden, aria-disabled) fails invalid_params.",
 		Risk:      "write",
 		Acts:      true,
 		Navigates: true,
