@@ -173,10 +173,12 @@ output:
 		"late":     page("late", "redraw=120", ""),
 		// Next found by its role: clicked the other way, the list watched too.
 		"laterole": strings.Replace(page("laterole", "redraw=120", ""), "next: ahead.more", "next: ahead.more_role", 1),
+		// Next drawn again 80 ms after the rows: not the last page.
+		"pager": page("pager", "pager=80", ""),
 	}, func(c *config.Config) {
 		harness.AddSelectors(t, c, "ahead.rows:\n  css: \"#rows li.row\"\n  many: true\nahead.name:\n  within: ahead.rows\n  css: .name\nahead.more:\n  css: \"#more\"\nahead.more_role:\n  role: button\n  name: More\n")
 	})
-	for _, name := range []string{"busy", "busywait", "late", "laterole"} {
+	for _, name := range []string{"busy", "busywait", "late", "laterole", "pager"} {
 		env := h.Call(name, `{}`)
 		if !env.OK {
 			t.Errorf("%s: %s", name, env.JSON())

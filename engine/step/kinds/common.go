@@ -95,6 +95,18 @@ func poll(ctx context.Context, check func() (bool, error)) error {
 	}
 }
 
+// sleepFor waits d; false when ctx ended first.
+func sleepFor(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // pagePath is the path of the page's URL, for messages.
 func pagePath(p *rod.Page) string {
 	info, err := p.Info()

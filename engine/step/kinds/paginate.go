@@ -20,7 +20,7 @@ func init() {
 			"It checks that the page really changed after next (a new URL, or the first match of the " +
 			"list the steps read going stale), reads it once it arrived (a new document parsed to its end; " +
 			"a list changed in place once the requests the page began since the click ended and the list's " +
-			"rows, or the whole DOM, stood still), stops when next is missing or disabled, and marks the " +
+			"rows, or the whole DOM, stood still), stops when next is disabled or stays missing (two looks 250 ms apart), and marks the " +
 			"lists it filled truncated when it stopped at max_pages while a next page existed.",
 		Scope: func(_ *step.Step, sc tmpl.Scope) tmpl.Scope {
 			return sc.InLoop(loopPage)
@@ -127,10 +127,21 @@ func hasNext(ctx context.Context, x step.Exec, next string) (bool, error) {
 	return el != nil, err
 }
 
-// nextControl finds the next control once: nil when it is missing or
-// disabled (there is no next page).
+// nextGone is how long the next control must stay missing for the page
+// to be the last: a pager drawn a moment after its list (or a role
+// locator's accessibility tree not yet updated) is not the end.
+const nextGone = 250 * time.Millisecond
+
+// nextControl finds the next control: nil when it is disabled, or missing
+// at two looks nextGone apart (there is no next page).
 func nextControl(ctx context.Context, x step.Exec, next string) (*rod.Element, error) {
 	m, err := x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
+	if errs.CodeOf(err) == errs.TargetNotFound {
+		if !sleepFor(ctx, nextGone) {
+			return nil, ctx.Err()
+		}
+		m, err = x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
+	}
 	if errs.CodeOf(err) == errs.TargetNotFound {
 		return nil, nil
 	}

@@ -19,14 +19,10 @@ func init() {
 		},
 		Example: "sleep: 500ms",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			t := time.NewTimer(s.Dur("duration"))
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
+			if !sleepFor(ctx, s.Dur("duration")) {
 				return ctx.Err()
-			case <-t.C:
-				return nil
 			}
+			return nil
 		},
 	})
 }
