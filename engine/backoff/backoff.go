@@ -1,7 +1,8 @@
 // Package backoff is the one wait between attempts that polls something
 // another process holds (a lease, a lock): each pause doubles up to a cap,
 // optionally jittered so several waiters do not poll in step, and ends
-// early when its context does.
+// early when its context does. Wait is the plain pause of that kind: one
+// length, ended by the context.
 package backoff
 
 import (
@@ -48,6 +49,22 @@ func (b *Backoff) Sleep(ctx context.Context, stop <-chan struct{}) bool {
 	case <-ctx.Done():
 		return false
 	case <-stop:
+		return false
+	}
+}
+
+// Wait waits d and reports true, or false as soon as ctx ends (at once when
+// it has ended, whatever d).
+func Wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
 		return false
 	}
 }

@@ -47,3 +47,16 @@ func TestSleepEnds(t *testing.T) {
 		t.Error("Sleep with stop closed returned true")
 	}
 }
+
+// TestWaitEnds: Wait waits d and returns true, and returns false at once
+// when the context has ended (an hour's wait, or none at all).
+func TestWaitEnds(t *testing.T) {
+	if !Wait(context.Background(), time.Millisecond) || !Wait(context.Background(), 0) {
+		t.Fatal("a wait that ran out returned false")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if Wait(ctx, time.Hour) || Wait(ctx, 0) {
+		t.Error("Wait on an ended context returned true")
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/result"
@@ -197,7 +198,7 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 		if !e.Retryable || a == attempts || ctx.Err() != nil {
 			break
 		}
-		if !sleep(ctx, s.Retry.Backoff) {
+		if !backoff.Wait(ctx, s.Retry.Backoff) {
 			break
 		}
 	}
@@ -552,20 +553,6 @@ func (r *runner) classify(callCtx, stepCtx context.Context, s *step.Step, err er
 		return errs.Wrap(errs.TargetNotFound, err, "%s is not interactable (hidden or covered)", what)
 	}
 	return errs.Wrap(errs.Internal, err, "internal error; the trace has the details")
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // --- step.Exec -------------------------------------------------------------

@@ -17,6 +17,7 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/cdp"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -131,7 +132,7 @@ func resolveScoped(ctx context.Context, sc scope, t *Target, opt Options, inPare
 		}
 		if err := waitAppear(ctx, sc, t, broken, opt.Visible, poll); err != nil && ctx.Err() == nil {
 			cause = err
-			if !sleepCtx(ctx, poll) {
+			if !backoff.Wait(ctx, poll) {
 				break
 			}
 		}
@@ -223,7 +224,7 @@ func waitAppear(ctx context.Context, sc scope, t *Target, broken []bool, visible
 		slice = poll
 	}
 	if len(locs) == 0 {
-		if !sleepCtx(ctx, slice) {
+		if !backoff.Wait(ctx, slice) {
 			return ctx.Err()
 		}
 		return nil
@@ -244,17 +245,6 @@ const maxWaitSlice = 2 * time.Second
 // first condition that holds, or -1 after at most slice (and never past ctx).
 func waitConds(ctx context.Context, sc scope, conds []map[string]any, slice time.Duration) (int, error) {
 	return waitCondsPoll(ctx, sc, conds, slice, 0) // page.js polls every 50ms by default
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }
 
 // Resolve finds the named target. A target with `within` is searched inside
@@ -576,7 +566,7 @@ func evalTop(p *rod.Page, op string, req any, byValue, await bool) (*proto.Runti
 	// A document between its commit and its window (as rod's call waits
 	// for the window it asks for).
 	for wait := 10 * time.Millisecond; err != nil && noWindowYet(err); wait = min(2*wait, 500*time.Millisecond) {
-		if !sleepCtx(p.GetContext(), wait) {
+		if !backoff.Wait(p.GetContext(), wait) {
 			return nil, err
 		}
 		res, err = call.Call(p)

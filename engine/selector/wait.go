@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/ysmood/gson"
 )
@@ -124,7 +125,7 @@ func (m *Map) wait(ctx context.Context, page *rod.Page, conds []Cond, once bool,
 				return -1, err
 			case err != nil && ctx.Err() == nil:
 				cause = err // a navigation dropped the promise: ask the new document
-				if !sleepCtx(ctx, fastPoll) {
+				if !backoff.Wait(ctx, fastPoll) {
 					break
 				}
 			case i >= 0 && (best < 0 || w.inPageIdx[i] < best):
@@ -552,7 +553,7 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before,
 			if info, ierr := page.Context(ctx).Info(); ierr == nil && info.URL != url {
 				return Change{NewDoc: true, ByURL: true}, nil
 			}
-			if !sleepCtx(ctx, fastPoll) {
+			if !backoff.Wait(ctx, fastPoll) {
 				return Change{}, ctx.Err()
 			}
 		}
@@ -639,7 +640,7 @@ func settled(ctx context.Context, page *rod.Page, cond map[string]any, rd *Reads
 		}
 		// Not yet, or a navigation dropped the promise: again, in the
 		// document there is now.
-		if err != nil && !sleepCtx(ctx, fastPoll) {
+		if err != nil && !backoff.Wait(ctx, fastPoll) {
 			return ctx.Err()
 		}
 	}

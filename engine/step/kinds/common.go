@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
@@ -92,18 +93,6 @@ func poll(ctx context.Context, check func() (bool, error)) error {
 			return ctx.Err()
 		case <-time.After(interval):
 		}
-	}
-}
-
-// sleepFor waits d; false when ctx ended first.
-func sleepFor(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
@@ -137,7 +138,7 @@ const nextGone = 250 * time.Millisecond
 func nextControl(ctx context.Context, x step.Exec, next string) (*rod.Element, error) {
 	m, err := x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})
 	if errs.CodeOf(err) == errs.TargetNotFound {
-		if !sleepFor(ctx, nextGone) {
+		if !backoff.Wait(ctx, nextGone) {
 			return nil, ctx.Err()
 		}
 		m, err = x.Find(ctx, next, step.FindOpt{Visible: true, Once: true})

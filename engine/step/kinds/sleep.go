@@ -2,9 +2,9 @@ package kinds
 
 import (
 	"context"
-	"time"
-
+	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/step"
+	"time"
 )
 
 func init() {
@@ -19,7 +19,7 @@ func init() {
 		},
 		Example: "sleep: 500ms",
 		Run: func(ctx context.Context, x step.Exec, s *step.Step) error {
-			if !sleepFor(ctx, s.Dur("duration")) {
+			if !backoff.Wait(ctx, s.Dur("duration")) {
 				return ctx.Err()
 			}
 			return nil
