@@ -1284,8 +1284,9 @@ function (op, req, ...nodes) {
           // the URL c.url (a document about to be replaced). With c.list,
           // the rows a next page shows: once they have not changed for
           // c.steady ms, though the rest of the page may never stand
-          // still; while there is no row, not before c.steadyEmpty ms (a
-          // list just emptied is most often still to be drawn).
+          // still; while there is no row, once none has come for
+          // c.steadyEmpty ms (a list just emptied is most often still to
+          // be drawn), however the rest of the page moves.
           case "settled": {
             if (c.url && location.href === c.url) return false;
             const now = performance.now();
@@ -1298,7 +1299,7 @@ function (op, req, ...nodes) {
                 listSince = now;
               }
               const still = now - listSince;
-              left = m ? Math.min(left, c.steady - still) : Math.max(left, c.steadyEmpty - still);
+              left = m ? Math.min(left, c.steady - still) : c.steadyEmpty - still;
             }
             if (left > 0) wakeIn(left);
             return left <= 0;
