@@ -41,16 +41,7 @@ func (b *Backoff) Pause() time.Duration {
 // Sleep waits out the next pause. It returns false at once when ctx ends
 // or stop (nil: never) is closed first.
 func (b *Backoff) Sleep(ctx context.Context, stop <-chan struct{}) bool {
-	t := time.NewTimer(b.Pause())
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-stop:
-		return false
-	}
+	return pause(ctx, b.Pause(), stop)
 }
 
 // Wait waits d and reports true, or false as soon as ctx ends (at once when
@@ -59,12 +50,20 @@ func Wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
+	return pause(ctx, d, nil)
+}
+
+// pause waits d and reports true, or false as soon as ctx ends or stop
+// (nil: never) is closed.
+func pause(ctx context.Context, d time.Duration, stop <-chan struct{}) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
+		return false
+	case <-stop:
 		return false
 	}
 }

@@ -435,11 +435,12 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 	switch v := res.Value; {
 	case v.Get("emptied").Bool():
 		return errs.New(errs.InvalidParams, "target %s kept nothing of the value typed into it: the page's own script emptied the field "+accepts, name)
-	case v.Get("partial").Bool() && v.Get("held").Nil():
-		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it: the page's own script dropped some of its letters or digits "+accepts, name)
 	case v.Get("partial").Bool():
-		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it (it holds %q): the page's own script dropped some of its letters or digits "+accepts,
-			name, clipped(v.Get("held").Str()))
+		holds := "" // a password field's value is not said
+		if h := v.Get("held"); !h.Nil() {
+			holds = fmt.Sprintf(" (it holds %q)", clipped(h.Str()))
+		}
+		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it%s: the page's own script dropped some of its letters or digits "+accepts, name, holds)
 	}
 	return nil
 }
@@ -737,8 +738,10 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	if o.Choose != nil {
 		req["choose"] = *o.Choose
 	}
+	var mark []jsLoc
 	if o.Mark {
-		if mark, ok := m.markLocs(o.MarkTarget); ok {
+		var ok bool
+		if mark, ok = m.markLocs(o.MarkTarget); ok {
 			req["mark"] = mark
 		}
 	}
@@ -757,7 +760,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 	r := &Ready{Strategy: t.Locators[i].Strategy, Locator: i, Disabled: v.Get("disabled").Bool(), page: page, name: name,
 		Marked: v.Get("marked").Bool(), URL: v.Get("url").Str(), Text: v.Get("text").Str()}
 	if r.Marked {
-		r.list = m.List(o.MarkTarget)
+		r.list = List{locs: mark} // none for the body (MarkTarget "")
 	}
 	r.pt = pointOf(v)
 	r.again = func(ctx context.Context) (*Ready, error) { return m.Ready(ctx, page, name, o) }

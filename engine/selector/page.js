@@ -901,11 +901,13 @@ function (op, req, ...nodes) {
     return { moved: el.scrollTop !== before, height: el.scrollHeight, end: el.scrollTop + el.clientHeight >= el.scrollHeight - 2 };
   };
 
-  // A native <select>'s option chosen by value or label, input and change
-  // fired: {native, done} | {native, names} (no such option).
   // A native option a person can choose: not disabled (nor its group), not
   // hidden from the list.
   const choosable = (o) => !o.disabled && !o.hidden && !(o.parentElement && o.parentElement.tagName === "OPTGROUP" && o.parentElement.disabled);
+  // A native <select>'s option chosen by value or label, input and change
+  // fired: {native, done} | {native, names} (no such option) | {native,
+  // off, can} (one a person cannot choose: why, and the names of those
+  // that can be).
   const chooseNative = (el, value) => {
     const opts = Array.from(el.options || []);
     const o = opts.find((o) => o.value === value) || opts.find((o) => norm(o.label || o.text) === norm(value));
@@ -955,9 +957,6 @@ function (op, req, ...nodes) {
     }
     return JSON.stringify(res) + "\n" + JSON.stringify(vals);
   });
-  // readAll reads the extracts of reqs (op "extract"'s requests, in the
-  // page's own document) in this one task → their texts, null for one that
-  // threw.
   // keepsAll reports whether a field holding held kept every letter and
   // digit of typed, in order: what its script may rewrite (case, accents,
   // spaces and punctuation, a mask's added characters, a masking
@@ -975,6 +974,9 @@ function (op, req, ...nodes) {
     }
     return true;
   };
+  // readAll reads the extracts of reqs (op "extract"'s requests, in the
+  // page's own document) in this one task → their texts, null for one that
+  // threw.
   const readAll = (reqs) => reqs.map((r) => { try { return extractOne(r, null); } catch (e) { return null; } });
 
   switch (op) {

@@ -490,7 +490,7 @@ type Change struct {
 	// answer waits for that), so it has arrived (WaitArrived has nothing
 	// left to wait for).
 	Parsed bool
-	list   []jsLoc // Before.List, in the same document
+	list   List // Before.List, in the same document
 }
 
 // A List is the list of rows a click on a next-page control must change
@@ -540,7 +540,7 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before,
 		var nf *rod.ObjectNotFoundError
 		switch {
 		case err == nil && i == 0:
-			return Change{list: b.List.locs}, nil // the same document changed
+			return Change{list: b.List}, nil // the same document changed
 		case err == nil && i == 1:
 			// No mark: another document, which answered once parsed (the
 			// page's check waits for a document still loading).
@@ -601,8 +601,8 @@ func WaitArrived(ctx context.Context, page *rod.Page, ch Change, notURL string, 
 		return settled(ctx, page, map[string]any{"kind": "settled", "quiet": settleQuietBlind.Milliseconds()}, rd)
 	}
 	quiet := map[string]any{"kind": "settled", "quiet": settleQuiet.Milliseconds()}
-	if len(ch.list) > 0 {
-		quiet["list"], quiet["steady"], quiet["steadyEmpty"] = ch.list, settleSteady.Milliseconds(), settleSteadyEmpty.Milliseconds()
+	if len(ch.list.locs) > 0 {
+		quiet["list"], quiet["steady"], quiet["steadyEmpty"] = ch.list.locs, settleSteady.Milliseconds(), settleSteadyEmpty.Milliseconds()
 	}
 	bound := time.Now().Add(settleRequests)
 	for {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
-
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
