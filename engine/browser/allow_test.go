@@ -23,7 +23,9 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 		http.Redirect(w, r, other+"/redirected", http.StatusFound)
 	})
 	mux.HandleFunc("/link", html(fmt.Sprintf(`<a id="go" href="%s/clicked">go</a>`, other)))
-	mux.HandleFunc("/script", html(fmt.Sprintf(`<script>setTimeout(() => { location.href = %q }, 50)</script>`, other+"/scripted")))
+	// The page's own script navigates once asked (go), not on a timer that
+	// races the test's wait for its load on a busy machine.
+	mux.HandleFunc("/script", html(fmt.Sprintf(`<script>function go() { setTimeout(() => { location.href = %q }, 50) }</script>`, other+"/scripted")))
 	mux.HandleFunc("/popup", html(`<p>popup</p>`))
 	mux.HandleFunc("/", html("<p>page</p>"))
 
@@ -74,6 +76,9 @@ func TestAllowedHostsBlockTopLevelNavigations(t *testing.T) {
 	})
 	t.Run("script", func(t *testing.T) {
 		mustNavigate(t, env, s.URL+"/script")
+		if _, err := env.Page().Context(testCtx(t, time.Minute)).Eval(`() => go()`); err != nil {
+			t.Fatal(err)
+		}
 		var u string
 		eventually(t, 30*time.Second, "a blocked script navigation", func() bool {
 			var ok bool
