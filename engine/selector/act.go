@@ -65,6 +65,47 @@ type point struct {
 	Rejected string
 	Kept     string
 	Set      bool
+	// NotField: what the target is when a fill cannot type into it (not a
+	// text field, a textarea or an editable element; nothing was touched):
+	// see notField.
+	NotField *notField
+}
+
+// notField is page.js typingTarget's answer for an element a fill cannot
+// type into: What it is ("a <div>", "a checkbox"), the step to Use for it,
+// the field it Holds (or a label's field), or how many Fields it holds.
+type notField struct {
+	What   string
+	Use    string
+	Holds  string
+	Fields int
+	Label  bool
+}
+
+// err is the target_not_found error of a fill of target name that cannot
+// type into what it found (as check's for an element that is no checkbox).
+func (nf notField) err(name string) error {
+	what := nf.What
+	if nf.Label {
+		what = "the label of " + what
+	}
+	switch {
+	case nf.Use != "":
+		return errs.New(errs.TargetNotFound, "target %s is %s, not a field to type into: use %s %s step", name, what, article(nf.Use), nf.Use)
+	case nf.Holds != "":
+		return errs.New(errs.TargetNotFound, "target %s is %s, not a field: nothing can be typed into it; it holds one, %s: point the target at that", name, what, nf.Holds)
+	case nf.Fields > 1:
+		return errs.New(errs.TargetNotFound, "target %s is %s, not a field: nothing can be typed into it; it holds %d fields: point the target at the one to fill", name, what, nf.Fields)
+	}
+	return errs.New(errs.TargetNotFound, "target %s is %s, not a field: nothing can be typed into it (a fill types into a text field, a textarea or an editable element)", name, what)
+}
+
+// article is "a" or "an" for a step's name.
+func article(step string) string {
+	if strings.ContainsRune("aeiou", rune(step[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // prep is what prepare readies an element for.
@@ -149,6 +190,9 @@ func pointOf(v gson.JSON) point {
 	if c := v.Get("cover"); !c.Nil() {
 		pt.Cover = c.Str()
 	}
+	if !v.Get("notfield").Nil() {
+		pt.NotField = &notField{What: strAt(v, "notfield"), Use: strAt(v, "use"), Holds: strAt(v, "holds"), Fields: v.Get("fields").Int(), Label: v.Get("label").Bool()}
+	}
 	return pt
 }
 
@@ -189,6 +233,8 @@ func prepare(ctx context.Context, el *rod.Element, name string, pr prep) (point,
 		switch {
 		case pt.Gone:
 			return pt, errs.New(errs.TargetNotFound, "target %s went away before it could be used", name)
+		case pt.NotField != nil:
+			return pt, pt.NotField.err(name)
 		case pt.Unreachable != "":
 			return pt, pt.unreachable(name)
 		case pt.Cover != "":
@@ -431,8 +477,12 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 	if err != nil {
 		return err
 	}
+	v := res.Value
+	if v.Get("editor").Bool() {
+		return editorKept(v, value, name)
+	}
 	const accepts = "(it takes only some characters, digits for instance); give a value the field accepts"
-	switch v := res.Value; {
+	switch {
 	case v.Get("emptied").Bool():
 		return errs.New(errs.InvalidParams, "target %s kept nothing of the value typed into it: the page's own script emptied the field "+accepts, name)
 	case v.Get("partial").Bool():
@@ -443,6 +493,22 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it%s: the page's own script dropped some of its letters or digits "+accepts, name, holds)
 	}
 	return nil
+}
+
+// editorKept is the error of a fill of an editor (contenteditable) of
+// target name that does not hold the text typed into it (page.js op
+// "events"): its own script refused the typing (a read-only editor, one
+// that takes text only another way) or put its old text back.
+func editorKept(v gson.JSON, value, name string) error {
+	const why = "the editor's own script refused the typing or put its text back (a read-only editor, or one that takes text only another way)"
+	switch held := clipped(strAt(v, "held")); {
+	case v.Get("emptied").Bool():
+		return errs.New(errs.InvalidParams, "target %s kept nothing of the text typed into it: "+why, name)
+	case value == "":
+		return errs.New(errs.InvalidParams, "target %s still holds %q after it was emptied: "+why, name, held)
+	default:
+		return errs.New(errs.InvalidParams, "target %s does not hold the text typed into it (it holds %q): "+why, name, held)
+	}
 }
 
 // Press focuses el and presses key in it.
@@ -542,6 +608,8 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 		switch {
 		case st.Cover != "":
 			return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, st.Cover)
+		case pt.NotField != nil:
+			return nil, pt.NotField.err(name)
 		case pt.TooLong != nil || pt.Rejected != "":
 			return nil, pt.unfit(name, *fill)
 		case pt.Set:
@@ -602,7 +670,7 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	// An option marked aria-disabled ignores a click: nothing would be chosen.
 	if res, err := evalOp(p, el.Object, "select", map[string]any{"value": value}, true, false); err != nil {
 		return err
-	} else if off := offOf(res.Value); off != "" {
+	} else if off := strAt(res.Value, "off"); off != "" {
 		return offOption(res.Value, o.Name, value, off)
 	}
 	opt, err := evalOp(p, el.Object, "option", map[string]any{"value": value}, false, false)
@@ -625,17 +693,17 @@ func chosen(v gson.JSON, name, value string) error {
 	if v.Get("done").Bool() {
 		return nil
 	}
-	if off := offOf(v); off != "" {
+	if off := strAt(v, "off"); off != "" {
 		return offOption(v, name, value, off)
 	}
 	return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", name, value, optionNames(v))
 }
 
-// offOf is why page.js's select answer v says its option cannot be
-// chosen ("disabled", "hidden"); "" when it can or there is none.
-func offOf(v gson.JSON) string {
-	if off := v.Get("off"); !off.Nil() {
-		return off.Str()
+// strAt is the string at key of page.js's answer v; "" when it has none
+// (gson's Str of an absent value is "<nil>").
+func strAt(v gson.JSON, key string) string {
+	if x := v.Get(key); !x.Nil() {
+		return x.Str()
 	}
 	return ""
 }

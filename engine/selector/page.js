@@ -749,6 +749,52 @@ function (op, req, ...nodes) {
     if (kept !== value && !(el.type === "color" && kept === value.toLowerCase())) return { rejected: el.type, kept };
     return PICKED_TYPES.has(el.type) ? { set: true } : null;
   };
+  // What a fill types into, as a person can type: a text field (an input
+  // of a typing kind), a textarea, or an editable element
+  // (contenteditable). typingTarget(el) is where a fill of el types: el
+  // itself; a label's field (a click on a label focuses it); the one field
+  // in the shadow tree of a component (an <sl-input>, whose field is its
+  // own). → the element, or {notfield: what el is, use (the step for
+  // it), holds (the field a box around it holds, or a label's), fields
+  // (how many it holds when more than one)} for what takes no typing.
+  const NOT_TYPED = { checkbox: ["a checkbox", "check"], radio: ["a radio button", "check"], file: ["a file field", "upload"],
+    submit: ["a button"], button: ["a button"], reset: ["a button"], image: ["a button"], hidden: ["a hidden field"] };
+  const fieldOf = (el) => el.tagName === "INPUT" || el.tagName === "TEXTAREA";
+  const typable = (el) => el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && !NOT_TYPED[el.type]) || el.isContentEditable;
+  const fieldName = (el) => {
+    const id = el.id ? "#" + el.id : "";
+    const cls = typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+    return el.tagName.toLowerCase() + id + cls + (el.isContentEditable ? " (contenteditable)" : "");
+  };
+  // fieldsIn: the visible fields under el and in its open shadow trees (an
+  // editor once: its editing host, not the elements inside it).
+  const fieldsIn = (el, own) => {
+    const out = [];
+    const walk = (n) => {
+      for (const c of n.children) {
+        if (typable(c) && visible(c)) out.push(c);
+        else walk(c);
+        if (c.shadowRoot) walk(c.shadowRoot);
+      }
+    };
+    if (!own) walk(el);
+    if (el.shadowRoot) walk(el.shadowRoot);
+    return out;
+  };
+  const typingTarget = (el) => {
+    if (typable(el)) return el;
+    if (el.tagName === "INPUT") return { notfield: NOT_TYPED[el.type][0], use: NOT_TYPED[el.type][1] || "" };
+    if (el.tagName === "SELECT") return { notfield: "a <select>", use: "select" };
+    const what = "a <" + el.tagName.toLowerCase() + ">";
+    if (el.tagName === "LABEL" && el.control) {
+      const t = typingTarget(el.control);
+      return isEl(t) ? t : Object.assign(t, { label: true });
+    }
+    const own = fieldsIn(el, true);
+    if (own.length === 1) return own[0];
+    const all = own.length ? own : fieldsIn(el, false);
+    return all.length === 1 ? { notfield: what, holds: fieldName(all[0]) } : { notfield: what, fields: all.length };
+  };
   // setValue sets a field's value as its picker would, past a framework's
   // own value property (React tracks what a script sets through it and
   // would take the input event for no change), then fires input and change.
@@ -775,6 +821,11 @@ function (op, req, ...nodes) {
   // (verify: the mouse move must be checked, see HIT).
   const prepareEl = (el, req) => {
     if (!el || !el.isConnected) return { gone: true };
+    if (req.clear) {
+      const t = typingTarget(el);
+      if (!isEl(t)) return t;
+      el = t;
+    }
     // A page behind another tab (a target=_blank popup left open) runs
     // no animation frames: the Go side brings it to the front (front set
     // once it tried) and asks again.
@@ -873,8 +924,19 @@ function (op, req, ...nodes) {
         if (fit) {
           setValue(el, req.value);
           out.done = true;
+        } else if (req.clear && !fieldOf(el) && req.value) {
+          // An editor's text is selected, and the typing replaces it
+          // through the browser's own editing, as a person's does: an
+          // editor keeping its text in a model of its own (Lexical,
+          // ProseMirror) would put back a DOM emptied behind its back, and
+          // one that takes no typing keeps what it held.
+          const range = el.ownerDocument.createRange();
+          range.selectNodeContents(el);
+          const sel = el.ownerDocument.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
         } else if (req.clear) {
-          if ("value" in el) el.value = ""; else el.textContent = "";
+          if (fieldOf(el)) el.value = ""; else el.textContent = "";
           el.dispatchEvent(new Event("input", { bubbles: true }));
         }
       }
@@ -1172,24 +1234,34 @@ function (op, req, ...nodes) {
       const m = textual(req.locs) ? withUnskipped(() => first(req.locs, null, false, true)) : first(req.locs, null, false, true);
       if (!m) return JSON.stringify({ missing: true });
       if (m.i > 0) return JSON.stringify({ fallback: true, i: m.i });
-      const el = m.els[0];
+      let el = m.els[0];
+      if (req.clear) {
+        const t = typingTarget(el);
+        if (!isEl(t)) return JSON.stringify(t);
+        el = t;
+      }
       if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
       return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value })).then((out) =>
         out.background || out.gone || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
     }
 
     case "events": {
-      // Fire events on the element (this) after typing: input, change.
-      // With req.typed (the value typed): → {emptied} when a field's own
-      // script left it holding nothing of it, {partial, held} when it
-      // threw some of its letters or digits away (held: what the field
-      // holds, null for a password).
+      // Fire events on the element a fill of this typed into (see
+      // typingTarget) after typing: input, change. With req.typed (the
+      // value typed): → {emptied} when a field's own script left it
+      // holding nothing of it, {partial, held} when it threw some of its
+      // letters or digits away (held: what the field holds, null for a
+      // password); editor: true for an editable element (its text is
+      // what it holds; an emptied one still holding text is partial).
+      const t = typingTarget(root);
+      if (isEl(t)) root = t;
       for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
-      const field = root.tagName === "INPUT" || root.tagName === "TEXTAREA";
-      if (!field || !req.typed) return {};
-      const held = root.value;
-      if (held === "") return { emptied: true };
-      return keepsAll(req.typed, held) ? {} : { partial: true, held: root.type === "password" ? null : held };
+      const field = fieldOf(root), editor = !field && root.isContentEditable;
+      if ((!field && !editor) || req.typed === undefined) return {};
+      const held = field ? root.value : root.innerText.trim();
+      if (req.typed === "") return editor && held !== "" ? { partial: true, held, editor } : {};
+      if (held === "") return { emptied: true, editor };
+      return keepsAll(req.typed, held) ? {} : { partial: true, held: root.type === "password" ? null : held, editor };
     }
 
     case "wait": {
