@@ -69,6 +69,47 @@ type point struct {
 	// text field, a textarea or an editable element; nothing was touched):
 	// see notField.
 	NotField *notField
+	// Unfocused says why the element, just focused for a fill or a press,
+	// does not hold the keyboard focus (nothing was cleared, typed or
+	// pressed): "none" (it takes none: What it is), "moved" (the page moved
+	// the focus To another element).
+	Unfocused string
+	What, To  string
+	// Inert: the page made the element inert (the inert attribute: no
+	// pointer, focus or typing reaches it); nothing was done.
+	Inert bool
+}
+
+// stopped is the error of what stops any action on pt's element of target
+// name, found before anything was done: not a field (a fill), no keyboard
+// focus (a fill, a press), out of a pointer's reach, inert, covered; nil
+// when nothing does.
+func (pt point) stopped(name string) error {
+	switch {
+	case pt.NotField != nil:
+		return pt.NotField.err(name)
+	case pt.Unfocused != "":
+		return pt.unfocusedErr(name)
+	case pt.Unreachable != "":
+		return pt.unreachable(name)
+	case pt.Inert:
+		return errs.New(errs.TargetCovered, "target %s cannot be used now: the page made it inert (the part of the page that holds it takes no input until the page enables it, "+
+			"as behind a drawer or a dialog); nothing was done", name)
+	case pt.Cover != "":
+		return errs.New(errs.TargetCovered, "target %s is covered by %s", name, pt.Cover)
+	}
+	return nil
+}
+
+// unfocusedErr is the error of pt.Unfocused for target name.
+func (pt point) unfocusedErr(name string) error {
+	switch pt.Unfocused {
+	case "none":
+		return errs.New(errs.TargetNotFound, "target %s is %s that takes no keyboard focus (no tabindex), so a key pressed in it would go to the page: "+
+			"press the key without a target to send it to the page, or point the target at what takes the key", name, pt.What)
+	}
+	return errs.New(errs.TargetNotFound, "target %s takes no keyboard focus now: the page moved the focus to %s (a dialog that keeps the focus inside it); "+
+		"nothing was typed or pressed: close or finish that first", name, pt.To)
 }
 
 // notField is page.js typingTarget's answer for an element a fill cannot
@@ -190,6 +231,8 @@ func pointOf(v gson.JSON) point {
 	if c := v.Get("cover"); !c.Nil() {
 		pt.Cover = c.Str()
 	}
+	pt.Unfocused, pt.What, pt.To = strAt(v, "unfocused"), strAt(v, "what"), strAt(v, "to")
+	pt.Inert = v.Get("inert").Bool()
 	if !v.Get("notfield").Nil() {
 		pt.NotField = &notField{What: strAt(v, "notfield"), Use: strAt(v, "use"), Holds: strAt(v, "holds"), Fields: v.Get("fields").Int(), Label: v.Get("label").Bool()}
 	}
@@ -233,12 +276,8 @@ func prepare(ctx context.Context, el *rod.Element, name string, pr prep) (point,
 		switch {
 		case pt.Gone:
 			return pt, errs.New(errs.TargetNotFound, "target %s went away before it could be used", name)
-		case pt.NotField != nil:
-			return pt, pt.NotField.err(name)
-		case pt.Unreachable != "":
-			return pt, pt.unreachable(name)
-		case pt.Cover != "":
-			return pt, errs.New(errs.TargetCovered, "target %s is covered by %s", name, pt.Cover)
+		case pt.stopped(name) != nil:
+			return pt, pt.stopped(name)
 		case pt.TooLong != nil || pt.Rejected != "":
 			return pt, pt.unfit(name, *pr.fill)
 		case !pt.Disabled:
@@ -597,19 +636,16 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 			return nil, errs.New(errs.Internal, "typing: the page answered a %s for %s", res.Type, name)
 		}
 		var st struct {
-			Fallback bool   `json:"fallback"`
-			I        int    `json:"i"`
-			Cover    string `json:"cover"`
+			Fallback bool `json:"fallback"`
+			I        int  `json:"i"`
 		}
 		if err := json.Unmarshal([]byte(res.Value.Str()), &st); err != nil {
 			return nil, errs.Wrap(errs.Internal, err, "typing: reading the page's answer for %s: %v", name, err)
 		}
 		pt := pointOf(gson.NewFrom(res.Value.Str()))
 		switch {
-		case st.Cover != "":
-			return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, st.Cover)
-		case pt.NotField != nil:
-			return nil, pt.NotField.err(name)
+		case pt.stopped(name) != nil:
+			return nil, pt.stopped(name)
 		case pt.TooLong != nil || pt.Rejected != "":
 			return nil, pt.unfit(name, *fill)
 		case pt.Set:
@@ -837,10 +873,8 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return r, nil
 	case r.pt.Gone:
 		return nil, nil
-	case r.pt.Unreachable != "":
-		return nil, r.pt.unreachable(name)
-	case r.pt.Cover != "":
-		return nil, errs.New(errs.TargetCovered, "target %s is covered by %s", name, r.pt.Cover)
+	case r.pt.stopped(name) != nil:
+		return nil, r.pt.stopped(name)
 	}
 	if c := v.Get("chosen"); c.Get("native").Bool() {
 		if err := chosen(c, name, *o.Choose); err != nil {

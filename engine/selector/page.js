@@ -795,6 +795,32 @@ function (op, req, ...nodes) {
     const all = own.length ? own : fieldsIn(el, false);
     return all.length === 1 ? { notfield: what, holds: fieldName(all[0]) } : { notfield: what, fields: all.length };
   };
+  // unfocused: why el, just focused, does not hold the keyboard focus (a
+  // key pressed in it, or text typed into it, would go elsewhere) → null
+  // when it (or what it holds, or a label's field) does | {unfocused:
+  // "none", what} (an element that takes no focus: a <div> without
+  // tabindex) | {unfocused: "moved", to} (the page moved the focus
+  // elsewhere: a dialog keeping it inside).
+  const FOCUSABLE = "input, select, textarea, button, a[href], area[href], iframe, summary, [tabindex], [contenteditable]";
+  // inert: whether the page made el inert (the inert attribute on it or
+  // above it, in its frame or the frames holding it): no pointer, focus
+  // or typing reaches it. (A modal dialog open over it covers it: cover.)
+  const inert = (el) => {
+    for (let e = el; e; ) {
+      for (let n = e; n; n = parentOf(n)) if (isEl(n) && n.hasAttribute("inert")) return true;
+      let f = null;
+      try { f = e.ownerDocument.defaultView.frameElement; } catch (x) { f = null; }
+      e = f;
+    }
+    return false;
+  };
+  const unfocused = (el) => {
+    const a = el.getRootNode().activeElement;
+    if (a && (a === el || el.contains(a) || (el.tagName === "LABEL" && a === el.control))) return null;
+    const d = el.ownerDocument;
+    if (!el.matches(FOCUSABLE) && !el.isContentEditable) return { unfocused: "none", what: "a <" + el.tagName.toLowerCase() + ">" };
+    return { unfocused: "moved", to: a && a !== d.body ? describe(a) : "the page" };
+  };
   // setValue sets a field's value as its picker would, past a framework's
   // own value property (React tracks what a script sets through it and
   // would take the input event for no change), then fires input and change.
@@ -897,6 +923,7 @@ function (op, req, ...nodes) {
           return { unreachable: "offscreen", x, y, w: win.innerWidth, h: win.innerHeight };
         }
       }
+      if (inert(el)) return { inert: true };
       const out = { disabled: unusable(el, req.clear) };
       if (out.disabled && !isDisabled(el)) out.readonly = true;
       out.cover = coverAt(el.ownerDocument, x, y, el);
@@ -920,7 +947,11 @@ function (op, req, ...nodes) {
           watchHit(el, win);
           out.verify = true;
         }
-        if (req.focus || req.clear) el.focus();
+        if (req.focus || req.clear) {
+          el.focus();
+          const away = unfocused(el);
+          if (away) return Object.assign(out, away);
+        }
         if (fit) {
           setValue(el, req.value);
           out.done = true;
@@ -1242,7 +1273,7 @@ function (op, req, ...nodes) {
       }
       if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
       return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value })).then((out) =>
-        out.background || out.gone || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
+        out.background || out.gone || out.notfield || out.unfocused || out.inert || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
     }
 
     case "events": {
