@@ -724,13 +724,21 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 }
 
 // chosen is nil when page.js chose value in a native <select> (its answer
-// v), else the error of an option it does not have.
+// v) and the select kept it; else the error of an option it does not
+// have, one a person cannot choose, or a choice the page took back.
 func chosen(v gson.JSON, name, value string) error {
 	if v.Get("done").Bool() {
 		return nil
 	}
 	if off := strAt(v, "off"); off != "" {
 		return offOption(v, name, value, off)
+	}
+	if back := v.Get("back"); !back.Nil() {
+		again := "left nothing chosen"
+		if back.Str() != "" {
+			again = fmt.Sprintf("chose %q again", back.Str())
+		}
+		return errs.New(errs.AssertionFailed, "target %s did not keep %q: the page's own script %s (a dialog it asked, dismissed? answer it with dialog: accept)", name, value, again)
 	}
 	return errs.New(errs.TargetNotFound, "target %s has no option %q (options: %s)", name, value, optionNames(v))
 }

@@ -1010,6 +1010,9 @@ function (op, req, ...nodes) {
     el.value = o.value;
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new Event("change", { bubbles: true }));
+    // The page's own script may take the choice back (a change it asks
+    // about, the question dismissed): then it did not happen.
+    if (el.value !== o.value) return { native: true, back: el.selectedOptions[0] ? nameOf(el.selectedOptions[0]) : "" };
     return { native: true, done: true };
   };
 

@@ -9,10 +9,15 @@ import "testing"
 // both times. Such an option now fails invalid_params naming the options
 // that can be chosen, and nothing changes on the page; the others are
 // chosen as before, whichever way the control is found.
+//
+// A native select whose page took the choice back (a change it confirms,
+// the confirm dismissed) answered ok too: it fails assertion_failed now,
+// naming what the page chose instead.
 func TestSelectOnlyWhatAPersonCanChoose(t *testing.T) {
 	t.Parallel()
-	h, _ := truthfulHarness(t, map[string]string{"choose": `
-name: choose
+	workflow := func(name, dialog string) string {
+		return `
+name: ` + name + `
 description: Choose an option of a control on the choose page and read what the page shows.
 risk: read
 params:
@@ -22,12 +27,17 @@ steps:
   - goto: ${{ config.shop_base }}/choose.html
   - select: {target: "${{ params.control }}", value: "${{ params.value }}"}
     timeout: 3s
+    dialog: ` + dialog + `
   - extract: {from: tr.choose.size_out, into: size}
   - extract: {from: tr.choose.country_out, into: country}
+  - extract: {from: tr.choose.plan_out, into: plan}
 output:
   size: ${{ vars.size }}
   country: ${{ vars.country }}
-`})
+  plan: ${{ vars.plan }}
+`
+	}
+	h, _ := truthfulHarness(t, map[string]string{"choose": workflow("choose", "dismiss"), "choose_sure": workflow("choose_sure", "accept")})
 	args := func(control, value string) string {
 		return `{"control": "tr.choose.` + control + `", "value": "` + value + `"}`
 	}
@@ -50,5 +60,12 @@ output:
 		if env := h.OK(h.Call("choose", args(c.control, c.value))); env.Data[c.key] != c.want {
 			t.Errorf("choose %s of %s: the page shows %q, want %q", c.value, c.control, env.Data[c.key], c.want)
 		}
+	}
+	// A choice the page's own script took back (its confirm dismissed)
+	// did not happen; accepted, it did.
+	h.Code(h.Call("choose", args("plan", "Pro")), "assertion_failed",
+		`target tr.choose.plan did not keep "Pro": the page's own script chose "Basic" again (a dialog it asked, dismissed? answer it with dialog: accept)`)
+	if env := h.OK(h.Call("choose_sure", args("plan", "Pro"))); env.Data["plan"] != "plan pro" {
+		t.Errorf("choose Pro of plan with its dialog accepted: the page shows %q, want plan pro", env.Data["plan"])
 	}
 }
