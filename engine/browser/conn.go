@@ -2,9 +2,11 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -12,6 +14,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // healthEvery is how often a connection pings its browser; a browser that
@@ -268,10 +271,15 @@ func (c *Conn) watch() {
 func (c *Conn) Event() <-chan *cdp.Event { return c.events }
 
 // Call implements rod.CDPClient. A call still waiting when the browser goes
-// away returns env_unavailable at once.
+// away returns env_unavailable at once. A call whose ctx is marked
+// selector.Unanswered is sent and not waited for (see send).
 func (c *Conn) Call(ctx context.Context, sessionID, method string, params any) ([]byte, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
+	}
+	if selector.IsUnanswered(ctx) {
+		// An empty answer: the caller's result stays empty.
+		return []byte("{}"), c.send(sessionID, method, params)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -291,6 +299,30 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params any) (
 		return nil, err
 	}
 	return res, nil
+}
+
+// unansweredIDs numbers the calls send makes, apart from the client's own
+// (which count up from 1): the browser's answers to them match no waiting
+// call, and the client drops them. The browser takes ids up to 2^31-1.
+var unansweredIDs atomic.Int64
+
+func init() { unansweredIDs.Store(1 << 30) }
+
+// send writes one call to the browser and returns once it is written,
+// without waiting for the answer: the browser handles a session's calls in
+// the order they were written, so a later call that is waited for is
+// answered after it (an input event sent ahead of the one that ends a
+// gesture). An error in the answer is not seen.
+func (c *Conn) send(sessionID, method string, params any) error {
+	data, err := json.Marshal(cdp.Request{ID: int(unansweredIDs.Add(1)), SessionID: sessionID, Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	if err := c.ws.Send(data); err != nil {
+		c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped (its DevTools connection failed)"))
+		return c.Err()
+	}
+	return nil
 }
 
 // session is a proto.Client bound to one CDP session and a context.

@@ -21,7 +21,9 @@ import (
 // a focus lands wherever it is), checked enabled and not covered, and
 // focused or cleared; then comes the input itself.
 //
-//	Click: prepare (1) + mouse moved, pressed, released (3)
+//	Click: prepare (1) + mouse moved, pressed, released (3; the move
+//	       and the press are sent without waiting for their answers,
+//	       see Unanswered: one round trip for the three)
 //	       + did the click go to the element (1)                     = 5
 //	       (+1 on a page with frames from other sites, or that skips rendering
 //	       content (content-visibility): the move is checked)
@@ -340,7 +342,7 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 			return err
 		}
 		p := el.Page().Context(ctx)
-		ok, err := moveTo(ctx, p, el.Object, pt, o.Name)
+		ok, err := moveTo(ctx, p, el.Object, pt, o.Name, click)
 		if err != nil {
 			return err
 		}
@@ -403,13 +405,39 @@ func pressJudged(ctx context.Context, v gson.JSON, name string, away *int) (bool
 	return false, nil
 }
 
+// unansweredKey marks a context for Unanswered.
+type unansweredKey struct{}
+
+// Unanswered marks ctx for a CDP call that is written to the browser and
+// not waited for: the connection returns once it is sent (engine/browser
+// Conn). The browser handles a session's calls in order, so the next call
+// that is waited for is answered after it was handled; a press sent right
+// behind its mouse move saves the round trip between them (the browser
+// answers a move only once the page handled it, at its next frame). A
+// client that does not know the mark waits as usual.
+func Unanswered(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unansweredKey{}, true)
+}
+
+// IsUnanswered reports whether ctx is marked by Unanswered.
+func IsUnanswered(ctx context.Context) bool {
+	v, _ := ctx.Value(unansweredKey{}).(bool)
+	return v
+}
+
 // moveTo moves the mouse to pt. When pt.Verify it then asks the page
 // whether the move reached the element (this: the element, or nil after
 // Map.Ready): false, nil when it did not and the caller should prepare and
 // move again (the page has moved since; the mouse went to another process,
-// see page.js "hit"); an error once ctx ends.
-func moveTo(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string) (bool, error) {
-	if err := (proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y}).Call(p); err != nil {
+// see page.js "hit"); an error once ctx ends. With pressing (a press follows
+// at once) a move that is not checked is not waited for: the press's
+// answer comes after it.
+func moveTo(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string, pressing bool) (bool, error) {
+	mp := p
+	if pressing && !pt.Verify {
+		mp = p.Context(Unanswered(ctx))
+	}
+	if err := (proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseMoved, X: pt.X, Y: pt.Y}).Call(mp); err != nil {
 		return false, err
 	}
 	if !pt.Verify {
@@ -449,7 +477,8 @@ const maxAway = 3
 const pressGrace = 2 * time.Minute
 
 // press presses and releases the left button at pt (the mouse is there).
-// Chromium answers each event once the page has handled it. Once the press
+// Chromium answers each event once the page has handled it (the release's
+// answer, the one waited for, once it handled both). Once the press
 // is sent the click is the page's: a page that takes long to handle it (a
 // handler that opens dialog after dialog, or runs a long script) has been
 // clicked all the same. So when ctx ends while the events are being
@@ -461,20 +490,17 @@ func press(ctx context.Context, p *rod.Page, pt point) error {
 		return err
 	}
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), pressGrace)
-	q := p.Context(bg)
 	done := make(chan error, 1)
 	go func() {
 		defer cancel()
-		for _, ev := range []proto.InputDispatchMouseEvent{
-			{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1},
-			{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, ClickCount: 1},
-		} {
-			if err := ev.Call(q); err != nil {
-				done <- err
-				return
-			}
+		// The press is not waited for: the release's answer comes once
+		// the page handled both.
+		down := proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMousePressed, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, Buttons: gsonInt(1), ClickCount: 1}
+		if err := down.Call(p.Context(Unanswered(bg))); err != nil {
+			done <- err
+			return
 		}
-		done <- nil
+		done <- proto.InputDispatchMouseEvent{Type: proto.InputDispatchMouseEventTypeMouseReleased, X: pt.X, Y: pt.Y, Button: proto.InputMouseButtonLeft, ClickCount: 1}.Call(p.Context(bg))
 	}()
 	select {
 	case err := <-done:
@@ -918,7 +944,7 @@ func (r *Ready) ClickThen(ctx context.Context, then func(context.Context) error)
 	away := 0
 	for {
 		p := r.page.Context(ctx)
-		ok, err := moveTo(ctx, p, nil, r.pt, r.name)
+		ok, err := moveTo(ctx, p, nil, r.pt, r.name, true)
 		if err != nil {
 			return err
 		}

@@ -142,7 +142,7 @@ func TestPressThatAFrameTook(t *testing.T) {
 				if !pt.Verify {
 					t.Fatalf("a page with a frame from another site must have its moves checked")
 				}
-				if ok, err := moveTo(ctx, p, this, pt, "s.save"); !ok || err != nil {
+				if ok, err := moveTo(ctx, p, this, pt, "s.save", true); !ok || err != nil {
 					t.Fatalf("the move to the uncovered button: %v, %v", ok, err)
 				}
 				p.MustEval(`() => window.coverSave()`)
