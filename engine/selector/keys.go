@@ -184,10 +184,18 @@ func keyEvent(info input.KeyInfo, t proto.InputDispatchKeyEventType, mods int, t
 	return e
 }
 
-// dispatch sends the press to page.
+// dispatch sends the press to page: its key events in order, each but the
+// last without waiting for its answer (see Unanswered); the last one's
+// answer comes once the page handled them all.
 func (k Keys) dispatch(page *rod.Page) error {
-	for _, e := range k.events() {
-		if err := e.Call(page); err != nil {
+	evs := k.events()
+	ahead := page.Context(Unanswered(page.GetContext()))
+	for i, e := range evs {
+		p := ahead
+		if i == len(evs)-1 {
+			p = page
+		}
+		if err := e.Call(p); err != nil {
 			return err
 		}
 	}
