@@ -507,14 +507,18 @@ function (op, req, ...nodes) {
     return out;
   };
 
-  // describe names an element for a message: tag, id, two classes, text.
-  const describe = (el) => {
+  // describe names an element for a message: tag, id, two classes
+  // (shortName), text.
+  const shortName = (el) => {
     const id = el.id ? "#" + el.id : "";
     const cls = typeof el.className === "string" && el.className.trim()
       ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
+    return el.tagName.toLowerCase() + id + cls;
+  };
+  const describe = (el) => {
     let text = norm(el.innerText || el.textContent || "");
     if (text.length > 40) text = text.slice(0, 40) + "…";
-    return el.tagName.toLowerCase() + id + cls + (text ? " " + JSON.stringify(text) : "");
+    return shortName(el) + (text ? " " + JSON.stringify(text) : "");
   };
 
   // The mouse and other processes. The browser sends a mouse event to the
@@ -761,11 +765,7 @@ function (op, req, ...nodes) {
     submit: ["a button"], button: ["a button"], reset: ["a button"], image: ["a button"], hidden: ["a hidden field"] };
   const fieldOf = (el) => el.tagName === "INPUT" || el.tagName === "TEXTAREA";
   const typable = (el) => el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && !NOT_TYPED[el.type]) || el.isContentEditable;
-  const fieldName = (el) => {
-    const id = el.id ? "#" + el.id : "";
-    const cls = typeof el.className === "string" && el.className.trim() ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "";
-    return el.tagName.toLowerCase() + id + cls + (el.isContentEditable ? " (contenteditable)" : "");
-  };
+  const fieldName = (el) => shortName(el) + (el.isContentEditable ? " (contenteditable)" : "");
   // fieldsIn: the visible fields under el and in its open shadow trees (an
   // editor once: its editing host, not the elements inside it).
   const fieldsIn = (el, own) => {
@@ -795,13 +795,6 @@ function (op, req, ...nodes) {
     const all = own.length ? own : fieldsIn(el, false);
     return all.length === 1 ? { notfield: what, holds: fieldName(all[0]) } : { notfield: what, fields: all.length };
   };
-  // unfocused: why el, just focused, does not hold the keyboard focus (a
-  // key pressed in it, or text typed into it, would go elsewhere) → null
-  // when it (or what it holds, or a label's field) does | {unfocused:
-  // "none", what} (an element that takes no focus: a <div> without
-  // tabindex) | {unfocused: "moved", to} (the page moved the focus
-  // elsewhere: a dialog keeping it inside).
-  const FOCUSABLE = "input, select, textarea, button, a[href], area[href], iframe, summary, [tabindex], [contenteditable]";
   // inert: whether the page made el inert (the inert attribute on it or
   // above it, in its frame or the frames holding it): no pointer, focus
   // or typing reaches it. (A modal dialog open over it covers it: cover.)
@@ -814,12 +807,18 @@ function (op, req, ...nodes) {
     }
     return false;
   };
+  // unfocused: why el, just focused, does not hold the keyboard focus (a
+  // key pressed in it, or text typed into it, would go elsewhere) → null
+  // when it (or what it holds, or a label's field) does | {unfocused:
+  // "none", what} (an element that takes no focus: a <div> without
+  // tabindex) | {unfocused: "moved", to} (the page moved the focus
+  // elsewhere: a dialog keeping it inside).
+  const FOCUSABLE = "input, select, textarea, button, a[href], area[href], iframe, summary, [tabindex], [contenteditable]";
   const unfocused = (el) => {
     const a = el.getRootNode().activeElement;
     if (a && (a === el || el.contains(a) || (el.tagName === "LABEL" && a === el.control))) return null;
-    const d = el.ownerDocument;
     if (!el.matches(FOCUSABLE) && !el.isContentEditable) return { unfocused: "none", what: "a <" + el.tagName.toLowerCase() + ">" };
-    return { unfocused: "moved", to: a && a !== d.body ? describe(a) : "the page" };
+    return { unfocused: "moved", to: a && a !== el.ownerDocument.body ? describe(a) : "the page" };
   };
   // setValue sets a field's value as its picker would, past a framework's
   // own value property (React tracks what a script sets through it and
