@@ -291,7 +291,7 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params any) (
 		if !errors.As(err, &protoErr) && ctx.Err() == nil {
 			// Not an answer from the browser, nor our own deadline: the
 			// socket failed (EOF, reset). The browser is gone.
-			c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped (its DevTools connection failed)"))
+			c.socketFailed(err)
 		}
 		if gone := c.Err(); gone != nil {
 			return nil, gone
@@ -299,6 +299,12 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params any) (
 		return nil, err
 	}
 	return res, nil
+}
+
+// socketFailed marks the browser gone after its DevTools socket failed
+// (EOF, reset: not an answer from the browser).
+func (c *Conn) socketFailed(err error) {
+	c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped (its DevTools connection failed)"))
 }
 
 // unansweredIDs numbers the calls send makes, apart from the client's own
@@ -319,7 +325,7 @@ func (c *Conn) send(sessionID, method string, params any) error {
 		return err
 	}
 	if err := c.ws.Send(data); err != nil {
-		c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped (its DevTools connection failed)"))
+		c.socketFailed(err)
 		return c.Err()
 	}
 	return nil

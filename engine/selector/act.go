@@ -275,11 +275,12 @@ func prepare(ctx context.Context, el *rod.Element, name string, pr prep) (point,
 			continue
 		}
 		pt := pointOf(v)
+		stop := pt.stopped(name)
 		switch {
 		case pt.Gone:
 			return pt, errs.New(errs.TargetNotFound, "target %s went away before it could be used", name)
-		case pt.stopped(name) != nil:
-			return pt, pt.stopped(name)
+		case stop != nil:
+			return pt, stop
 		case pt.TooLong != nil || pt.Rejected != "":
 			return pt, pt.unfit(name, *pr.fill)
 		case !pt.Disabled:
@@ -661,23 +662,21 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 		if res.Type != proto.RuntimeRemoteObjectTypeString {
 			return nil, errs.New(errs.Internal, "typing: the page answered a %s for %s", res.Type, name)
 		}
-		var st struct {
-			Fallback bool `json:"fallback"`
-			I        int  `json:"i"`
-		}
-		if err := json.Unmarshal([]byte(res.Value.Str()), &st); err != nil {
+		var ans gson.JSON
+		if err := json.Unmarshal([]byte(res.Value.Str()), &ans); err != nil {
 			return nil, errs.Wrap(errs.Internal, err, "typing: reading the page's answer for %s: %v", name, err)
 		}
-		pt := pointOf(gson.NewFrom(res.Value.Str()))
-		switch {
-		case pt.stopped(name) != nil:
-			return nil, pt.stopped(name)
+		pt := pointOf(ans)
+		if err := pt.stopped(name); err != nil {
+			return nil, err
+		}
+		switch i := ans.Get("i").Int(); {
 		case pt.TooLong != nil || pt.Rejected != "":
 			return nil, pt.unfit(name, *fill)
 		case pt.Set:
 			return &Typing{Strategy: t.Locators[from].Strategy, Locator: from, page: page, name: name, set: true}, nil
-		case st.Fallback && from == 0 && st.I > 0:
-			from = st.I // that locator alone: readied if it still matches
+		case ans.Get("fallback").Bool() && from == 0 && i > 0:
+			from = i // that locator alone: readied if it still matches
 			continue
 		}
 		return nil, nil // missing, disabled, gone, behind another tab: the usual way
@@ -907,8 +906,9 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return r, nil
 	case r.pt.Gone:
 		return nil, nil
-	case r.pt.stopped(name) != nil:
-		return nil, r.pt.stopped(name)
+	}
+	if err := r.pt.stopped(name); err != nil {
+		return nil, err
 	}
 	if c := v.Get("chosen"); c.Get("native").Bool() {
 		if err := chosen(c, name, *o.Choose); err != nil {

@@ -764,7 +764,7 @@ function (op, req, ...nodes) {
   const NOT_TYPED = { checkbox: ["a checkbox", "check"], radio: ["a radio button", "check"], file: ["a file field", "upload"],
     submit: ["a button"], button: ["a button"], reset: ["a button"], image: ["a button"], hidden: ["a hidden field"] };
   const fieldOf = (el) => el.tagName === "INPUT" || el.tagName === "TEXTAREA";
-  const typable = (el) => el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && !NOT_TYPED[el.type]) || el.isContentEditable;
+  const typable = (el) => (fieldOf(el) && !NOT_TYPED[el.type]) || el.isContentEditable;
   const fieldName = (el) => shortName(el) + (el.isContentEditable ? " (contenteditable)" : "");
   // fieldsIn: the visible fields under el and in its open shadow trees (an
   // editor once: its editing host, not the elements inside it).
@@ -839,18 +839,16 @@ function (op, req, ...nodes) {
   // the coordinates of the page whose session dispatches the input
   // (same-process frames add their iframes' offsets).
   // req: {focus, clear, value, settle, front}. → {x, y, cover, disabled, readonly, gone, verify,
-  // toolong, len, rejected, kept, done} | {background}
+  // toolong, len, rejected, kept, done, unfocused, what, to} | {background} | {inert}
+  // | {unreachable, ...} (el is the element a fill types into: see typingTarget)
   // (readonly: a field to clear, fill, that a person cannot type in; nothing is cleared)
+  // (unfocused: el does not hold the keyboard focus it was given, see
+  // unfocused; inert: the page made it inert; nothing was done)
   // (clear with value: a fill of value; toolong, rejected: the field does
   // not take it, see fitting, and nothing was cleared; done: it was set)
   // (verify: the mouse move must be checked, see HIT).
   const prepareEl = (el, req) => {
     if (!el || !el.isConnected) return { gone: true };
-    if (req.clear) {
-      const t = typingTarget(el);
-      if (!isEl(t)) return t;
-      el = t;
-    }
     // A page behind another tab (a target=_blank popup left open) runs
     // no animation frames: the Go side brings it to the front (front set
     // once it tried) and asks again.
@@ -1119,6 +1117,11 @@ function (op, req, ...nodes) {
       return readAll(req.reads);
 
     case "prepare":
+      // A fill's element is the one it types into (see typingTarget).
+      if (req.clear && root && root.isConnected) {
+        const t = typingTarget(root);
+        return isEl(t) ? prepareEl(t, req) : t;
+      }
       return prepareEl(root, req);
 
     case "reach": {
