@@ -315,10 +315,11 @@ var unansweredIDs atomic.Int64
 func init() { unansweredIDs.Store(1 << 30) }
 
 // send writes one call to the browser and returns once it is written,
-// without waiting for the answer: the browser handles a session's calls in
-// the order they were written, so a later call that is waited for is
-// answered after it (an input event sent ahead of the one that ends a
-// gesture). An error in the answer is not seen.
+// without waiting for the answer: the browser handles a session's calls of
+// one kind in the order they were written, so a later call of that kind
+// that is waited for is answered after it (an input event sent ahead of
+// the one that ends a gesture; not a script run after an input event,
+// which may run first). An error in the answer is not seen.
 func (c *Conn) send(sessionID, method string, params any) error {
 	data, err := json.Marshal(cdp.Request{ID: int(unansweredIDs.Add(1)), SessionID: sessionID, Method: method, Params: params})
 	if err != nil {

@@ -411,10 +411,13 @@ type unansweredKey struct{}
 
 // Unanswered marks ctx for a CDP call that is written to the browser and
 // not waited for: the connection returns once it is sent (engine/browser
-// Conn). The browser handles a session's calls in order, so the next call
-// that is waited for is answered after it was handled; a press sent right
-// behind its mouse move saves the round trip between them (the browser
-// answers a move only once the page handled it, at its next frame). A
+// Conn). The browser handles a session's calls of one kind in order (input
+// events in theirs, script runs in theirs), so the next input event that
+// is waited for is answered after those sent before it were handled; a
+// press sent right behind its mouse move saves the round trip between them
+// (the browser answers a move only once the page handled it, at its next
+// frame). Calls of different kinds are not ordered so: a script run sent
+// after an unanswered Input.insertText read the field still empty. A
 // client that does not know the mark waits as usual.
 func Unanswered(ctx context.Context) context.Context {
 	return context.WithValue(ctx, unansweredKey{}, true)

@@ -829,9 +829,28 @@ function (op, req, ...nodes) {
     el.dispatchEvent(new Event("change", { bubbles: true }));
   };
 
-  // animating: a CSS animation or transition is running in d (one that
-  // may move what is about to be clicked).
-  const animating = (d) => !d.getAnimations || d.getAnimations().some((a) => a.playState === "running");
+  // animating: a CSS animation or transition is running in d that may
+  // move what is about to be clicked. One that only repaints (a field's
+  // border colour fading in as it takes the focus, as design systems draw
+  // it) moves nothing: the click goes out without waiting for a frame.
+  const PAINT_ONLY = /^(color|opacity|background-color|background-position|(border(-(top|right|bottom|left|block|inline)(-(start|end))?)?|outline|column-rule|text-decoration|text-emphasis|caret|accent)-color|box-shadow|text-shadow|outline(-(width|style|offset))?|filter|backdrop-filter|fill|stroke|fill-opacity|stroke-opacity)$/;
+  const animated = (a) => {
+    if (typeof a.transitionProperty === "string") return [a.transitionProperty];
+    const kfs = a.effect && a.effect.getKeyframes ? a.effect.getKeyframes() : null;
+    if (!kfs) return null;
+    const props = new Set();
+    for (const kf of kfs) {
+      for (const k of Object.keys(kf)) {
+        if (k !== "offset" && k !== "computedOffset" && k !== "easing" && k !== "composite") props.add(k.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()));
+      }
+    }
+    return [...props];
+  };
+  const moves = (a) => {
+    const props = animated(a);
+    return !props || props.length === 0 || props.some((p) => !PAINT_ONLY.test(p));
+  };
+  const animating = (d) => !d.getAnimations || d.getAnimations().some((a) => a.playState === "running" && moves(a));
 
   // prepareEl gets el ready for a user action, in one round trip:
   // scroll it into view when it is not, wait one animation frame for it
