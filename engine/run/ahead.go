@@ -14,13 +14,17 @@ import (
 // steps after it (selector's ahead.go): the page is asked once where each
 // of them would ask again, a request that waits its turn behind the page's
 // own scripts on a page that just loaded. Between the step and those
-// extracts only steps that leave the page alone (set, fail) may run; a
+// extracts only steps that leave the page alone (set, fail) may run, and
+// the read goes on into a block that runs its steps at once (a do, a
+// paginate's first page: step.Spec.Enters), whatever its if decides; a
 // step that reads what was read ahead uses it only when it asks for the
 // same read and the page shows the same document.
 type readAhead struct {
 	steps []*step.Step // the list the steps are in
 	owner int          // the index in steps of the step that reads ahead
 	end   int          // the steps after it up to end may use what it read
+	// inner are the steps of entered blocks that may use what it read.
+	inner map[*step.Step]bool
 	next  []*step.Step // the extract steps read ahead
 	specs []selector.ExtractSpec
 	got   []*selector.Extracted // what was read, nil where not (yet)
@@ -33,7 +37,12 @@ type readAhead struct {
 // what a was planned for (not its owner: a step that runs again, in a loop,
 // reads again).
 func (a *readAhead) covers(steps []*step.Step, k int) bool {
-	return a != nil && len(steps) > 0 && &a.steps[0] == &steps[0] && k > a.owner && k < a.end
+	return a != nil && len(steps) > 0 && (&a.steps[0] == &steps[0] && k > a.owner && k < a.end || a.inner[steps[k]])
+}
+
+// enters reports whether steps is the list of a block a was planned into.
+func (a *readAhead) enters(steps []*step.Step) bool {
+	return a != nil && len(steps) > 0 && a.inner[steps[0]]
 }
 
 // planAhead plans what the step at index k of steps reads ahead: nil when
@@ -50,31 +59,62 @@ func (r *runner) planAhead(steps []*step.Step, k int) *readAhead {
 // planAfter plans the extracts after index k of steps that a look may read
 // ahead (k -1: the ones steps start with); nil when there is none.
 func (r *runner) planAfter(steps []*step.Step, k int) *readAhead {
-	a := &readAhead{steps: steps, owner: k}
+	a := &readAhead{steps: steps, owner: k, inner: map[*step.Step]bool{}}
 	for j := k + 1; j < len(steps); j++ {
-		t := steps[j]
-		if t.When != nil {
+		next := a.plan(r, steps[j], false)
+		if next == aheadStop {
 			break
 		}
-		if t.Spec.LeavesPage {
-			continue
-		}
-		if t.Spec.Reads == nil {
-			break
-		}
-		spec, ok := r.readOf(t)
-		if !ok {
-			break
-		}
-		a.next = append(a.next, t)
-		a.specs = append(a.specs, spec)
 		a.end = j + 1
+		if next == aheadLast {
+			break
+		}
 	}
 	if len(a.next) == 0 {
 		return nil
 	}
 	a.got = make([]*selector.Extracted, len(a.next))
 	return a
+}
+
+// How the plan of a read ahead goes on after a step.
+type aheadNext int
+
+const (
+	aheadStop aheadNext = iota // the step may change the page, or its read is not known: the plan ends before it
+	aheadOn                    // the step leaves the page alone, or is read ahead
+	aheadLast                  // the step is a block entered: the plan ends with it
+)
+
+// plan adds step t to a (inner: t is in a block entered).
+func (a *readAhead) plan(r *runner, t *step.Step, inner bool) aheadNext {
+	if t.When != nil {
+		return aheadStop
+	}
+	next := aheadOn
+	switch {
+	case t.Spec.LeavesPage:
+	case t.Spec.Reads != nil:
+		spec, ok := r.readOf(t)
+		if !ok {
+			return aheadStop
+		}
+		a.next = append(a.next, t)
+		a.specs = append(a.specs, spec)
+	case t.Spec.Enters != nil:
+		for _, u := range t.Spec.Enters(t) {
+			if a.plan(r, u, true) != aheadOn {
+				break
+			}
+		}
+		next = aheadLast
+	default:
+		return aheadStop
+	}
+	if inner {
+		a.inner[t] = true
+	}
+	return next
 }
 
 // readOf is the read extract step s would make now (bound now: a set

@@ -68,6 +68,26 @@ output:
   rows: ${{ vars.rows }}
   heading: ${{ vars.heading }}
 `,
+		"blocks": `name: blocks
+description: Read ahead.html's rows in blocks after a wait.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/ahead.html?delay=0
+  - wait: {any: [{visible: ahead.rows}, {text: "No rows"}], into: state}
+  - do:
+      - set: {n: 1}
+      - extract: {from: ahead.heading, into: heading}
+      - do:
+          - extract: {from: ahead.rows, fields: {name: ahead.name}, into: rows}
+        if: vars.n == 1
+    if: vars.state == 0
+  - do:
+      - extract: {from: ahead.heading, into: never}
+    if: vars.state == 1
+output:
+  rows: ${{ vars.rows }}
+  heading: ${{ vars.heading }}
+`,
 	}, func(c *config.Config) {
 		harness.AddSelectors(t, c, "ahead.heading:\n  css: h1\nahead.rows:\n  css: \"#rows li.row\"\n  many: true\nahead.name:\n  within: ahead.rows\n  css: .name\nahead.more:\n  css: \"#more\"\n")
 	})
@@ -122,9 +142,12 @@ output:
 		t.Errorf("pages: %d extract records, want 6", n)
 	}
 
-	// Without a wait in the page's steps: the first page's rows read its
-	// heading ahead; each next page's two extracts were read by the
-	// paginate step (3) in the request that saw that page arrive.
+	// Without a wait in the page's steps: the wait before the paginate
+	// (2) read the first page's two extracts, in its own request; each
+	// next page's were read by the paginate step (3) in the request that
+	// saw that page arrive. (Before the read went on into the paginate's
+	// first page, the first page's rows were read by their own step and
+	// read its heading ahead: one request more, behind a page just loaded.)
 	env = h.OK(h.Call("direct", `{}`))
 	if got := names(env.Data["rows"]); got != "row 1;row 2;row 3;row 4;row 5;row 6;row 7;row 8;row 9;row 10;row 11;row 12;…" || env.Data["heading"] != "Ahead" {
 		t.Errorf("direct: %s", env.JSON())
@@ -135,8 +158,24 @@ output:
 			got = append(got, s.Path+"<"+s.ReadWith)
 		}
 	}
-	if want := []string{"3.1<", "3.2<3.1", "3.1<3", "3.2<3", "3.1<3", "3.2<3"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []string{"3.1<2", "3.2<2", "3.1<3", "3.2<3", "3.1<3", "3.2<3"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("direct: extracts (path<read_with) %v, want %v", got, want)
+	}
+
+	// The wait reads on into the blocks that run at once after it, nested
+	// ones too, whatever their if: the first block's two extracts.
+	env = h.OK(h.Call("blocks", `{}`))
+	if got := names(env.Data["rows"]); got != "row 1;row 2;row 3;row 4;" || env.Data["heading"] != "Ahead" {
+		t.Errorf("blocks: %s", env.JSON())
+	}
+	got = nil
+	for _, s := range h.Trace(env).Steps {
+		if s.Kind == "extract" {
+			got = append(got, s.Path+"<"+s.ReadWith)
+		}
+	}
+	if want := []string{"3.2<2", "3.3.1<2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("blocks: extracts (path<read_with) %v, want %v", got, want)
 	}
 }
 

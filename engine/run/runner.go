@@ -83,12 +83,16 @@ func (r *runner) runSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 		r.push(f)
 		defer r.pop()
 	}
-	// What a step read ahead is for its own list's next steps (ahead.go):
-	// not for steps nested in it, nor after steps nested here ran; what
-	// Arrive read is for the steps it was read for.
+	// What a step read ahead is for its own list's next steps (ahead.go)
+	// and the blocks it was planned into: not for steps nested in it, nor
+	// after steps nested here ran; what Arrive read is for the steps it
+	// was read for.
+	outer := r.ahead
 	r.ahead = nil
 	if a := r.arrived; a != nil && len(steps) > 0 && &a.steps[0] == &steps[0] {
 		r.ahead = a
+	} else if outer.enters(steps) {
+		r.ahead = outer
 	}
 	r.arrived = nil
 	defer func() { r.ahead = nil }()

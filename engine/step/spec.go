@@ -110,6 +110,10 @@ type Spec struct {
 	// read, in the same request, what the steps of kind Reads right after
 	// it will read (wait, extract; the runtime decides).
 	ReadsAhead bool
+	// Enters, for a block kind that runs a list of steps at once on the
+	// page as it is (do; paginate, on its first page), is that list: a look
+	// before the block may read ahead for the extracts the list starts with.
+	Enters func(s *Step) []*Step
 	// LeavesPage: a step of this kind touches neither the page nor the
 	// browser (set, fail), so what a step before it read ahead for a step
 	// after it is still what the page shows.

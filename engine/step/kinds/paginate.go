@@ -32,7 +32,9 @@ func init() {
 			{Name: "steps", Type: step.Steps, Required: true, Doc: "the steps for one page (loop.page is 1-based)"},
 		},
 		Example: "paginate: {next: acme.catalog.next_page, max_pages: \"${{ params.max_pages }}\", steps: [{extract: {from: acme.catalog.rows, list: true, into: rows, append: true}}]}",
-		Run:     runPaginate,
+		// The first page's steps run at once, on the page as it is.
+		Enters: func(s *step.Step) []*step.Step { return s.Steps("steps") },
+		Run:    runPaginate,
 	})
 }
 
