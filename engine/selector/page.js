@@ -121,7 +121,9 @@ function (op, req, ...nodes) {
     }
   };
   const isEl = (n) => n && n.nodeType === 1;
-  const isDisabled = (el) => !!el.disabled || el.getAttribute("aria-disabled") === "true";
+  // Disabled: by its own attribute, by a disabled <fieldset> around it
+  // (:disabled; not in the fieldset's first legend), or marked aria-disabled.
+  const isDisabled = (el) => !!el.disabled || el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
   // A field a person cannot type in: readonly, or marked aria-readonly.
   const readOnly = (el) => !!el.readOnly || el.getAttribute("aria-readonly") === "true";
   // What stops an action on el: disabled, or read-only for a fill (typing
