@@ -383,6 +383,13 @@ func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObj
 // pressJudged is pressChecked's answer for v, page.js's answer of op
 // "pressed".
 func pressJudged(ctx context.Context, v gson.JSON, name string, away *int) (bool, error) {
+	if u := v.Get("unsent"); strAt(u, "what") != "" {
+		// The browser's own check of the form's fields stopped it (a
+		// required field left empty, an address without @): a person sees
+		// its message by the field, and nothing was sent.
+		return true, errs.New(errs.InvalidParams, "target %s was clicked, but the browser did not send its form: %s is not valid (%q); give it a value the form accepts",
+			name, strAt(u, "what"), clipped(strAt(u, "message")))
+	}
 	if !v.Get("missed").Bool() {
 		return true, nil
 	}

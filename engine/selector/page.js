@@ -597,7 +597,9 @@ function (op, req, ...nodes) {
     if (!rec) return { missed: false };
     rec.off();
     const away = rec.cross && !rec.state;
-    return { missed: away || rec.state === "missed" || rec.state === "released", released: rec.state === "released", away, what: rec.what };
+    const out = { missed: away || rec.state === "missed" || rec.state === "released", released: rec.state === "released", away, what: rec.what };
+    if (rec.state === "hit") out.unsent = unsent(rec.el, w);
+    return out;
   };
   // On a page with frames from other sites (cross), a press the window
   // never saw went to one of them: the browser sends input to the process
@@ -650,20 +652,38 @@ function (op, req, ...nodes) {
   // A click may submit a form whose page handles the submit itself
   // (preventDefault, an async validation, then form.submit()): its
   // navigation starts late. The submit events of the next seconds are
-  // noted under this key of the window (op "submitted" reads them).
+  // noted under this key of the window (op "late" reads them), and the
+  // first control the browser found invalid when it did not send the form
+  // (its invalid event; see unsent).
   const SUBMIT = "__toolwright_submit";
   const watchSubmit = (win) => {
     const old = win[SUBMIT];
     if (old) old.off();
-    const rec = { ev: null, at: 0 };
+    const rec = { ev: null, at: 0, invalid: null };
     const h = (e) => { rec.ev = e; rec.at = performance.now(); };
+    const inv = (e) => {
+      if (!rec.invalid && isEl(e.target)) rec.invalid = { what: describe(e.target), message: e.target.validationMessage || "" };
+    };
     const timer = setTimeout(() => rec.off(), 10000);
     rec.off = () => {
       win.removeEventListener("submit", h, true);
+      win.removeEventListener("invalid", inv, true);
       clearTimeout(timer);
     };
     win.addEventListener("submit", h, true);
+    win.addEventListener("invalid", inv, true);
     Object.defineProperty(win, SUBMIT, { value: rec, configurable: true });
+  };
+  // unsent: a click on el, a form's submit button (or inside one), that
+  // the browser answered by not sending the form: it validated the form's
+  // controls (an invalid event fired) and no submit event followed. → the
+  // first control it found invalid {what, message}, else null.
+  const unsent = (el, win) => {
+    const sub = win[SUBMIT];
+    if (!sub || sub.ev || !sub.invalid || !el.closest) return null;
+    const b = el.closest("button, input");
+    const submits = !!b && (b.tagName === "BUTTON" ? b.type === "submit" : b.type === "submit" || b.type === "image");
+    return submits && b.form && !b.formNoValidate && !b.form.noValidate ? sub.invalid : null;
   };
 
   // A click's page may go elsewhere on its own schedule: a handler that
