@@ -155,6 +155,8 @@ func article(step string) string {
 type prep struct {
 	focus bool // a typing action (fill, press): focused, not pointed at
 	press bool // a click: its press is watched (see page.js PRESS)
+	// submits: a press: a form it sends is watched (see page.js SUBMIT).
+	submits bool
 	// fill, for a fill: the field is cleared for this value, unless it
 	// does not take it (point.TooLong, point.Rejected) or the page sets it
 	// (point.Set).
@@ -164,7 +166,7 @@ type prep struct {
 // req is page.js's request for p, with front set once the page's tab was
 // brought to the front.
 func (pr prep) req(front bool) map[string]any {
-	r := map[string]any{"focus": pr.focus || pr.fill != nil, "clear": pr.fill != nil, "front": front, "settle": !pr.focus && pr.fill == nil, "press": pr.press}
+	r := map[string]any{"focus": pr.focus || pr.fill != nil, "clear": pr.fill != nil, "front": front, "settle": !pr.focus && pr.fill == nil, "press": pr.press, "submits": pr.submits}
 	if pr.fill != nil {
 		r["value"] = *pr.fill
 	}
@@ -380,15 +382,26 @@ func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObj
 	return pressJudged(ctx, res.Value, name, away)
 }
 
+// unsentErr is the invalid_params error of an action (did: what was done)
+// that the browser answered by not sending a form: its own check of the
+// form's fields stopped it (a required field left empty, an address
+// without @), a person sees its message by the field, and nothing was
+// sent. u is page.js's unsent answer ({what, message}); nil when it is
+// none (the form was sent, or none was to be).
+func unsentErr(u gson.JSON, did string) error {
+	what := strAt(u, "what")
+	if what == "" {
+		return nil
+	}
+	return errs.New(errs.InvalidParams, "%s, but the browser did not send its form: %s is not valid (%q); give it a value the form accepts",
+		did, what, clipped(strAt(u, "message")))
+}
+
 // pressJudged is pressChecked's answer for v, page.js's answer of op
 // "pressed".
 func pressJudged(ctx context.Context, v gson.JSON, name string, away *int) (bool, error) {
-	if u := v.Get("unsent"); strAt(u, "what") != "" {
-		// The browser's own check of the form's fields stopped it (a
-		// required field left empty, an address without @): a person sees
-		// its message by the field, and nothing was sent.
-		return true, errs.New(errs.InvalidParams, "target %s was clicked, but the browser did not send its form: %s is not valid (%q); give it a value the form accepts",
-			name, strAt(u, "what"), clipped(strAt(u, "message")))
+	if err := unsentErr(v.Get("unsent"), "target "+name+" was clicked"); err != nil {
+		return true, err
 	}
 	if !v.Get("missed").Bool() {
 		return true, nil
@@ -589,10 +602,10 @@ func editorKept(v gson.JSON, value, name string) error {
 
 // Press focuses el and presses key in it.
 func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error {
-	if _, err := prepare(ctx, el, o.Name, prep{focus: true}); err != nil {
+	if _, err := prepare(ctx, el, o.Name, prep{focus: true, submits: true}); err != nil {
 		return err
 	}
-	return keys.dispatch(el.Page().Context(ctx))
+	return keys.pressIn(el.Page().Context(ctx), el.Object, o.Name)
 }
 
 // Typing is a target found and readied for typing in one round trip (see
@@ -601,6 +614,7 @@ func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error 
 //
 //	Fill:  typing (1) + insertText (1) + events (1) = 3 (was resolve 2 + 3)
 //	Press: typing (1) + key down, up (2)            = 3 (was resolve 2 + 3)
+//	       and for Enter, whether its form was sent (1)
 //
 // (one request more when a fallback locator matched: see Map.Typing).
 type Typing struct {
@@ -630,7 +644,7 @@ func (t *Typing) Fill(ctx context.Context, value string) error {
 
 // Press presses key in the readied element.
 func (t *Typing) Press(ctx context.Context, keys Keys) error {
-	return keys.dispatch(t.page.Context(ctx))
+	return keys.pressIn(t.page.Context(ctx), t.el, t.name)
 }
 
 // Typing looks for the one-element target name once and, when the page
@@ -658,7 +672,7 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 	locs := pageLocs(t)
 	p := page.Context(ctx)
 	for from := 0; from < len(locs); {
-		req := map[string]any{"locs": locs[from:], "clear": fill != nil}
+		req := map[string]any{"locs": locs[from:], "clear": fill != nil, "submits": fill == nil}
 		if fill != nil {
 			req["value"] = *fill
 		}

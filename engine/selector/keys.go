@@ -202,6 +202,24 @@ func (k Keys) dispatch(page *rod.Page) error {
 	return nil
 }
 
+// submits reports whether the press may send a form: Enter alone, in a
+// field, sends the field's form (implicit submission).
+func (k Keys) submits() bool { return k.key == "Enter" && len(k.modifiers) == 0 }
+
+// pressIn sends the press to el, focused (target name). An Enter that the
+// browser answered by not sending el's form (its own check of the fields
+// stopped it) fails as a click on the form's submit button does.
+func (k Keys) pressIn(p *rod.Page, el *proto.RuntimeRemoteObject, name string) error {
+	if err := k.dispatch(p); err != nil || !k.submits() {
+		return err
+	}
+	res, err := evalOp(p, el, "unsent", map[string]any{}, true, false)
+	if err != nil {
+		return nil // the page went on to another document: the form was sent
+	}
+	return unsentErr(res.Value, "Enter was pressed in target "+name)
+}
+
 // PressKeys sends the press to the page's focused element.
 func PressKeys(ctx context.Context, page *rod.Page, k Keys) error {
 	return k.dispatch(page.Context(ctx))

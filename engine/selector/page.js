@@ -977,7 +977,7 @@ function (op, req, ...nodes) {
       const fit = !out.cover && !out.disabled && req.clear ? fitting(el, req.value) : null;
       if (fit && !fit.set) return Object.assign(out, fit);
       if (!out.cover && !out.disabled) {
-        if (req.settle) watchSubmit(win);
+        if (req.settle || req.submits) watchSubmit(win);
         watchLeave(win);
         const cross = !!req.settle && outOfProcess(win);
         if (req.press) watchPress(el, win, cross);
@@ -1197,6 +1197,16 @@ function (op, req, ...nodes) {
       });
     }
 
+    case "unsent": {
+      // After Enter was pressed in a field (this): → what the browser
+      // found invalid when it did not send the field's form (see unsent),
+      // else null.
+      const f = root.form;
+      if (!f || f.noValidate) return null;
+      const sub = root.ownerDocument.defaultView[SUBMIT];
+      return sub && !sub.ev && sub.invalid ? sub.invalid : null;
+    }
+
     case "pressed": {
       // After a click's press and release (this: the element, or the
       // window after op "ready"): → {missed, released, what (where it went
@@ -1318,7 +1328,7 @@ function (op, req, ...nodes) {
         el = t;
       }
       if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
-      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value })).then((out) =>
+      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value, submits: !!req.submits })).then((out) =>
         out.background || out.gone || out.notfield || out.unfocused || out.inert || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
     }
 
