@@ -124,6 +124,26 @@ function (op, req, ...nodes) {
   // Disabled: by its own attribute, by a disabled <fieldset> around it
   // (:disabled; not in the fieldset's first legend), or marked aria-disabled.
   const isDisabled = (el) => !!el.disabled || el.matches(":disabled") || el.getAttribute("aria-disabled") === "true";
+  // drawn: el has a box, or none of its own but its children may
+  // (display: contents, a <slot>'s default).
+  const drawn = (el) => el.getClientRects().length > 0 || getComputedStyle(el).display === "contents";
+  // shownText is the text node n shows (a shadow root's, whose innerText
+  // there is not): an element's innerText when it is drawn (its hidden
+  // parts left out), nothing when it is not, nor for style and script
+  // (a status component keeps every message in its shadow tree and shows
+  // one).
+  const shownText = (n) => {
+    if (n.nodeType === 3) return n.textContent;
+    if (isEl(n)) {
+      if (n.tagName === "STYLE" || n.tagName === "SCRIPT" || n.tagName === "TEMPLATE") return "";
+      if (getComputedStyle(n).display !== "contents") return n.getClientRects().length ? " " + n.innerText + " " : "";
+    } else if (n.nodeType !== 11) {
+      return "";
+    }
+    let s = "";
+    for (const c of n.childNodes) s += shownText(c);
+    return s;
+  };
   // A field a person cannot type in: readonly, or marked aria-readonly.
   const readOnly = (el) => !!el.readOnly || el.getAttribute("aria-readonly") === "true";
   // What stops an action on el: disabled, or read-only for a fill (typing
@@ -1413,7 +1433,7 @@ function (op, req, ...nodes) {
               const b = d.body || d.documentElement;
               if (!b) return false;
               let t = b.innerText || "";
-              for (const h of all(b)) if (h.shadowRoot) t += " " + (h.shadowRoot.textContent || "");
+              for (const h of all(b)) if (h.shadowRoot && drawn(h)) t += " " + shownText(h.shadowRoot);
               if (norm(t).includes(want)) return true;
               for (const f of all(b)) {
                 if (f.tagName !== "IFRAME" && f.tagName !== "FRAME") continue;
