@@ -694,16 +694,20 @@ function (op, req, ...nodes) {
     win.addEventListener("invalid", inv, true);
     Object.defineProperty(win, SUBMIT, { value: rec, configurable: true });
   };
-  // unsent: a click on el, a form's submit button (or inside one), that
-  // the browser answered by not sending the form: it validated the form's
-  // controls (an invalid event fired) and no submit event followed. → the
-  // first control it found invalid {what, message}, else null.
-  const unsent = (el, win) => {
+  // refused: form, one the browser checks, was not sent since the watch
+  // began in win: the browser validated its controls (an invalid event
+  // fired) and no submit event followed. → the first control it found
+  // invalid {what, message}, else null.
+  const refused = (form, win) => {
     const sub = win[SUBMIT];
-    if (!sub || sub.ev || !sub.invalid || !el.closest) return null;
-    const b = el.closest("button, input");
+    return form && !form.noValidate && sub && !sub.ev && sub.invalid ? sub.invalid : null;
+  };
+  // unsent: what the browser refused when el, a form's submit button (or
+  // inside one), was clicked (see refused), else null.
+  const unsent = (el, win) => {
+    const b = el.closest ? el.closest("button, input") : null;
     const submits = !!b && (b.tagName === "BUTTON" ? b.type === "submit" : b.type === "submit" || b.type === "image");
-    return submits && b.form && !b.formNoValidate && !b.form.noValidate ? sub.invalid : null;
+    return submits && !b.formNoValidate ? refused(b.form, win) : null;
   };
 
   // A click's page may go elsewhere on its own schedule: a handler that
@@ -1217,15 +1221,10 @@ function (op, req, ...nodes) {
       });
     }
 
-    case "unsent": {
+    case "unsent":
       // After Enter was pressed in a field (this): → what the browser
-      // found invalid when it did not send the field's form (see unsent),
-      // else null.
-      const f = root.form;
-      if (!f || f.noValidate) return null;
-      const sub = root.ownerDocument.defaultView[SUBMIT];
-      return sub && !sub.ev && sub.invalid ? sub.invalid : null;
-    }
+      // refused when it did not send the field's form (see refused).
+      return refused(root.form, root.ownerDocument.defaultView);
 
     case "pressed": {
       // After a click's press and release (this: the element, or the
