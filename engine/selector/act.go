@@ -712,7 +712,8 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 // <select> (set at once, input and change fired), or, for an ARIA combobox
 // or a button that opens a listbox, the option with that accessible name:
 // the control is clicked open when its listbox is not showing, the option
-// is waited for in the page and clicked like a person would.
+// is waited for in the page and clicked like a person would; a listbox that
+// then marks another option chosen (aria-selected) took the choice back.
 func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) error {
 	p := el.Page().Context(ctx)
 	// As a person would need: in view, reachable by the pointer, enabled,
@@ -769,7 +770,15 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	if err != nil {
 		return err
 	}
-	return Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)})
+	if err := Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)}); err != nil {
+		return err
+	}
+	// Did the listbox keep the choice? (It may no longer say: then it is
+	// taken as kept.)
+	if res, err := evalOp(p, opt, "kept", map[string]any{}, true, false); err == nil && strAt(res.Value, "back") != "" {
+		return chosen(res.Value, o.Name, value)
+	}
+	return nil
 }
 
 // chosen is nil when page.js chose value in a native <select> (its answer

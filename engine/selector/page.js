@@ -1159,6 +1159,18 @@ function (op, req, ...nodes) {
     case "option":
       return optionNamed(root, req.value);
 
+    case "kept": {
+      // After a click chose an ARIA option (this): → {back: the name of
+      // the option its listbox marks chosen instead} when the option is
+      // marked not chosen (aria-selected="false") and another one is, in
+      // a listbox of one choice (the page's own script took the choice
+      // back); else {} (kept, or the listbox does not say).
+      const lb = root.isConnected && root.closest ? root.closest("[role=listbox]") : null;
+      if (!lb || lb.getAttribute("aria-multiselectable") === "true" || root.getAttribute("aria-selected") !== "false") return {};
+      const other = optionsOf(lb).find((x) => x !== root && x.getAttribute("aria-selected") === "true");
+      return other ? { back: accName(other) } : {};
+    }
+
     case "read":
       return read(root, req.attr);
 

@@ -31,10 +31,12 @@ steps:
   - extract: {from: tr.choose.size_out, into: size}
   - extract: {from: tr.choose.country_out, into: country}
   - extract: {from: tr.choose.plan_out, into: plan}
+  - extract: {from: tr.choose.role_out, into: role}
 output:
   size: ${{ vars.size }}
   country: ${{ vars.country }}
   plan: ${{ vars.plan }}
+  role: ${{ vars.role }}
 `
 	}
 	h, _ := truthfulHarness(t, map[string]string{"choose": workflow("choose", "dismiss"), "choose_sure": workflow("choose_sure", "accept")})
@@ -67,5 +69,11 @@ output:
 		`target tr.choose.plan did not keep "Pro": the page's own script chose "Basic" again (a dialog it asked, dismissed? answer it with dialog: accept)`)
 	if env := h.OK(h.Call("choose_sure", args("plan", "Pro"))); env.Data["plan"] != "plan pro" {
 		t.Errorf("choose Pro of plan with its dialog accepted: the page shows %q, want plan pro", env.Data["plan"])
+	}
+	// The same in an ARIA listbox that marks its choice (aria-selected).
+	h.Code(h.Call("choose", args("role", "Admin")), "assertion_failed",
+		`target tr.choose.role did not keep "Admin": the page's own script chose "Viewer" again (a dialog it asked, dismissed? answer it with dialog: accept)`)
+	if env := h.OK(h.Call("choose_sure", args("role", "Admin"))); env.Data["role"] != "role Admin" {
+		t.Errorf("choose Admin of role with its dialog accepted: the page shows %q, want role Admin", env.Data["role"])
 	}
 }
