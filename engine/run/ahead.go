@@ -22,27 +22,26 @@ import (
 type readAhead struct {
 	steps []*step.Step // the list the steps are in
 	owner int          // the index in steps of the step that reads ahead
-	end   int          // the steps after it up to end may use what it read
-	// inner are the steps of entered blocks that may use what it read.
-	inner map[*step.Step]bool
-	next  []*step.Step // the extract steps read ahead
-	specs []selector.ExtractSpec
-	got   []*selector.Extracted // what was read, nil where not (yet)
-	doc   uint64                // the document it was read in (selector.DocumentMark)
-	known bool                  // doc is known
-	path  string                // the owner's trace path, for the trace's read_with
+	// covered are the steps the plan went past, after the owner and in
+	// the blocks it entered: they may use what it read.
+	covered map[*step.Step]bool
+	next    []*step.Step // the extract steps read ahead
+	specs   []selector.ExtractSpec
+	got     []*selector.Extracted // what was read, nil where not (yet)
+	doc     uint64                // the document it was read in (selector.DocumentMark)
+	known   bool                  // doc is known
+	path    string                // the owner's trace path, for the trace's read_with
 }
 
-// covers reports whether the step at index k of steps is one that may use
-// what a was planned for (not its owner: a step that runs again, in a loop,
-// reads again).
-func (a *readAhead) covers(steps []*step.Step, k int) bool {
-	return a != nil && len(steps) > 0 && (&a.steps[0] == &steps[0] && k > a.owner && k < a.end || a.inner[steps[k]])
+// covers reports whether step s may use what a was planned for (not its
+// owner: a step that runs again, in a loop, reads again).
+func (a *readAhead) covers(s *step.Step) bool {
+	return a != nil && a.covered[s]
 }
 
 // enters reports whether steps is the list of a block a was planned into.
 func (a *readAhead) enters(steps []*step.Step) bool {
-	return a != nil && len(steps) > 0 && a.inner[steps[0]]
+	return a != nil && len(steps) > 0 && a.covered[steps[0]]
 }
 
 // planAhead plans what the step at index k of steps reads ahead: nil when
@@ -59,14 +58,9 @@ func (r *runner) planAhead(steps []*step.Step, k int) *readAhead {
 // planAfter plans the extracts after index k of steps that a look may read
 // ahead (k -1: the ones steps start with); nil when there is none.
 func (r *runner) planAfter(steps []*step.Step, k int) *readAhead {
-	a := &readAhead{steps: steps, owner: k, inner: map[*step.Step]bool{}}
+	a := &readAhead{steps: steps, owner: k, covered: map[*step.Step]bool{}}
 	for j := k + 1; j < len(steps); j++ {
-		next := a.plan(r, steps[j], false)
-		if next == aheadStop {
-			break
-		}
-		a.end = j + 1
-		if next == aheadLast {
+		if a.plan(r, steps[j]) != aheadOn {
 			break
 		}
 	}
@@ -86,8 +80,8 @@ const (
 	aheadLast                  // the step is a block entered: the plan ends with it
 )
 
-// plan adds step t to a (inner: t is in a block entered).
-func (a *readAhead) plan(r *runner, t *step.Step, inner bool) aheadNext {
+// plan adds step t to a.
+func (a *readAhead) plan(r *runner, t *step.Step) aheadNext {
 	if t.When != nil {
 		return aheadStop
 	}
@@ -103,7 +97,7 @@ func (a *readAhead) plan(r *runner, t *step.Step, inner bool) aheadNext {
 		a.specs = append(a.specs, spec)
 	case t.Spec.Enters != nil:
 		for _, u := range t.Spec.Enters(t) {
-			if a.plan(r, u, true) != aheadOn {
+			if a.plan(r, u) != aheadOn {
 				break
 			}
 		}
@@ -111,9 +105,7 @@ func (a *readAhead) plan(r *runner, t *step.Step, inner bool) aheadNext {
 	default:
 		return aheadStop
 	}
-	if inner {
-		a.inner[t] = true
-	}
+	a.covered[t] = true
 	return next
 }
 

@@ -97,7 +97,7 @@ func (r *runner) runSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 	r.arrived = nil
 	defer func() { r.ahead = nil }()
 	for k, s := range steps {
-		if !r.ahead.covers(steps, k) {
+		if !r.ahead.covers(s) {
 			r.ahead = r.planAhead(steps, k)
 		}
 		if err := r.runStep(ctx, s); err != nil {
