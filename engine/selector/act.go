@@ -372,10 +372,15 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 // element: the guard lets no other press through. away counts the
 // presses of this click that a frame took; at maxAway the click fails.
 func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string, away *int) (bool, error) {
-	if err := press(ctx, p, pt); err != nil || ctx.Err() != nil {
+	// Once sent, the press is answered in the step's time and then some
+	// (outlasting): a press held back, or a form the browser did not
+	// send, is not a click done because the step's time ran out meanwhile.
+	actx, cancel := outlasting(ctx)
+	defer cancel()
+	if err := press(ctx, actx, p, pt); err != nil || actx.Err() != nil {
 		return true, err
 	}
-	res, err := evalOp(p, this, "pressed", map[string]any{}, true, false)
+	res, err := evalOp(p.Context(actx), this, "pressed", map[string]any{}, true, false)
 	if err != nil {
 		return true, nil
 	}
@@ -506,10 +511,11 @@ const pressGrace = 2 * time.Minute
 // is sent the click is the page's: a page that takes long to handle it (a
 // handler that opens dialog after dialog, or runs a long script) has been
 // clicked all the same. So when ctx ends while the events are being
-// handled, press reports the click done and they finish being delivered in
-// the background (within pressGrace): an agent is never told to retry a
-// click that happened, and clicks again.
-func press(ctx context.Context, p *rod.Page, pt point) error {
+// handled, the answer is waited for while answer lasts (see outlasting);
+// past that press reports the click done and the events finish being
+// delivered in the background (within pressGrace): an agent is never told
+// to retry a click that happened, and clicks again.
+func press(ctx, answer context.Context, p *rod.Page, pt point) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -529,7 +535,7 @@ func press(ctx context.Context, p *rod.Page, pt point) error {
 	select {
 	case err := <-done:
 		return err
-	case <-ctx.Done():
+	case <-answer.Done():
 		return nil
 	}
 }
@@ -605,7 +611,7 @@ func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error 
 	if _, err := prepare(ctx, el, o.Name, prep{focus: true, submits: true}); err != nil {
 		return err
 	}
-	return keys.pressIn(el.Page().Context(ctx), el.Object, o.Name)
+	return keys.pressIn(ctx, el.Page(), el.Object, o.Name)
 }
 
 // Typing is a target found and readied for typing in one round trip (see
@@ -644,7 +650,7 @@ func (t *Typing) Fill(ctx context.Context, value string) error {
 
 // Press presses key in the readied element.
 func (t *Typing) Press(ctx context.Context, keys Keys) error {
-	return keys.pressIn(t.page.Context(ctx), t.el, t.name)
+	return keys.pressIn(ctx, t.page, t.el, t.name)
 }
 
 // Typing looks for the one-element target name once and, when the page
@@ -773,10 +779,17 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 	if err := Click(ctx, oel, ActOptions{Name: fmt.Sprintf("%s option %q", o.Name, value)}); err != nil {
 		return err
 	}
-	// Did the listbox keep the choice? (It may no longer say: then it is
-	// taken as kept.)
-	if res, err := evalOp(p, opt, "kept", map[string]any{}, true, false); err == nil && strAt(res.Value, "back") != "" {
-		return chosen(res.Value, o.Name, value)
+	// Did the listbox keep the choice? Asked however late the click was
+	// answered (outlasting); a listbox gone with its document no longer
+	// says: then the choice is taken as kept.
+	kctx, cancel := outlasting(ctx)
+	defer cancel()
+	kept, err := evalOp(p.Context(kctx), opt, "kept", map[string]any{}, true, false)
+	switch {
+	case err == nil && strAt(kept.Value, "back") != "":
+		return chosen(kept.Value, o.Name, value)
+	case err != nil && kctx.Err() != nil:
+		return errs.Wrap(errs.TargetNotFound, err, "target %s: the page was still handling the click on option %q %s after the step's time ran out; whether it kept the choice is not known", o.Name, value, answerGrace)
 	}
 	return nil
 }
@@ -988,7 +1001,7 @@ func (r *Ready) ClickThen(ctx context.Context, then func(context.Context) error)
 			}
 		}
 		if ok && then != nil {
-			if err := press(ctx, p, r.pt); err != nil {
+			if err := press(ctx, ctx, p, r.pt); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {

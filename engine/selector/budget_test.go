@@ -46,3 +46,47 @@ func TestAllowedBeforeExpiry(t *testing.T) {
 		t.Errorf("allowed = %s, want the 2s spent", d)
 	}
 }
+
+// TestOutlastingOutlivesOnlyTheStepsTime: the context an action's answer
+// is read in lives answerGrace past the step's own deadline, ends with the
+// call (the budget's parent) and when the step is cancelled, and follows
+// any other context as it is.
+func TestOutlastingOutlivesOnlyTheStepsTime(t *testing.T) {
+	call, endCall := context.WithCancel(context.Background())
+	defer endCall()
+	step, endStep := WithBudget(call, time.Millisecond)
+	defer endStep()
+	<-step.Done()
+	a, cancel := outlasting(step)
+	defer cancel()
+	stepDL, _ := step.Deadline()
+	if dl, _ := a.Deadline(); a.Err() != nil || !dl.Equal(stepDL.Add(answerGrace)) {
+		t.Fatalf("past the step's deadline: err %v, deadline %v after it; want alive until %v after it", a.Err(), dl.Sub(stepDL), answerGrace)
+	}
+	endCall()
+	<-a.Done() // the call ended: so does the answer's time
+
+	step, endStep = WithBudget(context.Background(), time.Hour)
+	a, cancel = outlasting(step)
+	defer cancel()
+	endStep() // cancelled, not run out
+	<-a.Done()
+
+	// No budget (or an earlier deadline than the budget's): no grace.
+	plain, endPlain := context.WithTimeout(context.Background(), time.Millisecond)
+	defer endPlain()
+	<-plain.Done()
+	if a, cancel := outlasting(plain); a.Err() == nil {
+		cancel()
+		t.Fatal("a context without a step's budget was outlasted")
+	}
+	early, endEarly := context.WithTimeout(context.Background(), time.Millisecond)
+	defer endEarly()
+	step, endStep = WithBudget(early, time.Hour)
+	defer endStep()
+	<-step.Done()
+	if a, cancel := outlasting(step); a.Err() == nil {
+		cancel()
+		t.Fatal("the call's deadline, earlier than the step's, was outlasted")
+	}
+}

@@ -184,18 +184,27 @@ func keyEvent(info input.KeyInfo, t proto.InputDispatchKeyEventType, mods int, t
 	return e
 }
 
-// dispatch sends the press to page: its key events in order, each but the
-// last without waiting for its answer (see Unanswered); the last one's
-// answer comes once the page handled them all.
-func (k Keys) dispatch(page *rod.Page) error {
+// dispatch sends the press to page in ctx: its key events in order, each
+// but the last without waiting for its answer (see Unanswered); the last
+// one's answer comes once the page handled them all. Once the first is
+// sent the press is the page's, as a click's (see press): the rest are
+// sent and answered in answer (outlasting ctx), and a page still handling
+// them when answer ends has had the press all the same.
+func (k Keys) dispatch(ctx, answer context.Context, page *rod.Page) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	evs := k.events()
-	ahead := page.Context(Unanswered(page.GetContext()))
+	ahead := page.Context(Unanswered(answer))
 	for i, e := range evs {
 		p := ahead
 		if i == len(evs)-1 {
-			p = page
+			p = page.Context(answer)
 		}
 		if err := e.Call(p); err != nil {
+			if answer.Err() != nil && i > 0 {
+				return nil
+			}
 			return err
 		}
 	}
@@ -209,11 +218,13 @@ func (k Keys) submits() bool { return k.key == "Enter" && len(k.modifiers) == 0 
 // pressIn sends the press to el, focused (target name). An Enter that the
 // browser answered by not sending el's form (its own check of the fields
 // stopped it) fails as a click on the form's submit button does.
-func (k Keys) pressIn(p *rod.Page, el *proto.RuntimeRemoteObject, name string) error {
-	if err := k.dispatch(p); err != nil || !k.submits() {
+func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemoteObject, name string) error {
+	actx, cancel := outlasting(ctx)
+	defer cancel()
+	if err := k.dispatch(ctx, actx, page); err != nil || !k.submits() || actx.Err() != nil {
 		return err
 	}
-	res, err := evalOp(p, el, "unsent", map[string]any{}, true, false)
+	res, err := evalOp(page.Context(actx), el, "unsent", map[string]any{}, true, false)
 	if err != nil {
 		return nil // the page went on to another document: the form was sent
 	}
@@ -222,5 +233,7 @@ func (k Keys) pressIn(p *rod.Page, el *proto.RuntimeRemoteObject, name string) e
 
 // PressKeys sends the press to the page's focused element.
 func PressKeys(ctx context.Context, page *rod.Page, k Keys) error {
-	return k.dispatch(page.Context(ctx))
+	actx, cancel := outlasting(ctx)
+	defer cancel()
+	return k.dispatch(ctx, actx, page)
 }
