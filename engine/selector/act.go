@@ -373,9 +373,9 @@ func pointer(ctx context.Context, el *rod.Element, o ActOptions, click bool) err
 // presses of this click that a frame took; at maxAway the click fails.
 func pressChecked(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, pt point, name string, away *int) (bool, error) {
 	// Once sent, the press is answered in the step's time and then some
-	// (outlasting): a press held back, or a form the browser did not
+	// (Outlasting): a press held back, or a form the browser did not
 	// send, is not a click done because the step's time ran out meanwhile.
-	actx, cancel := outlasting(ctx)
+	actx, cancel := Outlasting(ctx)
 	defer cancel()
 	if err := press(ctx, actx, p, pt); err != nil || actx.Err() != nil {
 		return true, err
@@ -511,7 +511,7 @@ const pressGrace = 2 * time.Minute
 // is sent the click is the page's: a page that takes long to handle it (a
 // handler that opens dialog after dialog, or runs a long script) has been
 // clicked all the same. So when ctx ends while the events are being
-// handled, the answer is waited for while answer lasts (see outlasting);
+// handled, the answer is waited for while answer lasts (see Outlasting);
 // past that press reports the click done and the events finish being
 // delivered in the background (within pressGrace): an agent is never told
 // to retry a click that happened, and clicks again.
@@ -780,9 +780,9 @@ func Select(ctx context.Context, el *rod.Element, value string, o ActOptions) er
 		return err
 	}
 	// Did the listbox keep the choice? Asked however late the click was
-	// answered (outlasting); a listbox gone with its document no longer
+	// answered (Outlasting); a listbox gone with its document no longer
 	// says: then the choice is taken as kept.
-	kctx, cancel := outlasting(ctx)
+	kctx, cancel := Outlasting(ctx)
 	defer cancel()
 	kept, err := evalOp(p.Context(kctx), opt, "kept", map[string]any{}, true, false)
 	switch {

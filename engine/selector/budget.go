@@ -55,21 +55,21 @@ func Allowed(ctx context.Context, start time.Time) string {
 }
 
 // answerGrace is how long the page's answer to an action it has received
-// is still waited for after the step's time ran out (see outlasting).
+// is still waited for after the step's time ran out (see Outlasting).
 const answerGrace = 10 * time.Second
 
-// outlasting is the context in which the page's answer to an action that
+// Outlasting is the context in which the page's answer to an action that
 // has reached it is read: whether a click reached its element, whether the
 // browser sent the form, whether a listbox kept the choice. An action sent
 // just before the step's time runs out (a busy machine, a handler that
 // takes long, a dialog to answer first) has happened all the same, and its
 // answer decides whether the step did what it says: read in ctx, which has
 // ended, it was lost, and the step answered ok. So when ctx's deadline is
-// the step's own (WithBudget), outlasting ends answerGrace after it, and
+// the step's own (WithBudget), Outlasting ends answerGrace after it, and
 // never after the call (the budget's parent) ends; ctx cancelled (the
 // client gave up, a refused navigation ended the step) ends it at once.
 // Any other ctx it follows as is.
-func outlasting(ctx context.Context) (context.Context, context.CancelFunc) {
+func Outlasting(ctx context.Context) (context.Context, context.CancelFunc) {
 	dl, ok := ctx.Deadline()
 	b, own := ctx.Value(budgetKey{}).(budget)
 	if !ok || !own || !b.dl.Equal(dl) {

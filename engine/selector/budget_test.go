@@ -57,7 +57,7 @@ func TestOutlastingOutlivesOnlyTheStepsTime(t *testing.T) {
 	step, endStep := WithBudget(call, time.Millisecond)
 	defer endStep()
 	<-step.Done()
-	a, cancel := outlasting(step)
+	a, cancel := Outlasting(step)
 	defer cancel()
 	stepDL, _ := step.Deadline()
 	if dl, _ := a.Deadline(); a.Err() != nil || !dl.Equal(stepDL.Add(answerGrace)) {
@@ -67,7 +67,7 @@ func TestOutlastingOutlivesOnlyTheStepsTime(t *testing.T) {
 	<-a.Done() // the call ended: so does the answer's time
 
 	step, endStep = WithBudget(context.Background(), time.Hour)
-	a, cancel = outlasting(step)
+	a, cancel = Outlasting(step)
 	defer cancel()
 	endStep() // cancelled, not run out
 	<-a.Done()
@@ -76,7 +76,7 @@ func TestOutlastingOutlivesOnlyTheStepsTime(t *testing.T) {
 	plain, endPlain := context.WithTimeout(context.Background(), time.Millisecond)
 	defer endPlain()
 	<-plain.Done()
-	if a, cancel := outlasting(plain); a.Err() == nil {
+	if a, cancel := Outlasting(plain); a.Err() == nil {
 		cancel()
 		t.Fatal("a context without a step's budget was outlasted")
 	}
@@ -85,7 +85,7 @@ func TestOutlastingOutlivesOnlyTheStepsTime(t *testing.T) {
 	step, endStep = WithBudget(early, time.Hour)
 	defer endStep()
 	<-step.Done()
-	if a, cancel := outlasting(step); a.Err() == nil {
+	if a, cancel := Outlasting(step); a.Err() == nil {
 		cancel()
 		t.Fatal("the call's deadline, earlier than the step's, was outlasted")
 	}

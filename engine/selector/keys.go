@@ -188,7 +188,7 @@ func keyEvent(info input.KeyInfo, t proto.InputDispatchKeyEventType, mods int, t
 // but the last without waiting for its answer (see Unanswered); the last
 // one's answer comes once the page handled them all. Once the first is
 // sent the press is the page's, as a click's (see press): the rest are
-// sent and answered in answer (outlasting ctx), and a page still handling
+// sent and answered in answer (Outlasting ctx), and a page still handling
 // them when answer ends has had the press all the same.
 func (k Keys) dispatch(ctx, answer context.Context, page *rod.Page) error {
 	if err := ctx.Err(); err != nil {
@@ -219,7 +219,7 @@ func (k Keys) submits() bool { return k.key == "Enter" && len(k.modifiers) == 0 
 // browser answered by not sending el's form (its own check of the fields
 // stopped it) fails as a click on the form's submit button does.
 func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemoteObject, name string) error {
-	actx, cancel := outlasting(ctx)
+	actx, cancel := Outlasting(ctx)
 	defer cancel()
 	if err := k.dispatch(ctx, actx, page); err != nil || !k.submits() || actx.Err() != nil {
 		return err
@@ -233,7 +233,7 @@ func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemo
 
 // PressKeys sends the press to the page's focused element.
 func PressKeys(ctx context.Context, page *rod.Page, k Keys) error {
-	actx, cancel := outlasting(ctx)
+	actx, cancel := Outlasting(ctx)
 	defer cancel()
 	return k.dispatch(ctx, actx, page)
 }

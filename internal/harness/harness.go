@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,6 +106,28 @@ func (h *Harness) CallCtx(ctx context.Context, tool, args string) *result.Envelo
 		h.t.Fatalf("call %s: %v", tool, err)
 	}
 	return env
+}
+
+// CallAll runs calls (each a tool and its JSON arguments) at once, as
+// many agents would, and returns their envelopes in order: for a page
+// that takes its time, the test waits for the slowest call, not their sum.
+func (h *Harness) CallAll(calls ...[2]string) []*result.Envelope {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	envs := make([]*result.Envelope, len(calls))
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() { envs[i], errs[i] = h.Eng.Call(ctx, run.Request{Tool: c[0], Args: json.RawMessage(c[1])}) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			h.t.Fatalf("call %s: %v", calls[i][0], err)
+		}
+	}
+	return envs
 }
 
 // OK fails the test unless env is ok, printing it.

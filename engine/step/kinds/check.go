@@ -68,7 +68,10 @@ func init() {
 			if err := selector.Click(ctx, clickEl, selector.ActOptions{Name: name}); err != nil {
 				return err
 			}
-			if st, err = checkState(el); err != nil {
+			// The page's answer, however late (see selector.Outlasting).
+			actx, cancel := selector.Outlasting(ctx)
+			defer cancel()
+			if st, err = checkState(el.Context(actx)); err != nil {
 				return err
 			}
 			if st.Checked != want {
