@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"github.com/toolwright/toolwright/engine/errs"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -137,6 +138,37 @@ func (c *call) noteDialog(rec int, msg, note string) {
 		}
 		sr.Dialog += note
 	}
+}
+
+// maxDialogSaid bounds the dialogs' part of a message (a page may open
+// hundreds); the trace keeps them all.
+const maxDialogSaid = 300
+
+// saidByDialog is err, the failure of the step of trace record rec, with
+// what the page's dialogs said while it ran when err is the page refusing
+// the step (invalid_params, assertion_failed): "Only PDF files, please" or
+// "Make this user Admin?" dismissed is why, and the agent reads only the
+// envelope.
+func (c *call) saidByDialog(rec int, err error) error {
+	e := errs.As(err)
+	if e.Code != errs.InvalidParams && e.Code != errs.AssertionFailed {
+		return err
+	}
+	c.mu.Lock()
+	notes := ""
+	if rec >= 0 && rec < len(c.steps) {
+		notes = c.steps[rec].Dialog
+	}
+	c.mu.Unlock()
+	if notes == "" {
+		return err
+	}
+	if r := []rune(notes); len(r) > maxDialogSaid {
+		notes = string(r[:maxDialogSaid]) + "…"
+	}
+	said := *e
+	said.Message = fmt.Sprintf("%s (the page's dialogs while the step ran: %s)", e.Message, notes)
+	return &said
 }
 
 // watchPopups answers the dialogs of every page opener opens from now until

@@ -348,7 +348,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	}
 	var fe *failure
 	if err != nil && !errors.As(err, &fe) {
-		err = r.classify(ctx, sctx, s, err)
+		err = r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err))
 	}
 	r.endAttempt(rec, start, n, err)
 	return err

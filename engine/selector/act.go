@@ -714,6 +714,52 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 	return nil, nil
 }
 
+// SetFiles puts the files at paths into el, a file input, as a person's
+// choice in the browser's file chooser would; the page sees input and
+// change. As a person's chooser, it needs the input enabled: a disabled
+// one (itself, or by its fieldset) is waited for as any control is, and
+// fails target_not_found "stayed disabled". A page whose own script then
+// emptied the input (a rule on the files' type or size: "only PDF files")
+// refused them: invalid_params, nothing was attached. names are the
+// files' names as the workflow gave them, for the message.
+func SetFiles(ctx context.Context, el *rod.Element, paths, names []string, o ActOptions) error {
+	sc := scope{page: el.Page().Context(ctx), this: el.Object, within: true}
+	for {
+		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled"}}, maxWaitSlice)
+		if ctx.Err() != nil {
+			return point{}.stayed(ctx, o.Name)
+		}
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			break
+		}
+	}
+	if err := el.Context(ctx).SetFiles(paths); err != nil {
+		return err
+	}
+	// The page's answer (its change handler), however late (Outlasting).
+	actx, cancel := Outlasting(ctx)
+	defer cancel()
+	res, err := el.Context(actx).Eval(`function () { return this.files ? this.files.length : 0 }`)
+	if err != nil {
+		if actx.Err() != nil {
+			return err
+		}
+		return nil // the page went on to another document with the files
+	}
+	if kept := res.Value.Int(); kept < len(paths) {
+		what := "none"
+		if kept > 0 {
+			what = fmt.Sprintf("only %d", kept)
+		}
+		return errs.New(errs.InvalidParams, "target %s kept %s of the files put into it (%s): the page's own script refused them "+
+			"(a rule on their type or size?); give files the page accepts", o.Name, what, clipped(strings.Join(names, ", ")))
+	}
+	return nil
+}
+
 // Select chooses value in el: an option's value or label of a native
 // <select> (set at once, input and change fired), or, for an ARIA combobox
 // or a button that opens a listbox, the option with that accessible name:

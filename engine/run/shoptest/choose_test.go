@@ -12,7 +12,7 @@ import "testing"
 //
 // A native select whose page took the choice back (a change it confirms,
 // the confirm dismissed) answered ok too: it fails assertion_failed now,
-// naming what the page chose instead.
+// naming what the page chose instead, and what the page's dialog asked.
 func TestSelectOnlyWhatAPersonCanChoose(t *testing.T) {
 	t.Parallel()
 	workflow := func(name, dialog string) string {
@@ -72,7 +72,8 @@ output:
 	}
 	// The same in an ARIA listbox that marks its choice (aria-selected).
 	h.Code(h.Call("choose", args("role", "Admin")), "assertion_failed",
-		`target tr.choose.role did not keep "Admin": the page's own script chose "Viewer" again (a dialog it asked, dismissed? answer it with dialog: accept)`)
+		`target tr.choose.role did not keep "Admin": the page's own script chose "Viewer" again (a dialog it asked, dismissed? answer it with dialog: accept)`,
+		`(the page's dialogs while the step ran: confirm "Make this user Admin?" dismissed as the step's dialog key says)`)
 	if env := h.OK(h.Call("choose_sure", args("role", "Admin"))); env.Data["role"] != "role Admin" {
 		t.Errorf("choose Admin of role with its dialog accepted: the page shows %q, want role Admin", env.Data["role"])
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/tmpl"
 )
@@ -40,7 +41,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			var paths []string
+			var paths, given []string
 			for _, v := range s.Values("files") {
 				val, err := x.Eval(ctx, v.Value)
 				if err != nil {
@@ -55,7 +56,7 @@ func init() {
 					if err != nil {
 						return err
 					}
-					paths = append(paths, p)
+					paths, given = append(paths, p), append(given, tmpl.Text(n))
 				}
 			}
 			name := targetLabel(x, s, "target")
@@ -74,7 +75,7 @@ func init() {
 			case n == 1 && len(paths) > 1:
 				return errs.New(errs.InvalidParams, "target %s takes one file, got %d", name, len(paths))
 			}
-			return el.SetFiles(paths)
+			return selector.SetFiles(ctx, el, paths, given, selector.ActOptions{Name: name})
 		},
 	})
 }
