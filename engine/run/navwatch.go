@@ -79,6 +79,11 @@ type navWatch struct {
 	starts                   int           // navigations started
 	changed                  chan struct{} // closed and replaced at each of those events
 	awaited                  bool          // awaitLate ran for this watch
+	// The main frame's document before the step (selector.DocumentMark;
+	// docKnown false: no mark tells), and whether the document the step
+	// led to was judged (see answered) or is the engine's own (goto).
+	docMark           uint64
+	docKnown, docSeen bool
 }
 
 // watchNavigation starts watching the page of the call's environment; nil
@@ -97,6 +102,7 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 	frame := env.Page().FrameID
 	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: src, reqMark: selector.RequestMark(env.Page()),
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	w.docMark, w.docKnown = selector.DocumentMark(ctx, env.Page())
 	c := r.c
 	started := func(id proto.PageFrameID) {
 		if id == frame {
@@ -441,6 +447,45 @@ func (w *navWatch) expect(ctx context.Context, start time.Time) error {
 	return nil
 }
 
+// answered judges the document a navigation of the watched step led to,
+// once it has come (the main frame committed another document since the
+// step began), by its HTTP answer: a server error (5xx) did not do what
+// the step asked, and fails navigation_failed (retryable: the server may
+// recover); a form sent with another method than GET that the server
+// answered 4xx (403, 409, 422: it refused what was sent) fails
+// invalid_params. A link followed to a missing page (GET, 404) is a page
+// a person reads, as goto's expect_status lets it be. Each watch judges
+// one document, named after its step; nil until one came, for the
+// engine's own navigation (goto checks its own) and when no mark tells.
+func (w *navWatch) answered(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	skip := !w.docKnown || w.docSeen
+	w.mu.Unlock()
+	if skip {
+		return nil
+	}
+	a, ok := selector.DocumentAnswer(ctx, w.page)
+	if !ok || a.Mark == w.docMark {
+		return nil
+	}
+	w.mu.Lock()
+	w.docSeen = true
+	w.mu.Unlock()
+	var err error
+	switch {
+	case a.Status >= 500:
+		err = errs.New(errs.NavigationFailed, "%s led to %s, which answered HTTP %d: the server failed the request (it may have done nothing)", w.label, a.Path, a.Status)
+	case a.Status >= 400 && a.Method != "" && a.Method != "GET":
+		err = errs.New(errs.InvalidParams, "%s sent a form that the server refused: %s answered its %s with HTTP %d", w.label, a.Path, a.Method, a.Status)
+	default:
+		return nil
+	}
+	return &failure{err: err, step: w.label}
+}
+
 // stepDone closes the window for the step's navigation navGrace from now.
 func (w *navWatch) stepDone() {
 	if w == nil {
@@ -519,6 +564,7 @@ func (c *call) ownNavigation() {
 	if !w.isStarted {
 		w.until = time.Now()
 	}
+	w.docSeen = true // the document that comes now is goto's
 	w.mu.Unlock()
 }
 
@@ -571,16 +617,21 @@ func (r *runner) settleLast(ctx context.Context) error {
 	w.settle(ctx, true)
 	w.awaitLate(ctx)
 	w.stop()
-	return r.blocked()
+	if err := r.blocked(); err != nil {
+		return err
+	}
+	return w.answered(ctx)
 }
 
 // awaitNav waits, before a step acts, for a navigation the latest acting
-// step started (navWatch.awaitLate).
-func (c *call) awaitNav(ctx context.Context) {
+// step started (navWatch.awaitLate), and judges the page it led to
+// (navWatch.answered).
+func (c *call) awaitNav(ctx context.Context) error {
 	c.mu.Lock()
 	w := c.nav
 	c.mu.Unlock()
 	w.awaitLate(ctx)
+	return w.answered(ctx)
 }
 
 // A navigation a page starts late (a script's timer, a slow handler, or

@@ -233,7 +233,9 @@ func (r *runner) holds(ctx context.Context, s *step.Step, cond *step.Step) (bool
 	}
 	// The page a late navigation of the latest acting step leads to, not
 	// the one it leaves (navwatch.go).
-	r.c.awaitNav(hctx)
+	if err := r.c.awaitNav(hctx); err != nil {
+		return false, err
+	}
 	bound, err := cond.Bind(r.scope)
 	if err != nil {
 		return false, r.exprFailure(err, func() error { return errs.Wrap(errs.Internal, err, "step %s when: %v", r.label(s), err) })
@@ -317,7 +319,11 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	// A navigation the latest acting step started, however late, has
 	// arrived before this step acts (navwatch.go).
 	if !container(s) {
-		r.c.awaitNav(sctx)
+		if err := r.c.awaitNav(sctx); err != nil {
+			r.current = prev
+			r.endAttempt(rec, start, n, err)
+			return err
+		}
 	}
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
@@ -345,6 +351,9 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	}
 	if err == nil {
 		err = r.blocked()
+	}
+	if err == nil {
+		err = nav.answered(ctx)
 	}
 	var fe *failure
 	if err != nil && !errors.As(err, &fe) {

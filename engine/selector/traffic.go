@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -46,6 +47,12 @@ type document struct {
 	loader, committed proto.NetworkLoaderID
 	status            int
 	commits           uint64
+	// method is the HTTP method of the request loader answered (GET after
+	// a redirect), url its URL; req is the latest document request asked
+	// for, and its method.
+	method, url string
+	req         proto.NetworkLoaderID
+	reqMethod   string
 }
 
 // request is a request in flight: its start number and the document
@@ -134,8 +141,12 @@ func (t *Traffic) see(method string, params []byte) {
 			LoaderID proto.NetworkLoaderID `json:"loaderId"`
 		} `json:"frame"`
 		Response struct {
-			Status int `json:"status"`
+			Status int    `json:"status"`
+			URL    string `json:"url"`
 		} `json:"response"`
+		Request struct {
+			Method string `json:"method"`
+		} `json:"request"`
 	}
 	if !seenEvents[method] || json.Unmarshal(params, &e) != nil {
 		return // most of a page's events: not decoded
@@ -145,11 +156,19 @@ func (t *Traffic) see(method string, params []byte) {
 		if !ignoredTypes[e.Type] {
 			t.start(e.RequestID, request{frame: e.FrameID, loader: e.LoaderID})
 		}
+		if e.Type == proto.NetworkResourceTypeDocument {
+			t.doc(e.FrameID, func(d *document) { d.req, d.reqMethod = e.LoaderID, e.Request.Method })
+		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		t.end(func(id proto.NetworkRequestID, _ request) bool { return id == e.RequestID })
 	case "Network.responseReceived":
 		if e.Type == proto.NetworkResourceTypeDocument {
-			t.doc(e.FrameID, func(d *document) { d.loader, d.status = e.LoaderID, e.Response.Status })
+			t.doc(e.FrameID, func(d *document) {
+				d.loader, d.status, d.method, d.url = e.LoaderID, e.Response.Status, "", e.Response.URL
+				if d.req == e.LoaderID {
+					d.method = d.reqMethod
+				}
+			})
 		}
 	case "Page.frameNavigated":
 		t.doc(e.Frame.ID, func(d *document) { d.committed, d.commits = e.Frame.LoaderID, d.commits+1 })
@@ -210,11 +229,45 @@ func DocumentMark(ctx context.Context, page *rod.Page) (mark uint64, ok bool) {
 	return t.docs[page.FrameID].commits, true
 }
 
+// Answer is how the server answered the document a page's main frame
+// shows (DocumentAnswer).
+type Answer struct {
+	Mark   uint64 // DocumentMark's mark
+	Status int    // DocumentStatus's status (0: not known)
+	Method string // the HTTP method of the request it answered ("": not known)
+	Path   string // its URL's path, for messages
+}
+
+// DocumentAnswer is how the server answered the document page's main frame
+// shows; ok is DocumentMark's.
+func DocumentAnswer(ctx context.Context, page *rod.Page) (a Answer, ok bool) {
+	t := trafficOf(page)
+	if t == nil || t.src.Sync(ctx) != nil {
+		return Answer{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.docs[page.FrameID]
+	a.Mark = d.commits
+	if a.Status = d.answered(); a.Status != 0 {
+		a.Method, a.Path = d.method, "the page"
+		if u, err := url.Parse(d.url); err == nil && u.Path != "" {
+			a.Path = u.Path // the query left out: it may carry a session's token
+		}
+	}
+	return a, true
+}
+
 // status is DocumentStatus of frame's document.
 func (t *Traffic) status(frame proto.PageFrameID) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	d := t.docs[frame]
+	return t.docs[frame].answered()
+}
+
+// answered is the HTTP status of the response d committed, when the
+// browser reported it (see DocumentStatus); else 0.
+func (d document) answered() int {
 	if d.loader == "" || d.loader != d.committed || d.status == http.StatusNotModified {
 		return 0
 	}

@@ -112,6 +112,18 @@ func (s *truthfulServer) handler() http.Handler {
 		s.mu.Unlock()
 		http.Redirect(w, r, "/saved?note="+url.QueryEscape(note), http.StatusSeeOther)
 	})
+	// /answer?code=N: a page that says N, with HTTP status N, to any
+	// method (a server error, a form refused, a missing page).
+	mux.HandleFunc("/answer", func(w http.ResponseWriter, r *http.Request) {
+		code, err := strconv.Atoi(r.URL.Query().Get("code"))
+		if err != nil || code < 200 || code > 599 {
+			code = http.StatusBadRequest
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Answer %d</title></head><body><h1 id=\"heading\">Answer %d</h1><p id=\"said\">%s %d</p></body></html>\n",
+			code, code, r.Method, code)
+	})
 	mux.HandleFunc("/saved", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saved</title></head><body><h1 id=\"heading\">Saved</h1><p id=\"saved-note\">%s</p></body></html>\n",
