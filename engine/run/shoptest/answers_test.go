@@ -12,30 +12,22 @@ import "testing"
 // on, as is a form the server takes.
 func TestAnErrorPageIsNotDone(t *testing.T) {
 	t.Parallel()
+	// save clicks as its last step; save_read reads the page it led to.
+	workflow := func(name, then string) string {
+		return `
+name: ` + name + `
+description: Click a target on the answers page, then read what the page says (save_read).
+risk: read
+params:
+  target: {type: target, prefix: tr.ans., description: What to click}
+steps:
+  - goto: ${{ config.shop_base }}/answers.html
+  - click: "${{ params.target }}"
+` + then
+	}
 	h, _ := truthfulHarness(t, map[string]string{
-		"save": `
-name: save
-description: Click a target on the answers page; the click is the last step.
-risk: read
-params:
-  target: {type: target, prefix: tr.ans., description: What to click}
-steps:
-  - goto: ${{ config.shop_base }}/answers.html
-  - click: "${{ params.target }}"
-`,
-		"save_read": `
-name: save_read
-description: Click a target on the answers page and read the page it leads to.
-risk: read
-params:
-  target: {type: target, prefix: tr.ans., description: What to click}
-steps:
-  - goto: ${{ config.shop_base }}/answers.html
-  - click: "${{ params.target }}"
-  - extract: {from: tr.ans.said, into: said}
-output:
-  said: ${{ vars.said }}
-`,
+		"save":      workflow("save", ""),
+		"save_read": workflow("save_read", "  - extract: {from: tr.ans.said, into: said}\noutput:\n  said: ${{ vars.said }}\n"),
 	})
 	args := func(target string) string { return `{"target": "tr.ans.` + target + `"}` }
 	for _, c := range []struct{ tool, target, code, msg string }{
