@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -625,13 +626,18 @@ func (r *runner) settleLast(ctx context.Context) error {
 
 // awaitNav waits, before a step acts, for a navigation the latest acting
 // step started (navWatch.awaitLate), and judges the page it led to
-// (navWatch.answered).
+// (navWatch.answered): a failure then is that earlier step's.
 func (c *call) awaitNav(ctx context.Context) error {
 	c.mu.Lock()
 	w := c.nav
 	c.mu.Unlock()
 	w.awaitLate(ctx)
-	return w.answered(ctx)
+	err := w.answered(ctx)
+	var fe *failure
+	if errors.As(err, &fe) {
+		fe.earlier = true
+	}
+	return err
 }
 
 // A navigation a page starts late (a script's timer, a slow handler, or

@@ -46,9 +46,19 @@ type runner struct {
 type failure struct {
 	err  error
 	step string
+	// earlier: the failure is an earlier step's, noticed as this one
+	// began (the page a click led to, judged once it came): trying this
+	// step again or skipping it (retry, optional) must not lose it.
+	earlier bool
 }
 
 func (f *failure) Error() string { return f.step + ": " + f.err.Error() }
+
+// isEarlier reports whether err is an earlier step's failure (failure.earlier).
+func isEarlier(err error) bool {
+	var fe *failure
+	return errors.As(err, &fe) && fe.earlier
+}
 func (f *failure) Unwrap() error { return f.err }
 
 func newRunner(c *call, w *workflow.Workflow, params map[string]any) *runner {
@@ -199,15 +209,16 @@ func (r *runner) runStep(ctx context.Context, s *step.Step) error {
 				break
 			}
 		}
-		if !e.Retryable || a == attempts || ctx.Err() != nil {
+		if !e.Retryable || a == attempts || ctx.Err() != nil || isEarlier(err) {
 			break
 		}
 		if !backoff.Wait(ctx, s.Retry.Backoff) {
 			break
 		}
 	}
-	// A refused navigation is never skipped: the agent must hear of it.
-	if s.Optional && ctx.Err() == nil && errs.CodeOf(err) != errs.HostNotAllowed {
+	// A refused navigation is never skipped: the agent must hear of it;
+	// nor an earlier step's failure.
+	if s.Optional && ctx.Err() == nil && errs.CodeOf(err) != errs.HostNotAllowed && !isEarlier(err) {
 		return nil
 	}
 	var fe *failure

@@ -9,7 +9,9 @@ import "testing"
 // (retryable) for a server error, however late the navigation (a save
 // that first posts with fetch), and invalid_params for a form refused. A
 // link to a missing page (GET 404) is a page a person reads: ok, and read
-// on, as is a form the server takes.
+// on, as is a form the server takes. A next step that is optional or
+// retried does not take a late error page for its own (before: the late
+// 500 was retried away, ok).
 func TestAnErrorPageIsNotDone(t *testing.T) {
 	t.Parallel()
 	// save clicks as its last step; save_read reads the page it led to.
@@ -28,6 +30,9 @@ steps:
 	h, _ := truthfulHarness(t, map[string]string{
 		"save":      workflow("save", ""),
 		"save_read": workflow("save_read", "  - extract: {from: tr.ans.said, into: said}\noutput:\n  said: ${{ vars.said }}\n"),
+		// A next step that may fail (optional) or try again (retry) does
+		// not take the click's failure for its own.
+		"save_then": workflow("save_then", "  - extract: {from: tr.ans.said, into: said}\n    optional: true\n    retry: {attempts: 3, backoff: 100ms}\n"),
 	})
 	args := func(target string) string { return `{"target": "tr.ans.` + target + `"}` }
 	for _, c := range []struct{ tool, target, code, msg string }{
@@ -36,6 +41,9 @@ steps:
 		{"save", "get503", "navigation_failed", "which answered HTTP 503"},
 		{"save", "late500", "navigation_failed", "led to /answer, which answered HTTP 500"},
 		{"save_read", "late500", "navigation_failed", "which answered HTTP 500"},
+		{"save_then", "post500", "navigation_failed", "which answered HTTP 500"},
+		{"save_then", "late500", "navigation_failed", "which answered HTTP 500"},
+		{"save_then", "post422", "invalid_params", "answered its POST with HTTP 422"},
 		{"save", "post422", "invalid_params", "click ${{ params.target }} (#2) sent a form that the server refused: /answer answered its POST with HTTP 422"},
 	} {
 		env := h.Call(c.tool, args(c.target))
