@@ -3,11 +3,11 @@ package run
 import (
 	"context"
 	"fmt"
-	"github.com/toolwright/toolwright/engine/errs"
 	"time"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
 )
 

@@ -53,13 +53,13 @@ type failure struct {
 }
 
 func (f *failure) Error() string { return f.step + ": " + f.err.Error() }
+func (f *failure) Unwrap() error { return f.err }
 
 // isEarlier reports whether err is an earlier step's failure (failure.earlier).
 func isEarlier(err error) bool {
 	var fe *failure
 	return errors.As(err, &fe) && fe.earlier
 }
-func (f *failure) Unwrap() error { return f.err }
 
 func newRunner(c *call, w *workflow.Workflow, params map[string]any) *runner {
 	secrets := map[string]any{}

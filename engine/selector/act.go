@@ -289,17 +289,24 @@ func prepare(ctx context.Context, el *rod.Element, name string, pr prep) (point,
 			return pt, nil
 		}
 		// Disabled: wait in the page until it is enabled, then prepare again.
-		sc := scope{page: p, this: el.Object, within: true}
-		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": pr.fill != nil}}, maxWaitSlice)
-		if ctx.Err() != nil {
-			return pt, pt.stayed(ctx, name)
-		}
-		if err != nil {
+		if _, err := pt.waitUsable(ctx, p, el.Object, name, pr.fill != nil); err != nil {
 			return pt, err
 		}
-		_ = i
 		last = pt
 	}
+}
+
+// waitUsable waits in the page, at most one slice (maxWaitSlice), for
+// this, which pt found disabled or read-only (writable: a field to type
+// in), to become usable: whether it did; the error once ctx ends says it
+// stayed so.
+func (pt point) waitUsable(ctx context.Context, p *rod.Page, this *proto.RuntimeRemoteObject, name string, writable bool) (bool, error) {
+	sc := scope{page: p, this: this, within: true}
+	i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled", "writable": writable}}, maxWaitSlice)
+	if ctx.Err() != nil {
+		return false, pt.stayed(ctx, name)
+	}
+	return err == nil && i == 0, err
 }
 
 // stayed is the error of a wait for pt, disabled or read-only, to become
@@ -723,16 +730,12 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 // refused them: invalid_params, nothing was attached. names are the
 // files' names as the workflow gave them, for the message.
 func SetFiles(ctx context.Context, el *rod.Element, paths, names []string, o ActOptions) error {
-	sc := scope{page: el.Page().Context(ctx), this: el.Object, within: true}
 	for {
-		i, err := waitConds(ctx, sc, []map[string]any{{"kind": "enabled"}}, maxWaitSlice)
-		if ctx.Err() != nil {
-			return point{}.stayed(ctx, o.Name)
-		}
+		enabled, err := point{}.waitUsable(ctx, el.Page().Context(ctx), el.Object, o.Name, false)
 		if err != nil {
 			return err
 		}
-		if i == 0 {
+		if enabled {
 			break
 		}
 	}

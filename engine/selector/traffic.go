@@ -207,11 +207,8 @@ func (t *Traffic) doc(frame proto.PageFrameID, change func(*document)) {
 // one's). The events the page sent before the answers the caller holds
 // are counted.
 func DocumentStatus(ctx context.Context, page *rod.Page) int {
-	t := trafficOf(page)
-	if t == nil || t.src.Sync(ctx) != nil {
-		return 0
-	}
-	return t.status(page.FrameID)
+	a, _ := DocumentAnswer(ctx, page)
+	return a.Status
 }
 
 // DocumentMark counts the documents page's main frame committed since its
@@ -256,13 +253,6 @@ func DocumentAnswer(ctx context.Context, page *rod.Page) (a Answer, ok bool) {
 		}
 	}
 	return a, true
-}
-
-// status is DocumentStatus of frame's document.
-func (t *Traffic) status(frame proto.PageFrameID) int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.docs[frame].answered()
 }
 
 // answered is the HTTP status of the response d committed, when the

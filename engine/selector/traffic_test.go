@@ -69,7 +69,7 @@ func TestTrafficDocumentStatus(t *testing.T) {
 	}
 	want := func(step string, status int) {
 		t.Helper()
-		if got := tr.status("main"); got != status {
+		if got := tr.docs["main"].answered(); got != status {
 			t.Errorf("%s: status %d, want %d", step, got, status)
 		}
 	}
