@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -85,6 +87,14 @@ type navWatch struct {
 	// led to was judged (see answered) or is the engine's own (goto).
 	docMark           uint64
 	docKnown, docSeen bool
+	// The requests the step began run from reqMark to reqEnd, the page's
+	// request mark once awaitLate waited for them (0 until then: up to
+	// now); refusedSeen once one of them was judged (see answered).
+	reqEnd      uint64
+	refusedSeen bool
+	// invalid is the step's failure when the page held back the form it
+	// submitted and shows it invalid (see unsent); nil once answered.
+	invalid error
 }
 
 // watchNavigation starts watching the page of the call's environment; nil
@@ -101,9 +111,13 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	frame := env.Page().FrameID
-	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: src, reqMark: selector.RequestMark(env.Page()),
+	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: src,
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
+	// DocumentMark first: it counts the events the page sent before now,
+	// so a request an earlier step began (a field's autosave) is before
+	// reqMark, not the step's.
 	w.docMark, w.docKnown = selector.DocumentMark(ctx, env.Page())
+	w.reqMark = selector.RequestMark(env.Page())
 	c := r.c
 	started := func(id proto.PageFrameID) {
 		if id == frame {
@@ -330,11 +344,21 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, navLateMax)
 	defer cancel()
+	late := w.waitLate(ctx)
+	mark := selector.RequestMark(w.page)
+	w.mu.Lock()
+	w.reqEnd = mark
+	w.mu.Unlock()
+	w.unsent(ctx, late)
+}
+
+// waitLate is awaitLate's wait; it returns what the page said of the
+// click's form submit (selector.Late) when it asked.
+func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 	// After a click, one round trip to its page first: whether a form
 	// submit was held back and whether the page began a navigation; the
 	// page's events sent before its answer (a request a handler began, a
 	// navigation that started) are in once the watch synced.
-	var late selector.Late
 	if w.pointer {
 		var err error
 		if late, err = selector.LateAfterClick(ctx, w.page, 0); err != nil {
@@ -350,11 +374,11 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 		// began were the document's it left.
 		if loading, seen, _ := w.state(); loading || seen {
 			_ = w.arrive(ctx)
-			return
+			return late
 		}
 		if late.Leaving {
 			w.begun(ctx)
-			return
+			return late
 		}
 		// Requests the step began (a fetch before the navigation), then
 		// those their ends began (a second fetch), a few rounds at most: a
@@ -363,7 +387,7 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 		// still working on the answer) may be running now.
 		busy, err := w.requestsSince(ctx, mark)
 		if err != nil {
-			return
+			return late
 		}
 		busy = busy || selector.RequestMark(w.page) != mark
 		if busy && round < navRounds {
@@ -378,22 +402,50 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 			if err != nil {
 				// The document went away while it answered: a navigation.
 				w.begun(ctx)
-				return
+				return late
 			}
 			late.Leaving = l.Leaving
 			continue
 		}
 		if busy {
-			return
+			return late
 		}
 		if !w.pointer || askedSubmit {
-			return
+			return late
 		}
 		askedSubmit = true
 		if !w.heldSubmit(ctx, late) {
-			return
+			return late
 		}
 	}
+	return late
+}
+
+// unsent notes, after a click whose form submit the page held back and
+// no navigation followed, that the form shows a control the page marks
+// invalid (a required field, a format its script checks, or what its
+// server answered to a save by script): answered then fails
+// invalid_params, as a browser's own check does (selector.unsentErr).
+// The form is looked at once the wait is over, so a check the page makes
+// by asking its server has answered.
+func (w *navWatch) unsent(ctx context.Context, late selector.Late) {
+	if !late.Held || ctx.Err() != nil {
+		return
+	}
+	if _, seen, _ := w.state(); seen {
+		return
+	}
+	now, err := selector.LateAfterClick(ctx, w.page, 0)
+	if err != nil || !now.Held || now.Invalid == "" {
+		return
+	}
+	msg := ""
+	if now.Message != "" {
+		msg = fmt.Sprintf(" (%q)", now.Message)
+	}
+	w.mu.Lock()
+	w.invalid = errs.New(errs.InvalidParams, "%s, but the page did not take its form: it marks %s not valid%s; give it a value the form accepts", w.label, now.Invalid, msg)
+	w.mu.Unlock()
 }
 
 // heldSubmit waits, after a click whose form submit the page held back
@@ -448,20 +500,59 @@ func (w *navWatch) expect(ctx context.Context, start time.Time) error {
 	return nil
 }
 
-// answered judges the document a navigation of the watched step led to,
-// once it has come (the main frame committed another document since the
-// step began), by its HTTP answer: a server error (5xx) did not do what
-// the step asked, and fails navigation_failed (retryable: the server may
-// recover); a form sent with another method than GET that the server
-// answered 4xx (403, 409, 422: it refused what was sent) fails
-// invalid_params. A link followed to a missing page (GET, 404) is a page
-// a person reads, as goto's expect_status lets it be. Each watch judges
-// one document, named after its step; nil until one came, for the
-// engine's own navigation (goto checks its own) and when no mark tells.
+// answered judges what the server answered to what the watched step
+// sent: the document a navigation of the step led to, once it has come
+// (the main frame committed another document since the step began), and
+// the requests the page's scripts sent to change something while the step
+// ran and awaitLate waited (a save by fetch; not with navigation: none,
+// which waits for nothing). A server error (5xx, or 408, 429: it was too
+// busy) did not do what the step asked, and fails navigation_failed
+// (retryable: the server may recover); a form or request sent with
+// another method than GET that the server answered 4xx (403, 409, 422: it
+// refused what was sent) fails invalid_params. A link followed to a
+// missing page (GET, 404) is a page a person reads, as goto's
+// expect_status lets it be. Each watch judges one document and one
+// request, named after its step; nil until one came, for the engine's own
+// navigation (goto checks its own) and when no mark tells.
 func (w *navWatch) answered(ctx context.Context) error {
 	if w == nil {
 		return nil
 	}
+	w.mu.Lock()
+	invalid := w.invalid
+	w.invalid = nil
+	w.mu.Unlock()
+	if invalid != nil {
+		return &failure{err: invalid, step: w.label}
+	}
+	if err := w.documentAnswered(ctx); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	skip, end := w.refusedSeen || w.mode == "none", w.reqEnd
+	w.mu.Unlock()
+	if skip {
+		return nil
+	}
+	f, ok := selector.RefusedSince(ctx, w.page, w.reqMark, end)
+	if !ok {
+		return nil
+	}
+	w.mu.Lock()
+	w.refusedSeen = true
+	w.mu.Unlock()
+	sent := f.Method + " " + f.Path
+	return w.judge(f.Status, f.Method,
+		func() error {
+			return errs.New(errs.NavigationFailed, "%s sent a request the server failed: %s answered HTTP %d (it may have done nothing)", w.label, sent, f.Status)
+		},
+		func() error {
+			return errs.New(errs.InvalidParams, "%s sent a request that the server refused: %s answered HTTP %d", w.label, sent, f.Status)
+		})
+}
+
+// documentAnswered judges the document the step led to (answered).
+func (w *navWatch) documentAnswered(ctx context.Context) error {
 	w.mu.Lock()
 	skip := !w.docKnown || w.docSeen
 	w.mu.Unlock()
@@ -475,12 +566,26 @@ func (w *navWatch) answered(ctx context.Context) error {
 	w.mu.Lock()
 	w.docSeen = true
 	w.mu.Unlock()
+	return w.judge(a.Status, a.Method,
+		func() error {
+			return errs.New(errs.NavigationFailed, "%s led to %s, which answered HTTP %d: the server failed the request (it may have done nothing)", w.label, a.Path, a.Status)
+		},
+		func() error {
+			return errs.New(errs.InvalidParams, "%s sent a form that the server refused: %s answered its %s with HTTP %d", w.label, a.Path, a.Method, a.Status)
+		})
+}
+
+// judge is the step's failure for an HTTP answer with status to a request
+// with method (answered): failed for a server error or a server too busy
+// to answer, refused for another 4xx to a method other than GET; nil for
+// the rest.
+func (w *navWatch) judge(status int, method string, failed, refused func() error) error {
 	var err error
 	switch {
-	case a.Status >= 500:
-		err = errs.New(errs.NavigationFailed, "%s led to %s, which answered HTTP %d: the server failed the request (it may have done nothing)", w.label, a.Path, a.Status)
-	case a.Status >= 400 && a.Method != "" && a.Method != "GET":
-		err = errs.New(errs.InvalidParams, "%s sent a form that the server refused: %s answered its %s with HTTP %d", w.label, a.Path, a.Method, a.Status)
+	case status >= 500, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests:
+		err = failed()
+	case status >= 400 && method != "" && method != http.MethodGet:
+		err = refused()
 	default:
 		return nil
 	}

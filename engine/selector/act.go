@@ -1137,6 +1137,11 @@ type Late struct {
 	Held    bool          // it submitted a form whose submit the page held back (preventDefault)
 	Ago     time.Duration // how long ago that submit was
 	Leaving bool          // the page began a navigation to another document since the click
+	// Invalid describes the first control of the held form that its page
+	// marks invalid (aria-invalid, is-invalid, or failing the browser's
+	// rules under novalidate), Message the message the page ties to it;
+	// "" when none is.
+	Invalid, Message string
 }
 
 // lateSubmit bounds how long LateAfterClick waits, by the page's clock,
@@ -1157,5 +1162,6 @@ func LateAfterClick(ctx context.Context, page *rod.Page, idle time.Duration) (La
 		return Late{}, err
 	}
 	v := res.Value
-	return Late{Held: v.Get("held").Bool(), Ago: time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), Leaving: v.Get("leaving").Bool()}, nil
+	return Late{Held: v.Get("held").Bool(), Ago: time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), Leaving: v.Get("leaving").Bool(),
+		Invalid: strAt(v.Get("invalid"), "what"), Message: strAt(v.Get("invalid"), "message")}, nil
 }

@@ -702,6 +702,29 @@ function (op, req, ...nodes) {
     const sub = win[SUBMIT];
     return form && !form.noValidate && sub && !sub.ev && sub.invalid ? sub.invalid : null;
   };
+  // flagged: the first control of form, shown, that the page's own check
+  // marks invalid as a person sees it: aria-invalid="true" (what form
+  // libraries and design systems set with their message), Bootstrap's
+  // is-invalid, or, in a form the page checks itself (novalidate), one
+  // failing the browser's rules. → {what, message}, the message the page
+  // ties to it (aria-errormessage, aria-describedby, Bootstrap's
+  // invalid-feedback beside it) or the browser's;
+  // null when none is.
+  const flagged = (form) => {
+    if (!form || !form.querySelectorAll) return null;
+    for (const el of form.querySelectorAll('[aria-invalid="true"], .is-invalid, input, select, textarea')) {
+      const marked = el.getAttribute("aria-invalid") === "true" || el.classList.contains("is-invalid") ||
+        (form.noValidate && el.willValidate && el.validity && !el.validity.valid);
+      if (!marked || !visible(el)) continue;
+      const d = el.ownerDocument;
+      const said = (ids) => norm((ids || "").split(/\s+/).map((id) => (id && d.getElementById(id) ? shown(d.getElementById(id)) : "")).join(" "));
+      const feedback = el.classList.contains("is-invalid") && el.parentElement ? el.parentElement.querySelector(".invalid-feedback") : null;
+      const message = said(el.getAttribute("aria-errormessage")) || said(el.getAttribute("aria-describedby")) ||
+        (feedback ? norm(shown(feedback)) : "") || el.validationMessage || "";
+      return { what: describe(el), message: message.slice(0, 200) };
+    }
+    return null;
+  };
   // unsent: what the browser refused when el, a form's submit button (or
   // inside one), was clicked (see refused), else null.
   const unsent = (el, win) => {
@@ -1295,7 +1318,9 @@ function (op, req, ...nodes) {
       // (preventDefault), and has the page begun a navigation since?
       // With req.idle, once the page has nothing left to run (an idle
       // callback): the continuations of the requests it saw end have run
-      // by then, however long they take. → {held, ago (ms), leaving}
+      // by then, however long they take. → {held, ago (ms), leaving,
+      // invalid}: invalid, for a held submit, the form's first control its
+      // page marks invalid (flagged).
       // A submit about to navigate (submitPending) is answered once the
       // navigation began, at most req.submit ms from now (the page may
       // still cancel it in ways it cannot tell: an intercept).
@@ -1303,6 +1328,7 @@ function (op, req, ...nodes) {
       const answer = () => {
         const rec = win[SUBMIT];
         const out = rec && rec.ev ? { held: rec.ev.defaultPrevented, ago: performance.now() - rec.at } : { held: false };
+        if (out.held) out.invalid = flagged(rec.ev.target);
         out.leaving = leaving(win[LEAVE]);
         return out;
       };

@@ -38,7 +38,16 @@ type Traffic struct {
 	changed  chan struct{} // closed and replaced when a request starts or ends
 	docs     map[proto.PageFrameID]document
 	live     bool // the Network domain is enabled: requests are counted
+	// refused are the latest requests the page's scripts sent to change
+	// something (see sends) that the server answered with an HTTP error,
+	// oldest first, at most maxRefused.
+	refused []Refusal
 }
+
+// maxRefused bounds Traffic.refused: a step is judged by the first
+// refusal after its mark, and a page that keeps failing a poll must not
+// grow the list.
+const maxRefused = 16
 
 // document is a frame's latest document response (loader, status), the
 // loader of the document it committed last and how many it committed
@@ -56,11 +65,39 @@ type document struct {
 }
 
 // request is a request in flight: its start number and the document
-// (frame and loader) that made it.
+// (frame and loader) that made it; sent is set for a request a page's
+// script sent to change something (sends).
 type request struct {
 	n      uint64
 	frame  proto.PageFrameID
 	loader proto.NetworkLoaderID
+	sent   *Refusal // its method and path; status once answered with an error
+}
+
+// A Refusal is a request a page's script sent to change something that
+// the server answered with an HTTP error (RefusedSince).
+type Refusal struct {
+	n      uint64
+	Method string
+	Path   string // the URL's path: its query may carry a session's token
+	Status int
+}
+
+// sends reports whether a request of type typ with method is one a
+// page's script sent to change something on the server, whose answer
+// tells whether that happened: a fetch or XMLHttpRequest with a method
+// other than GET, HEAD or OPTIONS (a save, a delete, a sign-in by
+// script). Beacons (analytics) and reports are not: nobody waits for
+// their answer, and neither does a person.
+func sends(typ proto.NetworkResourceType, method string) bool {
+	if typ != proto.NetworkResourceTypeXHR && typ != proto.NetworkResourceTypeFetch {
+		return false
+	}
+	switch method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
 }
 
 // ignoredTypes are the resource types a wait for quiet does not wait for.
@@ -146,6 +183,7 @@ func (t *Traffic) see(method string, params []byte) {
 		} `json:"response"`
 		Request struct {
 			Method string `json:"method"`
+			URL    string `json:"url"`
 		} `json:"request"`
 	}
 	if !seenEvents[method] || json.Unmarshal(params, &e) != nil {
@@ -154,7 +192,11 @@ func (t *Traffic) see(method string, params []byte) {
 	switch method {
 	case "Network.requestWillBeSent":
 		if !ignoredTypes[e.Type] {
-			t.start(e.RequestID, request{frame: e.FrameID, loader: e.LoaderID})
+			r := request{frame: e.FrameID, loader: e.LoaderID}
+			if sends(e.Type, e.Request.Method) {
+				r.sent = &Refusal{Method: e.Request.Method, Path: pathOf(e.Request.URL, "a request")}
+			}
+			t.start(e.RequestID, r)
 		}
 		if e.Type == proto.NetworkResourceTypeDocument {
 			t.doc(e.FrameID, func(d *document) { d.req, d.reqMethod = e.LoaderID, e.Request.Method })
@@ -162,6 +204,9 @@ func (t *Traffic) see(method string, params []byte) {
 	case "Network.loadingFinished", "Network.loadingFailed":
 		t.end(func(id proto.NetworkRequestID, _ request) bool { return id == e.RequestID })
 	case "Network.responseReceived":
+		if e.Response.Status >= 400 {
+			t.answer(e.RequestID, e.Response.Status)
+		}
 		if e.Type == proto.NetworkResourceTypeDocument {
 			t.doc(e.FrameID, func(d *document) {
 				d.loader, d.status, d.method, d.url = e.LoaderID, e.Response.Status, "", e.Response.URL
@@ -247,12 +292,61 @@ func DocumentAnswer(ctx context.Context, page *rod.Page) (a Answer, ok bool) {
 	d := t.docs[page.FrameID]
 	a.Mark = d.commits
 	if a.Status = d.answered(); a.Status != 0 {
-		a.Method, a.Path = d.method, "the page"
-		if u, err := url.Parse(d.url); err == nil && u.Path != "" {
-			a.Path = u.Path // the query left out: it may carry a session's token
-		}
+		a.Method, a.Path = d.method, pathOf(d.url, "the page")
 	}
 	return a, true
+}
+
+// pathOf is raw's path, for messages (the query left out: it may carry a
+// session's token); or else when raw has none.
+func pathOf(raw, or string) string {
+	if u, err := url.Parse(raw); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return or
+}
+
+// answer notes that request id was answered with HTTP error status: kept
+// as a refusal when a page's script sent it to change something.
+func (t *Traffic) answer(id proto.NetworkRequestID, status int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r, ok := t.inflight[id]
+	if !ok || r.sent == nil {
+		return
+	}
+	f := *r.sent
+	f.n, f.Status = r.n, status
+	if len(t.refused) == maxRefused {
+		t.refused = append(t.refused[:0], t.refused[1:]...)
+	}
+	t.refused = append(t.refused, f)
+}
+
+// RefusedSince is the first request page's scripts sent to change
+// something (a fetch or XMLHttpRequest that is not a GET) after mark
+// (RequestMark) and up to until (0: up to now) that the server answered
+// with an HTTP error (4xx, 5xx); ok false when there is none, or no
+// Traffic watches page. The requests the page reported before the
+// answers the caller holds are counted.
+func RefusedSince(ctx context.Context, page *rod.Page, mark, until uint64) (f Refusal, ok bool) {
+	t := trafficOf(page)
+	if t == nil || t.src.Sync(ctx) != nil {
+		return Refusal{}, false
+	}
+	return t.refusedSince(mark, until)
+}
+
+// refusedSince is RefusedSince on the events seen so far.
+func (t *Traffic) refusedSince(mark, until uint64) (Refusal, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, f := range t.refused {
+		if f.n > mark && (until == 0 || f.n <= until) {
+			return f, true
+		}
+	}
+	return Refusal{}, false
 }
 
 // answered is the HTTP status of the response d committed, when the

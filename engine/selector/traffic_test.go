@@ -90,3 +90,43 @@ func TestTrafficDocumentStatus(t *testing.T) {
 	send("Page.frameDetached", `{"frameId":"main"}`)
 	want("detached", 0)
 }
+
+// TestTrafficRefusals: a request a page's script sent to change something
+// (a fetch or XHR that is not a GET) and the server answered with an HTTP
+// error is kept, by its start, with its method, path (no query) and
+// status; a GET, a beacon, a success, a document are not; the latest
+// maxRefused are kept.
+func TestTrafficRefusals(t *testing.T) {
+	tr := &Traffic{inflight: map[proto.NetworkRequestID]request{}, changed: make(chan struct{}), docs: map[proto.PageFrameID]document{}, live: true}
+	send := func(method, params string) { tr.see(method, []byte(params)) }
+	sent := func(id, typ, method, url string, status int) {
+		send("Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"frameId":"main","loaderId":"L1","type":%q,"request":{"method":%q,"url":%q}}`, id, typ, method, url))
+		send("Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"frameId":"main","loaderId":"L1","type":%q,"response":{"status":%d}}`, id, typ, status))
+		send("Network.loadingFinished", fmt.Sprintf(`{"requestId":%q}`, id))
+	}
+	want := func(step string, mark, until uint64, wantOK bool, want Refusal) {
+		t.Helper()
+		got, ok := tr.refusedSince(mark, until)
+		got.n = 0
+		if ok != wantOK || got != want {
+			t.Errorf("%s: refusal %+v (%v), want %+v (%v)", step, got, ok, want, wantOK)
+		}
+	}
+	sent("get", "Fetch", "GET", "http://h/api/item", 404)       // 1: a look-up
+	sent("beacon", "Ping", "POST", "http://h/count", 404)       // 2: a beacon
+	sent("ok", "XHR", "POST", "http://h/save", 200)             // 3: saved
+	sent("doc", "Document", "POST", "http://h/form", 422)       // 4: a form's page (DocumentAnswer's)
+	sent("put", "XHR", "PUT", "http://h/api/item?token=s", 403) // 5
+	sent("del", "Fetch", "DELETE", "http://h/api/item/2", 500)  // 6
+	want("from the start", 0, 0, true, Refusal{Method: "PUT", Path: "/api/item", Status: 403})
+	want("after the PUT", 5, 0, true, Refusal{Method: "DELETE", Path: "/api/item/2", Status: 500})
+	want("up to the PUT's start", 0, 4, false, Refusal{})
+	want("after all", 6, 0, false, Refusal{})
+	for i := range maxRefused + 2 {
+		sent(fmt.Sprintf("poll%d", i), "Fetch", "POST", "http://h/poll", 503)
+	}
+	if len(tr.refused) != maxRefused {
+		t.Errorf("%d refusals kept, want %d", len(tr.refused), maxRefused)
+	}
+	want("the oldest forgotten", 0, 0, true, Refusal{Method: "POST", Path: "/poll", Status: 503})
+}

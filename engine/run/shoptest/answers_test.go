@@ -1,6 +1,25 @@
 package shoptest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
+
+// answersWorkflow clicks a target on answers.html after the steps before,
+// with the click's fields in click (`, navigation: none`), then the steps
+// then (read what the page says).
+func answersWorkflow(name, before, click, then string) string {
+	return `
+name: ` + name + `
+description: Click a target on the answers page, then read what the page says.
+risk: read
+params:
+  target: {type: target, prefix: tr.ans., description: What to click}
+steps:
+  - goto: ${{ config.shop_base }}/answers.html
+` + before + `  - click: {target: "${{ params.target }}"` + click + `}
+` + then
+}
 
 // TestAnErrorPageIsNotDone: a click whose form the server answered with
 // an error page (500: it failed; 422 to a POST: it refused what was sent)
@@ -15,18 +34,7 @@ import "testing"
 func TestAnErrorPageIsNotDone(t *testing.T) {
 	t.Parallel()
 	// save clicks as its last step; save_read reads the page it led to.
-	workflow := func(name, then string) string {
-		return `
-name: ` + name + `
-description: Click a target on the answers page, then read what the page says (save_read).
-risk: read
-params:
-  target: {type: target, prefix: tr.ans., description: What to click}
-steps:
-  - goto: ${{ config.shop_base }}/answers.html
-  - click: "${{ params.target }}"
-` + then
-	}
+	workflow := func(name, then string) string { return answersWorkflow(name, "", "", then) }
 	h, _ := truthfulHarness(t, map[string]string{
 		"save":      workflow("save", ""),
 		"save_read": workflow("save_read", "  - extract: {from: tr.ans.said, into: said}\noutput:\n  said: ${{ vars.said }}\n"),
@@ -60,5 +68,70 @@ steps:
 			t.Errorf("click %s: the page says %q, want %q", c.target, env.Data["said"], c.said)
 		}
 		h.OK(h.Call("save", args(c.target)))
+	}
+}
+
+// TestAScriptsSaveIsJudgedByItsAnswer: a click whose page saves by script
+// (fetch, XMLHttpRequest) answered ok whatever the server said: a page
+// that does not check the answer showed "saved" after a 500, and the
+// agent was told it saved. Now a request the click's page sent to change
+// something (not a GET) is judged as a form's page is: a server error or
+// a server too busy (429) fails navigation_failed, retryable; a refusal
+// (403, 422) invalid_params, naming the request. Whatever the page asks
+// with GET, a beacon, an autosave the typing before the click began, and a
+// click with navigation: none (the author reads the outcome) stay ok.
+func TestAScriptsSaveIsJudgedByItsAnswer(t *testing.T) {
+	t.Parallel()
+	read := "  - extract: {from: tr.ans.said, into: said}\noutput:\n  said: ${{ vars.said }}\n"
+	h, _ := truthfulHarness(t, map[string]string{
+		"save":       answersWorkflow("save", "", "", ""),
+		"save_read":  answersWorkflow("save_read", "", "", read),
+		"save_none":  answersWorkflow("save_none", "", ", navigation: none", "  - wait: {text: saved}\n"+read),
+		"draft_save": answersWorkflow("draft_save", "  - fill: {target: tr.ans.draft, value: a draft}\n", "", read),
+	})
+	args := func(target string) string { return `{"target": "tr.ans.` + target + `"}` }
+	step := "click ${{ params.target }} (#2)"
+	fails := []struct{ tool, target, code, msg string }{
+		{"save", "fetch500", "navigation_failed", step + " sent a request the server failed: POST /answer answered HTTP 500 (it may have done nothing)"},
+		{"save_read", "fetch500", "navigation_failed", "POST /answer answered HTTP 500"},
+		{"save", "fetch429", "navigation_failed", "POST /answer answered HTTP 429"},
+		{"save", "slowfetch500", "navigation_failed", "POST /answer answered HTTP 500"},
+		{"save_read", "slowfetch500", "navigation_failed", "POST /answer answered HTTP 500"},
+		{"save", "fetch422", "invalid_params", step + " sent a request that the server refused: POST /answer answered HTTP 422"},
+		{"save_read", "xhr403", "invalid_params", "PUT /answer answered HTTP 403"},
+	}
+	oks := []struct{ tool, target, said string }{
+		{"save_read", "fetch200", "saved"},
+		{"save_read", "fetchget404", "looked up"},
+		{"save_read", "beacon404", "counted"},
+		{"save_none", "fetch500", "saved"},
+		{"draft_save", "fetch200", "saved"},
+	}
+	var calls [][2]string
+	for _, c := range fails {
+		calls = append(calls, [2]string{c.tool, args(c.target)})
+	}
+	for _, c := range oks {
+		calls = append(calls, [2]string{c.tool, args(c.target)})
+	}
+	envs := h.CallAll(calls...)
+	for i, c := range fails {
+		env := envs[i]
+		if env.OK || env.Code != c.code || !strings.Contains(env.Message, c.msg) {
+			t.Errorf("%s %s: want %s saying %q, got %s", c.tool, c.target, c.code, c.msg, env.JSON())
+			continue
+		}
+		if env.Step != step {
+			t.Errorf("%s %s: the failure names step %q, want the click", c.tool, c.target, env.Step)
+		}
+		if env.Retryable != (c.code == "navigation_failed") {
+			t.Errorf("%s %s: retryable %v", c.tool, c.target, env.Retryable)
+		}
+	}
+	for i, c := range oks {
+		env := envs[len(fails)+i]
+		if !env.OK || env.Data["said"] != c.said {
+			t.Errorf("%s %s: want ok with the page saying %q, got %s", c.tool, c.target, c.said, env.JSON())
+		}
 	}
 }

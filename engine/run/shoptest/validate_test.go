@@ -1,0 +1,81 @@
+package shoptest
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAFormItsPageRefusesIsNotSent: a form whose page checks it by script
+// (the submit held back, the refused field marked, nothing sent) answered
+// ok to its submit click: the click happened, and the agent was told it
+// subscribed. Now a click whose submit the page held back, with no
+// navigation after it, fails invalid_params when the form then shows a
+// field its page marks invalid (aria-invalid with its message, Bootstrap's
+// is-invalid, the browser's rules run by the page under novalidate), also
+// when the page's server said so in a 200 to a save by script. The same
+// forms with values they take are sent, and a form handled in the page
+// alone (a filter: nothing marked) is ok.
+func TestAFormItsPageRefusesIsNotSent(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{"submit": `
+name: submit
+description: Fill one field of a form the page checks by script and submit it.
+risk: read
+params:
+  field: {type: target, prefix: tr.val., description: The field}
+  value: {type: string, description: Its value}
+  button: {type: target, prefix: tr.val., description: The form's button}
+steps:
+  - goto: ${{ config.shop_base }}/validate.html
+  - fill: {target: "${{ params.field }}", value: "${{ params.value }}"}
+  - click: "${{ params.button }}"
+  - extract: {from: tr.val.said, into: said}
+output:
+  said: ${{ vars.said }}
+`})
+	args := func(form, field, value string) [2]string {
+		return [2]string{"submit", `{"field": "tr.val.` + form + `_` + field + `", "value": "` + value + `", "button": "tr.val.` + form + `_go"}`}
+	}
+	refused := []struct {
+		call [2]string
+		says string
+	}{
+		{args("aria", "email", "nope"), `marks input#aria-email not valid ("Enter an email address")`},
+		{args("bs", "name", "Al"), `marks input#bs-name.is-invalid not valid ("At least 3 letters")`},
+		{args("native", "qty", "0"), `marks input#native-qty not valid`},
+		{args("server", "user", "admin"), `marks input#server-user not valid ("That name is taken")`},
+	}
+	taken := []struct {
+		call [2]string
+		said string
+	}{
+		{args("aria", "email", "a@example.org"), "POST 200"},
+		{args("bs", "name", "Alice"), "POST 200"},
+		{args("native", "qty", "3"), "POST 200"},
+		{args("server", "user", "maria"), "created maria"},
+		{args("filter", "q", "an"), "filtered an"},
+	}
+	var calls [][2]string
+	for _, c := range refused {
+		calls = append(calls, c.call)
+	}
+	for _, c := range taken {
+		calls = append(calls, c.call)
+	}
+	envs := h.CallAll(calls...)
+	for i, c := range refused {
+		env := envs[i]
+		if env.OK || env.Code != "invalid_params" || !strings.Contains(env.Message, "but the page did not take its form: it "+c.says) {
+			t.Errorf("%s: want invalid_params saying %q, got %s", c.call[1], c.says, env.JSON())
+			continue
+		}
+		if env.Step != "click ${{ params.button }} (#3)" {
+			t.Errorf("%s: the failure names step %q, want the click", c.call[1], env.Step)
+		}
+	}
+	for i, c := range taken {
+		if env := envs[len(refused)+i]; !env.OK || env.Data["said"] != c.said {
+			t.Errorf("%s: want ok with the page saying %q, got %s", c.call[1], c.said, env.JSON())
+		}
+	}
+}
