@@ -27,8 +27,10 @@ steps:
 // Now the acting step fails with the server's answer: navigation_failed
 // (retryable) for a server error, however late the navigation (a save
 // that first posts with fetch), and invalid_params for a form refused. A
-// link to a missing page (GET 404) is a page a person reads: ok, and read
-// on, as is a form the server takes. A next step that is optional or
+// link to a page the server was too busy to give (429) fails as a server
+// error does (before: ok). A link to a missing page (GET 404) is a page a
+// person reads: ok, and read on, as is a form the server takes. A next
+// step that is optional or
 // retried does not take a late error page for its own (before: the late
 // 500 was retried away, ok).
 func TestAnErrorPageIsNotDone(t *testing.T) {
@@ -47,6 +49,7 @@ func TestAnErrorPageIsNotDone(t *testing.T) {
 		{"save", "post500", "navigation_failed", "click ${{ params.target }} (#2) led to /answer, which answered HTTP 500: the server failed the request"},
 		{"save_read", "post500", "navigation_failed", "which answered HTTP 500"},
 		{"save", "get503", "navigation_failed", "which answered HTTP 503"},
+		{"save", "get429", "navigation_failed", "which answered HTTP 429"},
 		{"save", "late500", "navigation_failed", "led to /answer, which answered HTTP 500"},
 		{"save_read", "late500", "navigation_failed", "which answered HTTP 500"},
 		{"save_then", "post500", "navigation_failed", "which answered HTTP 500"},
