@@ -30,9 +30,8 @@ steps:
 // link to a page the server was too busy to give (429) fails as a server
 // error does (before: ok). A link to a missing page (GET 404) is a page a
 // person reads: ok, and read on, as is a form the server takes. A next
-// step that is optional or
-// retried does not take a late error page for its own (before: the late
-// 500 was retried away, ok).
+// step that is optional or retried does not take a late error page for
+// its own (before: the late 500 was retried away, ok).
 func TestAnErrorPageIsNotDone(t *testing.T) {
 	t.Parallel()
 	// save clicks as its last step; save_read reads the page it led to.
