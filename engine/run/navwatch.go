@@ -63,7 +63,8 @@ const (
 type navWatch struct {
 	label   string // the acting step
 	mode    string // auto, expect, none (the click's navigation field)
-	pointer bool   // a click: a held-back form submit is asked about
+	submits bool   // a click or a key may submit a form: a held-back submit is asked about
+	begin   time.Time
 	page    *rod.Page
 	src     selector.EventSource // the page's events in order
 	reqMark uint64               // the page's requests before the step (selector.RequestMark)
@@ -88,10 +89,10 @@ type navWatch struct {
 	docMark           uint64
 	docKnown, docSeen bool
 	// The requests the step began run from reqMark to reqEnd, the page's
-	// request mark once awaitLate waited for them (0 until then: up to
-	// now); refusedSeen once one of them was judged (see answered).
-	reqEnd      uint64
-	refusedSeen bool
+	// request mark once awaitLate waited for them (lateDone); refusedSeen
+	// once one of them was judged (see answered).
+	reqEnd                uint64
+	lateDone, refusedSeen bool
 	// invalid is the step's failure when the page held back the form it
 	// submitted and shows it invalid (see unsent); nil once answered.
 	invalid error
@@ -100,7 +101,7 @@ type navWatch struct {
 // watchNavigation starts watching the page of the call's environment; nil
 // when there is none. The watch outlives the step (and a container the step
 // is in) until stop, which keepNav and the end of the call see to.
-func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointer bool) *navWatch {
+func (r *runner) watchNavigation(ctx context.Context, label, mode string, submits bool) *navWatch {
 	env := r.c.currentEnv()
 	if env == nil || env.Err() != nil {
 		return nil
@@ -111,7 +112,7 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, pointe
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	frame := env.Page().FrameID
-	w := &navWatch{label: label, mode: mode, pointer: pointer, page: env.Page(), src: src,
+	w := &navWatch{label: label, mode: mode, submits: submits, begin: time.Now(), page: env.Page(), src: src,
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	// DocumentMark first: it counts the events the page sent before now,
 	// so a request an earlier step began (a field's autosave) is before
@@ -346,10 +347,10 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 	defer cancel()
 	late := w.waitLate(ctx)
 	mark := selector.RequestMark(w.page)
-	w.mu.Lock()
-	w.reqEnd = mark
-	w.mu.Unlock()
 	w.unsent(ctx, late)
+	w.mu.Lock()
+	w.reqEnd, w.lateDone = mark, true
+	w.mu.Unlock()
 }
 
 // waitLate is awaitLate's wait; it returns what the page said of the
@@ -359,10 +360,15 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 	// submit was held back and whether the page began a navigation; the
 	// page's events sent before its answer (a request a handler began, a
 	// navigation that started) are in once the watch synced.
-	if w.pointer {
+	if w.submits {
 		var err error
 		if late, err = selector.LateAfterClick(ctx, w.page, 0); err != nil {
 			late = selector.Late{}
+		}
+		if late.Held && late.Ago > time.Since(w.begin) {
+			// A submit before the step began (a key pressed where an
+			// earlier click's form was watched) is not the step's.
+			late.Held, late.Invalid, late.Message = false, "", ""
 		}
 	}
 	w.sync(ctx)
@@ -410,7 +416,7 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 		if busy {
 			return late
 		}
-		if !w.pointer || askedSubmit {
+		if !w.submits || askedSubmit {
 			return late
 		}
 		askedSubmit = true
@@ -504,8 +510,8 @@ func (w *navWatch) expect(ctx context.Context, start time.Time) error {
 // sent: the document a navigation of the step led to, once it has come
 // (the main frame committed another document since the step began), and
 // the requests the page's scripts sent to change something while the step
-// ran and awaitLate waited (a save by fetch; not with navigation: none,
-// which waits for nothing). A server error (5xx, or 408, 429: it was too
+// ran and awaitLate waited, once that wait is over (a save by fetch; not
+// with navigation: none, which waits for nothing). A server error (5xx, or 408, 429: it was too
 // busy) did not do what the step asked, and fails navigation_failed
 // (retryable: the server may recover); a form or request sent with
 // another method than GET that the server answered 4xx (403, 409, 422: it
@@ -529,12 +535,12 @@ func (w *navWatch) answered(ctx context.Context) error {
 		return err
 	}
 	w.mu.Lock()
-	skip, end := w.refusedSeen || w.mode == "none", w.reqEnd
+	skip, end := w.refusedSeen || !w.lateDone, w.reqEnd
 	w.mu.Unlock()
 	if skip {
 		return nil
 	}
-	f, ok := selector.RefusedSince(ctx, w.page, w.reqMark, end)
+	f, ok := selector.RefusedSince(w.page, w.reqMark, end)
 	if !ok {
 		return nil
 	}

@@ -343,7 +343,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		if m := s.Navigation(); m != "" {
 			mode = m
 		}
-		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Pointer)
+		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Submits)
 		r.c.keepNav(nav)
 	}
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like

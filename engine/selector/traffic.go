@@ -325,13 +325,13 @@ func (t *Traffic) answer(id proto.NetworkRequestID, status int) {
 
 // RefusedSince is the first request page's scripts sent to change
 // something (a fetch or XMLHttpRequest that is not a GET) after mark
-// (RequestMark) and up to until (0: up to now) that the server answered
-// with an HTTP error (4xx, 5xx); ok false when there is none, or no
-// Traffic watches page. The requests the page reported before the
-// answers the caller holds are counted.
-func RefusedSince(ctx context.Context, page *rod.Page, mark, until uint64) (f Refusal, ok bool) {
+// (RequestMark) and up to until that the server answered with an HTTP
+// error (4xx, 5xx); ok false when there is none, or no Traffic watches
+// page. It counts the events delivered so far: a caller that waited for
+// the requests to end (RequestsSince) has their answers.
+func RefusedSince(page *rod.Page, mark, until uint64) (f Refusal, ok bool) {
 	t := trafficOf(page)
-	if t == nil || t.src.Sync(ctx) != nil {
+	if t == nil {
 		return Refusal{}, false
 	}
 	return t.refusedSince(mark, until)
@@ -342,7 +342,7 @@ func (t *Traffic) refusedSince(mark, until uint64) (Refusal, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, f := range t.refused {
-		if f.n > mark && (until == 0 || f.n <= until) {
+		if f.n > mark && f.n <= until {
 			return f, true
 		}
 	}

@@ -118,15 +118,15 @@ func TestTrafficRefusals(t *testing.T) {
 	sent("doc", "Document", "POST", "http://h/form", 422)       // 4: a form's page (DocumentAnswer's)
 	sent("put", "XHR", "PUT", "http://h/api/item?token=s", 403) // 5
 	sent("del", "Fetch", "DELETE", "http://h/api/item/2", 500)  // 6
-	want("from the start", 0, 0, true, Refusal{Method: "PUT", Path: "/api/item", Status: 403})
-	want("after the PUT", 5, 0, true, Refusal{Method: "DELETE", Path: "/api/item/2", Status: 500})
+	want("from the start", 0, 99, true, Refusal{Method: "PUT", Path: "/api/item", Status: 403})
+	want("after the PUT", 5, 99, true, Refusal{Method: "DELETE", Path: "/api/item/2", Status: 500})
 	want("up to the PUT's start", 0, 4, false, Refusal{})
-	want("after all", 6, 0, false, Refusal{})
+	want("after all", 6, 99, false, Refusal{})
 	for i := range maxRefused + 2 {
 		sent(fmt.Sprintf("poll%d", i), "Fetch", "POST", "http://h/poll", 503)
 	}
 	if len(tr.refused) != maxRefused {
 		t.Errorf("%d refusals kept, want %d", len(tr.refused), maxRefused)
 	}
-	want("the oldest forgotten", 0, 0, true, Refusal{Method: "POST", Path: "/poll", Status: 503})
+	want("the oldest forgotten", 0, 99, true, Refusal{Method: "POST", Path: "/poll", Status: 503})
 }

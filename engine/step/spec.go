@@ -69,9 +69,11 @@ type Spec struct {
 	// link, a key that submits a form); the executor then watches for it so
 	// a refused host is reported against this step.
 	Navigates bool
-	// Pointer: the step acts with the mouse, so a form submit the page held
-	// back after it (an async validation) is waited for too.
-	Pointer bool
+	// Submits: the step may submit a form (a click on its button, Enter in
+	// its field), so a form submit the page held back after it (an async
+	// validation) is waited for too, and a form the page then marks
+	// invalid fails the step.
+	Submits bool
 	Risk    string // read or write, as DESIGN.md's table says; "" = of its steps / callee
 	// Scope, for a kind that runs nested steps (do, repeat, for_each,
 	// paginate, popup), says what those steps may name beyond the enclosing

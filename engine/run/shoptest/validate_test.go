@@ -14,11 +14,16 @@ import (
 // is-invalid, the browser's rules run by the page under novalidate), also
 // when the page's server said so in a 200 to a save by script. The same
 // forms with values they take are sent, and a form handled in the page
-// alone (a filter: nothing marked) is ok.
+// alone (a filter: nothing marked) is ok. Enter in a field does as its
+// button: the same refusal, and a submit the page held back and then
+// sent itself is waited for (before: the step after the Enter read the
+// old page).
 func TestAFormItsPageRefusesIsNotSent(t *testing.T) {
 	t.Parallel()
-	h, _ := truthfulHarness(t, map[string]string{"submit": `
-name: submit
+	// submit clicks the form's button; enter presses Enter in the field.
+	workflow := func(name, send string) string {
+		return `
+name: ` + name + `
 description: Fill one field of a form the page checks by script and submit it.
 risk: read
 params:
@@ -28,14 +33,21 @@ params:
 steps:
   - goto: ${{ config.shop_base }}/validate.html
   - fill: {target: "${{ params.field }}", value: "${{ params.value }}"}
-  - click: "${{ params.button }}"
+  - ` + send + `
   - extract: {from: tr.val.said, into: said}
 output:
   said: ${{ vars.said }}
-`})
-	args := func(form, field, value string) [2]string {
-		return [2]string{"submit", `{"field": "tr.val.` + form + `_` + field + `", "value": "` + value + `", "button": "tr.val.` + form + `_go"}`}
+`
 	}
+	h, _ := truthfulHarness(t, map[string]string{
+		"submit": workflow("submit", `click: "${{ params.button }}"`),
+		"enter":  workflow("enter", `press: {key: Enter, target: "${{ params.field }}"}`),
+	})
+	call := func(tool, form, field, value string) [2]string {
+		return [2]string{tool, `{"field": "tr.val.` + form + `_` + field + `", "value": "` + value + `", "button": "tr.val.` + form + `_go"}`}
+	}
+	args := func(form, field, value string) [2]string { return call("submit", form, field, value) }
+	enter := func(form, field, value string) [2]string { return call("enter", form, field, value) }
 	refused := []struct {
 		call [2]string
 		says string
@@ -44,6 +56,7 @@ output:
 		{args("bs", "name", "Al"), `marks input#bs-name.is-invalid not valid ("At least 3 letters")`},
 		{args("native", "qty", "0"), `marks input#native-qty not valid`},
 		{args("server", "user", "admin"), `marks input#server-user not valid ("That name is taken")`},
+		{enter("aria", "email", "nope"), `marks input#aria-email not valid ("Enter an email address")`},
 	}
 	taken := []struct {
 		call [2]string
@@ -54,6 +67,12 @@ output:
 		{args("native", "qty", "3"), "POST 200"},
 		{args("server", "user", "maria"), "created maria"},
 		{args("filter", "q", "an"), "filtered an"},
+		// Sent by the page's own form.submit(): the next step reads the
+		// page the form led to (before, by Enter: the old page, "").
+		{enter("aria", "email", "a@example.org"), "POST 200"},
+		// Sent after the page asked its server.
+		{args("later", "code", "X1"), "POST 200"},
+		{enter("later", "code", "X1"), "POST 200"},
 	}
 	var calls [][2]string
 	for _, c := range refused {
@@ -69,8 +88,8 @@ output:
 			t.Errorf("%s: want invalid_params saying %q, got %s", c.call[1], c.says, env.JSON())
 			continue
 		}
-		if env.Step != "click ${{ params.button }} (#3)" {
-			t.Errorf("%s: the failure names step %q, want the click", c.call[1], env.Step)
+		if want := map[string]string{"submit": "click ${{ params.button }} (#3)", "enter": "press ${{ params.field }} (#3)"}[c.call[0]]; env.Step != want {
+			t.Errorf("%s: the failure names step %q, want %q", c.call[1], env.Step, want)
 		}
 	}
 	for i, c := range taken {

@@ -19,7 +19,7 @@ func init() {
 		Risk:      "write",
 		Acts:      true,
 		Navigates: true,
-		Pointer:   true,
+		Submits:   true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the checkbox or radio button (or its label)"},
 			{Name: "checked", Type: step.Template, Default: true, Doc: "the state it should have: true or false (a template allowed, like ${{ params.gift_wrap }})"},

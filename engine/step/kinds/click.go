@@ -15,7 +15,7 @@ func init() {
 		Risk:      "write",
 		Acts:      true,
 		Navigates: true,
-		Pointer:   true,
+		Submits:   true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the selector-map target to click"},
 			{Name: "nth", Type: step.Int, Doc: "which match to click when the target matches several (0-based)"},

@@ -17,6 +17,7 @@ func init() {
 		Risk:      "write",
 		Acts:      true,
 		Navigates: true,
+		Submits:   true,
 		Fields: []step.Field{
 			{Name: "key", Type: step.String, Required: true, Doc: "a named key (Enter, Tab, Escape, Backspace, Delete, Space, Home, End, PageUp, PageDown, Insert, an arrow key such as ArrowDown, F1 to F12), one character (j, /, ?) or a chord of Control, Shift, Alt or Meta and one of those (Control+a, Shift+Tab, Meta+Shift+K)"},
 			{Name: "target", Type: step.Target, Doc: "focus this target first"},
