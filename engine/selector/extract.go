@@ -42,6 +42,11 @@ func (spec ExtractSpec) attrOf(i int) string {
 type Extracted struct {
 	Items []any // values, or map[string]any with fields
 	Count int   // the matches before the limit
+	// Unrendered is how many more items the page says the list holds than
+	// it drew: a grid that draws only the rows in view (a virtualized
+	// table) tells its size by aria-rowcount, a list's items by
+	// aria-setsize. The page holds no more to read; the list is partial.
+	Unrendered int
 	// Match describes the locator of From that matched ("css", "fallback 1
 	// (text)"); Fields the fields' locators where they differ from their
 	// primary, as "name: fallback 1 (text)".
@@ -49,8 +54,9 @@ type Extracted struct {
 	Fields []string
 }
 
-// Truncated reports whether the limit cut the list.
-func (e *Extracted) Truncated() bool { return e.Count > len(e.Items) }
+// Truncated reports whether the limit cut the list, or the page drew only
+// part of it (Unrendered).
+func (e *Extracted) Truncated() bool { return e.Count > len(e.Items) || e.Unrendered > 0 }
 
 // Extract resolves From and reads every match's fields in one
 // Runtime.callFunctionOn: the locators (primary, then fallbacks) run in the
@@ -134,7 +140,7 @@ func extractResult(v gson.JSON, spec ExtractSpec, from *Target, fields []*Target
 	if err != nil {
 		return nil, false, err
 	}
-	ex := &Extracted{Items: out.Items, Count: out.Count}
+	ex := &Extracted{Items: out.Items, Count: out.Count, Unrendered: out.Unrendered}
 	if ex.Items == nil {
 		ex.Items = []any{}
 	}
@@ -164,6 +170,9 @@ type extracted struct {
 	From  int  `json:"from"`
 	Count int  `json:"count"`
 	Rows  int  `json:"rows"`
+	// Unrendered is how many more items the page says the list holds
+	// than it drew (a virtualized grid's aria-rowcount).
+	Unrendered int `json:"unrendered"`
 	// Used[f][i] is how many rows had field f found by its locator i.
 	Used [][]int `json:"used"`
 }

@@ -1108,6 +1108,54 @@ function (op, req, ...nodes) {
   // is how many rows had field f found by its locator i (the trace names
   // the fallbacks). One string crosses the protocol at a fraction of the
   // cost of a tree of objects.
+  // unrendered: how many more items the list els are part of holds than
+  // the page drew, when the page says so twice: a grid that draws only the
+  // rows in view (a virtualized table: AG Grid, MUI's DataGrid,
+  // react-window, TanStack Virtual) tells its whole size by aria-rowcount
+  // (a list's items by aria-setsize), and keeps the room of the rows it
+  // did not draw (an element between the rows and the grid taller than the
+  // rows drawn in it by more than two rows). A paginated table that tells
+  // its total keeps no such room: its page is whole. Only when els lie in
+  // two rows (or items) or more: a read of one row's cells (the header) is
+  // whole. 0 when the page says no more, or does not tell (-1: not known).
+  const unrendered = (els) => {
+    const rows = new Set();
+    for (const el of els) {
+      const row = el.closest('[role="row"], tr, [aria-setsize]');
+      if (row) rows.add(row);
+      if (rows.size > 1) break;
+    }
+    if (rows.size < 2) return 0;
+    const row = rows.values().next().value;
+    let total, drawn, top;
+    const grid = row.closest("[aria-rowcount]");
+    if (grid) {
+      total = parseInt(grid.getAttribute("aria-rowcount"), 10);
+      drawn = [...grid.querySelectorAll('[role="row"], tr')];
+      top = grid;
+    } else {
+      total = parseInt(row.getAttribute("aria-setsize") || "", 10);
+      drawn = row.parentElement ? [...row.parentElement.children].filter((c) => c.hasAttribute("aria-setsize")) : [];
+      top = row.parentElement && row.parentElement.parentElement;
+    }
+    if (!(total > drawn.length)) return 0;
+    // The room kept for the rows not drawn.
+    const boxes = drawn.map((d) => d.getBoundingClientRect()).filter((r) => r.height > 0);
+    if (!boxes.length) return 0;
+    const rowH = Math.max(...boxes.map((r) => r.height));
+    for (let a = row.parentElement, up = 0; a && a !== top && up < 4; a = a.parentElement, up++) {
+      const box = a.getBoundingClientRect();
+      let lo = Infinity, hi = -Infinity;
+      for (const d of drawn) {
+        if (!a.contains(d)) continue;
+        const r = d.getBoundingClientRect();
+        lo = Math.min(lo, r.top);
+        hi = Math.max(hi, r.bottom);
+      }
+      if (hi > lo && box.height > hi - lo + 2 * rowH) return total - drawn.length;
+    }
+    return 0;
+  };
   const extractOne = (r, root) => withUnskipped(() => {
     allRows = null; // another extract's rows
     const m = first(r.from, root, r.many, false);
@@ -1116,6 +1164,7 @@ function (op, req, ...nodes) {
     if (m) {
       let els = m.els;
       res.count = els.length;
+      if (r.list) res.unrendered = unrendered(els);
       if (!r.list) els = els.slice(0, 1);
       if (r.limit > 0 && els.length > r.limit) els = els.slice(0, r.limit);
       res.rows = els.length;

@@ -1,0 +1,53 @@
+package shoptest
+
+import (
+	"testing"
+
+	"github.com/toolwright/toolwright/internal/harness"
+)
+
+// TestAListThePageDrawsInPartIsTruncated: a grid that draws only the rows
+// in view (a virtualized table) read 14 of its 200 rows, truncated false:
+// the agent was told that was the stock. Now a list read is truncated
+// when the page says it holds more than it drew (aria-rowcount on the
+// grid, aria-setsize on a list's items) and keeps the room of the rest.
+// A paginated table that tells the size of the whole set, a list whose
+// items are all drawn, and a read of the header's cells are whole.
+func TestAListThePageDrawsInPartIsTruncated(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{"lists": `
+name: lists
+description: Read the lists of the virtualized page.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/virtual.html
+  - extract: {from: tr.virt.stock_items, list: true, into: stock}
+  - extract: {from: tr.virt.stock_headers, list: true, into: headers}
+  - extract: {from: tr.virt.orders, list: true, into: orders}
+  - extract: {from: tr.virt.feed, list: true, into: feed}
+  - extract: {from: tr.virt.tags, list: true, into: tags}
+output:
+  stock: ${{ vars.stock }}
+  headers: ${{ vars.headers }}
+  orders: ${{ vars.orders }}
+  feed: ${{ vars.feed }}
+  tags: ${{ vars.tags }}
+`})
+	env := h.OK(h.Call("lists", `{}`))
+	for _, c := range []struct {
+		list      string
+		count     int // 0: any
+		truncated bool
+	}{
+		{"stock", 0, true},
+		{"headers", 2, false},
+		{"orders", 10, false},
+		{"feed", 0, true},
+		{"tags", 3, false},
+	} {
+		l := harness.List(t, env, c.list)
+		if l.Truncated != c.truncated || (c.count > 0 && l.Count != c.count) || l.Count == 0 {
+			t.Errorf("%s: %d items, truncated %v; want %d, truncated %v: %s", c.list, l.Count, l.Truncated, c.count, c.truncated, env.JSON())
+		}
+	}
+}
