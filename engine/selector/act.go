@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/input"
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/ysmood/gson"
@@ -574,6 +575,8 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 			return err
 		}
 		names = []string{"input", "change"}
+	} else if err := emptyEditor(p, el); err != nil {
+		return err
 	}
 	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value}, true, false)
 	if err != nil {
@@ -593,6 +596,25 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 			holds = fmt.Sprintf(" (it holds %q)", clipped(h.Str()))
 		}
 		return errs.New(errs.InvalidParams, "target %s kept only part of the value typed into it%s: the page's own script dropped some of its letters or digits "+accepts, name, holds)
+	}
+	return nil
+}
+
+// emptyEditor empties el, when it is an editor whose text prepare
+// selected, as a person does: one Backspace, so the editor's own editing
+// deletes it (a trusted beforeinput, the keydown its key map sees). An
+// editor that keeps its text in a model of its own puts back text removed
+// behind its back. A field was emptied by prepare; an empty editor has
+// nothing selected.
+func emptyEditor(p *rod.Page, el *proto.RuntimeRemoteObject) error {
+	res, err := evalOp(p, el, "selected", map[string]any{}, true, false)
+	if err != nil || !res.Value.Bool() {
+		return err
+	}
+	for _, t := range []proto.InputDispatchKeyEventType{proto.InputDispatchKeyEventTypeRawKeyDown, proto.InputDispatchKeyEventTypeKeyUp} {
+		if err := keyEvent(input.Backspace.Info(), t, 0, "").Call(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1040,12 +1040,13 @@ function (op, req, ...nodes) {
         if (fit) {
           setValue(el, req.value);
           out.done = true;
-        } else if (req.clear && !fieldOf(el) && req.value) {
-          // An editor's text is selected, and the typing replaces it
-          // through the browser's own editing, as a person's does: an
-          // editor keeping its text in a model of its own (Lexical,
-          // ProseMirror) would put back a DOM emptied behind its back, and
-          // one that takes no typing keeps what it held.
+        } else if (req.clear && !fieldOf(el) && el.isContentEditable) {
+          // An editor's text is selected, and the typing (or, to empty
+          // it, a Backspace: see op "selected") replaces it through the
+          // browser's own editing, as a person's does: an editor keeping
+          // its text in a model of its own (Lexical, ProseMirror) would
+          // put back a DOM emptied behind its back, and one that takes no
+          // typing keeps what it held.
           const range = el.ownerDocument.createRange();
           range.selectNodeContents(el);
           const sel = el.ownerDocument.getSelection();
@@ -1304,6 +1305,11 @@ function (op, req, ...nodes) {
         requestAnimationFrame(() => requestAnimationFrame(fin));
       });
     }
+
+    case "selected":
+      // Before a fill empties an editor (this): is its text selected (by
+      // prepare), for a Backspace to delete? → bool
+      return !fieldOf(root) && root.isContentEditable && !root.ownerDocument.getSelection().isCollapsed;
 
     case "unsent":
       // After Enter was pressed in a field (this): → what the browser

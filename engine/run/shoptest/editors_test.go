@@ -66,8 +66,9 @@ steps:
 // types only into a text field, a textarea or an editor (contenteditable),
 // fails on anything else saying what it is and what to use instead, leaving
 // it as it was; an editor's old text is replaced through the browser's own
-// editing (selected, then typed over), and one that does not hold what was
-// typed fails like a field that does not.
+// editing (selected, then typed over, or deleted by a Backspace to empty
+// it), and one that does not hold what was typed fails like a field that
+// does not.
 func TestFillOnlyWhatCanBeTypedInto(t *testing.T) {
 	t.Parallel()
 	h, _ := truthfulHarness(t, map[string]string{"fill_ed": editorsWorkflow("fill_ed", "false"), "try_ed": editorsWorkflow("try_ed", "true")})
@@ -114,6 +115,10 @@ func TestFillOnlyWhatCanBeTypedInto(t *testing.T) {
 		{"wrapped", "new wrapped", "new wrapped"},
 		{"md", "a **bold** word", "a bold word"},
 		{"model", "new model", "new model"},
+		// Emptied as a person empties it: selected, then a Backspace
+		// (before: emptied by script; the model put its text back).
+		{"model", "", ""},
+		{"wrapped", "", ""},
 	} {
 		env := h.OK(h.Call("fill_ed", args(c.target, c.value)))
 		if got := env.Data[c.target]; got != c.want {
