@@ -305,6 +305,14 @@ func (m *Map) extractSlow(ctx context.Context, page *rod.Page, spec ExtractSpec,
 	}
 	els := match.Elements
 	ex := &Extracted{Count: len(els), Match: match.Describe(), Items: []any{}}
+	if spec.List && len(els) > 1 {
+		first, last := els[0], els[len(els)-1]
+		res, err := evalOp(first.Page().Context(ctx), first.Object, "unrendered", map[string]any{}, true, false, last.Object)
+		if err != nil {
+			return nil, err
+		}
+		ex.Unrendered = res.Value.Int()
+	}
 	if !spec.List && len(els) > 1 {
 		els = els[:1]
 	}

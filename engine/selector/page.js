@@ -1306,6 +1306,12 @@ function (op, req, ...nodes) {
       });
     }
 
+    case "unrendered":
+      // A list read element by element (role locators): this, its first
+      // item, and its last (nodes[0]) → how many more items the page says
+      // the list holds than it drew (see unrendered).
+      return unrendered([root, ...nodes]);
+
     case "selected":
       // Before a fill empties an editor (this): is its text selected (by
       // prepare), for a Backspace to delete? → bool

@@ -22,12 +22,14 @@ risk: read
 steps:
   - goto: ${{ config.shop_base }}/virtual.html
   - extract: {from: tr.virt.stock_items, list: true, into: stock}
+  - extract: {from: tr.virt.stock_rows_by_role, list: true, into: stock_by_role}
   - extract: {from: tr.virt.stock_headers, list: true, into: headers}
   - extract: {from: tr.virt.orders, list: true, into: orders}
   - extract: {from: tr.virt.feed, list: true, into: feed}
   - extract: {from: tr.virt.tags, list: true, into: tags}
 output:
   stock: ${{ vars.stock }}
+  stock_by_role: ${{ vars.stock_by_role }}
   headers: ${{ vars.headers }}
   orders: ${{ vars.orders }}
   feed: ${{ vars.feed }}
@@ -40,6 +42,7 @@ output:
 		truncated bool
 	}{
 		{"stock", 0, true},
+		{"stock_by_role", 0, true}, // read element by element (a role locator)
 		{"headers", 2, false},
 		{"orders", 10, false},
 		{"feed", 0, true},
