@@ -305,13 +305,10 @@ func (m *Map) extractSlow(ctx context.Context, page *rod.Page, spec ExtractSpec,
 	}
 	els := match.Elements
 	ex := &Extracted{Count: len(els), Match: match.Describe(), Items: []any{}}
-	if spec.List && len(els) > 1 {
-		first, last := els[0], els[len(els)-1]
-		res, err := evalOp(first.Page().Context(ctx), first.Object, "unrendered", map[string]any{}, true, false, last.Object)
-		if err != nil {
+	if spec.List {
+		if ex.Unrendered, err = Unrendered(ctx, els); err != nil {
 			return nil, err
 		}
-		ex.Unrendered = res.Value.Int()
 	}
 	if !spec.List && len(els) > 1 {
 		els = els[:1]
@@ -354,6 +351,22 @@ func (m *Map) extractSlow(ctx context.Context, page *rod.Page, spec ExtractSpec,
 		ex.Items = append(ex.Items, item)
 	}
 	return ex, nil
+}
+
+// Unrendered is how many more items than it drew the page says the list
+// els (the matches of a many target, in order) holds: a virtualized grid
+// draws only the rows in view (see Extracted.Unrendered); 0 for fewer than
+// two matches.
+func Unrendered(ctx context.Context, els []*rod.Element) (int, error) {
+	if len(els) < 2 {
+		return 0, nil
+	}
+	first, last := els[0], els[len(els)-1]
+	res, err := evalOp(first.Page().Context(ctx), first.Object, "unrendered", map[string]any{}, true, false, last.Object)
+	if err != nil {
+		return 0, err
+	}
+	return res.Value.Int(), nil
 }
 
 // readOne reads one element with page.js's read: the same rules (text

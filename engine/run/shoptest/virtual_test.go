@@ -12,10 +12,20 @@ import (
 // when the page says it holds more than it drew (aria-rowcount on the
 // grid, aria-setsize on a list's items) and keeps the room of the rest.
 // A paginated table that tells the size of the whole set, a list whose
-// items are all drawn, and a read of the header's cells are whole.
+// items are all drawn, and a read of the header's cells are whole. A click
+// on an item the grid did not draw says so.
 func TestAListThePageDrawsInPartIsTruncated(t *testing.T) {
 	t.Parallel()
-	h, _ := truthfulHarness(t, map[string]string{"lists": `
+	h, _ := truthfulHarness(t, map[string]string{"pick": `
+name: pick
+description: Click the nth item of the virtualized grid.
+risk: read
+params:
+  nth: {type: integer, description: Which item, min: 0, max: 199, required: true}
+steps:
+  - goto: ${{ config.shop_base }}/virtual.html
+  - click: {target: tr.virt.stock_items, nth: "${{ params.nth }}"}
+`, "lists": `
 name: lists
 description: Read the lists of the virtualized page.
 risk: read
@@ -53,4 +63,7 @@ output:
 			t.Errorf("%s: %d items, truncated %v; want %d, truncated %v: %s", c.list, l.Count, l.Truncated, c.count, c.truncated, env.JSON())
 		}
 	}
+	h.Code(h.Call("pick", `{"nth": 30}`), "target_not_found",
+		"target tr.virt.stock_items has 14 matches; nth 30 does not exist: the page draws only the items in view and says it holds 186 more")
+	h.OK(h.Call("pick", `{"nth": 3}`))
 }

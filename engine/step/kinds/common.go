@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -19,7 +20,13 @@ func element(ctx context.Context, x step.Exec, s *step.Step, field string, nth i
 		return nil, unreachable(ctx, x, s, field, nth, err)
 	}
 	if nth >= len(m.Elements) {
-		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist", targetLabel(x, s, field), len(m.Elements), nth)
+		more := ""
+		if n, err := selector.Unrendered(ctx, m.Elements); err == nil && n > 0 {
+			// A virtualized grid: the item is not in the page until its
+			// rows are scrolled into view.
+			more = fmt.Sprintf(": the page draws only the items in view and says it holds %d more (scroll the list to it first, or read it page by page)", n)
+		}
+		return nil, errs.New(errs.TargetNotFound, "target %s has %d matches; nth %d does not exist%s", targetLabel(x, s, field), len(m.Elements), nth, more)
 	}
 	return m.Elements[nth].Context(ctx), nil
 }
