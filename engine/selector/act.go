@@ -640,7 +640,7 @@ func Press(ctx context.Context, el *rod.Element, keys Keys, o ActOptions) error 
 	if _, err := prepare(ctx, el, o.Name, prep{focus: true, submits: true}); err != nil {
 		return err
 	}
-	return keys.pressIn(ctx, el.Page(), el.Object, o.Name)
+	return keys.pressIn(ctx, el.Page(), el.Object, "Enter was pressed in target "+o.Name)
 }
 
 // Typing is a target found and readied for typing in one round trip (see
@@ -679,7 +679,7 @@ func (t *Typing) Fill(ctx context.Context, value string) error {
 
 // Press presses key in the readied element.
 func (t *Typing) Press(ctx context.Context, keys Keys) error {
-	return keys.pressIn(ctx, t.page, t.el, t.name)
+	return keys.pressIn(ctx, t.page, t.el, "Enter was pressed in target "+t.name)
 }
 
 // Typing looks for the one-element target name once and, when the page

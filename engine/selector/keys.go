@@ -215,10 +215,11 @@ func (k Keys) dispatch(ctx, answer context.Context, page *rod.Page) error {
 // field, sends the field's form (implicit submission).
 func (k Keys) submits() bool { return k.key == "Enter" && len(k.modifiers) == 0 }
 
-// pressIn sends the press to el, focused (target name). An Enter that the
-// browser answered by not sending el's form (its own check of the fields
-// stopped it) fails as a click on the form's submit button does.
-func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemoteObject, name string) error {
+// pressIn sends the press to el, focused (did says so in messages: "Enter
+// was pressed in target X"). An Enter that the browser answered by not
+// sending el's form (its own check of the fields stopped it) fails as a
+// click on the form's submit button does.
+func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemoteObject, did string) error {
 	actx, cancel := Outlasting(ctx)
 	defer cancel()
 	if err := k.dispatch(ctx, actx, page); err != nil || !k.submits() || actx.Err() != nil {
@@ -228,12 +229,28 @@ func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemo
 	if err != nil {
 		return nil // the page went on to another document: the form was sent
 	}
-	return unsentErr(res.Value, "Enter was pressed in target "+name)
+	return unsentErr(res.Value, did)
 }
 
-// PressKeys sends the press to the page's focused element.
+// PressKeys sends the press to the page's focused element. An Enter there
+// is judged as one pressed in a target: the form the browser did not send
+// fails invalid_params, and a submit the page held back is watched for the
+// step's navigation watch (page.js op "focused").
 func PressKeys(ctx context.Context, page *rod.Page, k Keys) error {
-	actx, cancel := Outlasting(ctx)
-	defer cancel()
-	return k.dispatch(ctx, actx, page)
+	if !k.submits() {
+		actx, cancel := Outlasting(ctx)
+		defer cancel()
+		return k.dispatch(ctx, actx, page)
+	}
+	el, err := evalOp(page.Context(ctx), nil, "focused", map[string]any{}, false, false)
+	if err != nil {
+		return err
+	}
+	if el.Subtype != proto.RuntimeRemoteObjectSubtypeNode {
+		actx, cancel := Outlasting(ctx)
+		defer cancel()
+		return k.dispatch(ctx, actx, page)
+	}
+	defer func() { _ = page.Release(el) }()
+	return k.pressIn(ctx, page, el, "Enter was pressed")
 }

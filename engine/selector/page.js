@@ -1312,6 +1312,23 @@ function (op, req, ...nodes) {
       // the list holds than it drew (see unrendered).
       return unrendered([root, ...nodes]);
 
+    case "focused": {
+      // Before Enter is pressed without a target: the element the key goes
+      // to (the focus, through open shadow roots and same-origin frames),
+      // its window's form submits watched as a press in a target watches
+      // them (see watchSubmit) → the element, or null when the focus is on
+      // none (the page's body).
+      let a = doc.activeElement;
+      for (;;) {
+        if (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+        else if (a && a.tagName === "IFRAME" && (() => { try { return !!a.contentDocument; } catch (e) { return false; } })() && a.contentDocument.activeElement) a = a.contentDocument.activeElement;
+        else break;
+      }
+      if (!a || a === a.ownerDocument.body || a === a.ownerDocument.documentElement) return null;
+      watchSubmit(a.ownerDocument.defaultView);
+      return a;
+    }
+
     case "selected":
       // Before a fill empties an editor (this): is its text selected (by
       // prepare), for a Backspace to delete? → bool

@@ -42,12 +42,15 @@ output:
 	h, _ := truthfulHarness(t, map[string]string{
 		"submit": workflow("submit", `click: "${{ params.button }}"`),
 		"enter":  workflow("enter", `press: {key: Enter, target: "${{ params.field }}"}`),
+		// Enter where the fill left the focus, as a person presses it.
+		"enter_here": workflow("enter_here", `press: Enter`),
 	})
 	call := func(tool, form, field, value string) [2]string {
 		return [2]string{tool, `{"field": "tr.val.` + form + `_` + field + `", "value": "` + value + `", "button": "tr.val.` + form + `_go"}`}
 	}
 	args := func(form, field, value string) [2]string { return call("submit", form, field, value) }
 	enter := func(form, field, value string) [2]string { return call("enter", form, field, value) }
+	here := func(form, field, value string) [2]string { return call("enter_here", form, field, value) }
 	refused := []struct {
 		call [2]string
 		says string
@@ -57,6 +60,7 @@ output:
 		{args("native", "qty", "0"), `marks input#native-qty not valid`},
 		{args("server", "user", "admin"), `marks input#server-user not valid ("That name is taken")`},
 		{enter("aria", "email", "nope"), `marks input#aria-email not valid ("Enter an email address")`},
+		{here("aria", "email", "nope"), `marks input#aria-email not valid ("Enter an email address")`},
 	}
 	taken := []struct {
 		call [2]string
@@ -73,6 +77,9 @@ output:
 		// Sent after the page asked its server.
 		{args("later", "code", "X1"), "POST 200"},
 		{enter("later", "code", "X1"), "POST 200"},
+		{here("aria", "email", "a@example.org"), "POST 200"},
+		{here("later", "code", "X1"), "POST 200"},
+		{here("plain", "email", "a@example.org"), "POST 200"},
 	}
 	var calls [][2]string
 	for _, c := range refused {
@@ -88,7 +95,7 @@ output:
 			t.Errorf("%s: want invalid_params saying %q, got %s", c.call[1], c.says, env.JSON())
 			continue
 		}
-		if want := map[string]string{"submit": "click ${{ params.button }} (#3)", "enter": "press ${{ params.field }} (#3)"}[c.call[0]]; env.Step != want {
+		if want := map[string]string{"submit": "click ${{ params.button }} (#3)", "enter": "press ${{ params.field }} (#3)", "enter_here": "press Enter (#3)"}[c.call[0]]; env.Step != want {
 			t.Errorf("%s: the failure names step %q, want %q", c.call[1], env.Step, want)
 		}
 	}
@@ -96,5 +103,32 @@ output:
 		if env := envs[len(refused)+i]; !env.OK || env.Data["said"] != c.said {
 			t.Errorf("%s: want ok with the page saying %q, got %s", c.call[1], c.said, env.JSON())
 		}
+	}
+}
+
+// TestEnterWhereTheFocusIsSendsAsInATarget: Enter pressed without a
+// target (where a fill left the focus, as a person presses it) in a form
+// the browser does not send (an address without @ in a required email
+// field) answered ok: only a press in a target asked whether the form was
+// sent. Now it fails invalid_params as a press in the field does.
+func TestEnterWhereTheFocusIsSendsAsInATarget(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{"join": `
+name: join
+description: Fill the plain form's email and press Enter.
+risk: read
+params:
+  email: {type: string, description: The address}
+steps:
+  - goto: ${{ config.shop_base }}/validate.html
+  - fill: {target: tr.val.plain_email, value: "${{ params.email }}"}
+  - press: Enter
+  - extract: {from: tr.val.said, into: said}
+output:
+  said: ${{ vars.said }}
+`})
+	h.Code(h.Call("join", `{"email": "nope"}`), "invalid_params", "Enter was pressed, but the browser did not send its form: input#plain-email")
+	if env := h.OK(h.Call("join", `{"email": "a@example.org"}`)); env.Data["said"] != "POST 200" {
+		t.Errorf("a valid address: the page says %q, want POST 200", env.Data["said"])
 	}
 }
