@@ -98,27 +98,30 @@ type navWatch struct {
 	invalid error
 }
 
-// watchNavigation starts watching the page of the call's environment; nil
-// when there is none. The watch outlives the step (and a container the step
+// watchNavigation starts watching the page the step acts in (the
+// environment's, or a popup step's); nil when there is none. The watch outlives the step (and a container the step
 // is in) until stop, which keepNav and the end of the call see to.
 func (r *runner) watchNavigation(ctx context.Context, label, mode string, submits bool) *navWatch {
 	env := r.c.currentEnv()
 	if env == nil || env.Err() != nil {
 		return nil
 	}
-	src := env.Events(env.Page())
+	// The page the step acts in: a popup step's page, or the
+	// environment's.
+	page := r.actPage(env)
+	src := env.Events(page)
 	if src == nil {
 		return nil
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	frame := env.Page().FrameID
-	w := &navWatch{label: label, mode: mode, submits: submits, begin: time.Now(), page: env.Page(), src: src,
+	frame := page.FrameID
+	w := &navWatch{label: label, mode: mode, submits: submits, begin: time.Now(), page: page, src: src,
 		started: make(chan struct{}), settled: make(chan struct{}), cancel: cancel, done: make(chan struct{}), changed: make(chan struct{})}
 	// DocumentMark first: it counts the events the page sent before now,
 	// so a request an earlier step began (a field's autosave) is before
 	// reqMark, not the step's.
-	w.docMark, w.docKnown = selector.DocumentMark(ctx, env.Page())
-	w.reqMark = selector.RequestMark(env.Page())
+	w.docMark, w.docKnown = selector.DocumentMark(ctx, page)
+	w.reqMark = selector.RequestMark(page)
 	c := r.c
 	started := func(id proto.PageFrameID) {
 		if id == frame {
@@ -749,6 +752,18 @@ func (c *call) awaitNav(ctx context.Context) error {
 		fe.earlier = true
 	}
 	return err
+}
+
+// awaitNavIn is awaitNav when the latest acting step acted in page (a
+// popup step's, before it is closed); nil otherwise.
+func (c *call) awaitNavIn(ctx context.Context, page *rod.Page) error {
+	c.mu.Lock()
+	w := c.nav
+	c.mu.Unlock()
+	if w == nil || w.page.TargetID != page.TargetID {
+		return nil
+	}
+	return c.awaitNav(ctx)
 }
 
 // A navigation a page starts late (a script's timer, a slow handler, or

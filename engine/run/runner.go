@@ -766,12 +766,18 @@ func (r *runner) Page(ctx context.Context) (*rod.Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.actPage(env).Context(ctx), nil
+}
+
+// actPage is the page the running step acts in: the window of the popup
+// step it is in (the innermost), else env's page.
+func (r *runner) actPage(env *browser.Env) *rod.Page {
 	for i := len(r.frames) - 1; i >= 0; i-- {
 		if w := r.frames[i].Window; w != nil {
-			return w.Context(ctx), nil
+			return w
 		}
 	}
-	return env.Page().Context(ctx), nil
+	return env.Page()
 }
 
 // Target looks up a selector-map entry.
@@ -1080,7 +1086,8 @@ func (r *runner) Truncated(name string) bool { return r.truncated[name] }
 // RunSteps runs nested steps.
 // A frame with a Window runs its steps in that page (a popup): its dialogs
 // are answered and its requests followed like the environment page's, and a
-// refused first navigation fails at once.
+// refused first navigation fails at once, and what its last acting step
+// set going is judged before the step ends.
 func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame) error {
 	if f != nil && f.Window != nil {
 		if !f.Watched {
@@ -1090,6 +1097,13 @@ func (r *runner) RunSteps(ctx context.Context, steps []*step.Step, f *step.Frame
 		if err := r.blocked(); err != nil {
 			return err
 		}
+		if err := r.runSteps(ctx, steps, f); err != nil {
+			return err
+		}
+		// Its last acting step's navigation, late save and answer are
+		// waited for and judged before the page is closed (a person
+		// closes a tab once what they did there is done).
+		return r.c.awaitNavIn(ctx, f.Window)
 	}
 	return r.runSteps(ctx, steps, f)
 }

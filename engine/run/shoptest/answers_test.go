@@ -137,3 +137,71 @@ func TestAScriptsSaveIsJudgedByItsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestASaveInAPopupIsJudgedToo: a click inside a popup step (a page the
+// site opens in a new tab or window: a media manager, a quick edit) was
+// watched on the opener's page: a form there answered 500, a save by
+// script answered 500, a late navigation to an error page, each answered
+// ok (the late one read the old page), and as the tab's last step the tab
+// was closed with nothing waited for or judged. Now the step's navigation
+// watch follows the page it acts in, and the popup step waits for and
+// judges what its last acting step set going before it closes the tab.
+func TestASaveInAPopupIsJudgedToo(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{"save_then_back": `
+name: save_then_back
+description: Open the answers page in a new tab, click a target there as the tab's last step, then read the opener.
+risk: read
+params:
+  target: {type: target, prefix: tr.ans., description: What to click}
+steps:
+  - goto: ${{ config.shop_base }}/answers.html
+  - popup:
+      click: tr.ans.open
+      steps:
+        - click: "${{ params.target }}"
+  - extract: {from: tr.ans.said, into: said}
+output:
+  said: ${{ vars.said }}
+`, "save_in_tab": `
+name: save_in_tab
+description: Open the answers page in a new tab and click a target there.
+risk: read
+params:
+  target: {type: target, prefix: tr.ans., description: What to click}
+steps:
+  - goto: ${{ config.shop_base }}/answers.html
+  - popup:
+      click: tr.ans.open
+      steps:
+        - click: "${{ params.target }}"
+        - extract: {from: tr.ans.said, into: said}
+output:
+  said: ${{ vars.said }}
+`})
+	args := func(target string) [2]string { return [2]string{"save_in_tab", `{"target": "tr.ans.` + target + `"}`} }
+	back := func(target string) [2]string { return [2]string{"save_then_back", `{"target": "tr.ans.` + target + `"}`} }
+	envs := h.CallAll(args("post500"), args("fetch500"), args("late500"), args("post200"), args("fetch200"),
+		back("fetch500"), back("late500"), back("slowfetch500"), back("fetch200"))
+	// The tab's last step: its page is judged before the tab is closed
+	// (the opener's page says nothing: "").
+	for i, c := range []struct{ target, code string }{{"fetch500", "navigation_failed"}, {"late500", "navigation_failed"}, {"slowfetch500", "navigation_failed"}, {"fetch200", "ok"}} {
+		if env := envs[5+i]; env.Code != c.code || env.DurationMS > 10000 {
+			t.Errorf("%s as the tab's last step: want %s (in less than 10 s), got %s", c.target, c.code, env.JSON())
+		}
+	}
+	for i, c := range []struct{ target, code, msg string }{
+		{"post500", "navigation_failed", "led to /answer, which answered HTTP 500"},
+		{"fetch500", "navigation_failed", "POST /answer answered HTTP 500"},
+		{"late500", "navigation_failed", "led to /answer, which answered HTTP 500"},
+	} {
+		if env := envs[i]; env.OK || env.Code != c.code || !strings.Contains(env.Message, c.msg) {
+			t.Errorf("%s in the tab: want %s saying %q, got %s", c.target, c.code, c.msg, env.JSON())
+		}
+	}
+	for i, c := range []struct{ target, said string }{{"post200", "POST 200"}, {"fetch200", "saved"}} {
+		if env := envs[3+i]; !env.OK || env.Data["said"] != c.said {
+			t.Errorf("%s in the tab: want ok with the page saying %q, got %s", c.target, c.said, env.JSON())
+		}
+	}
+}
