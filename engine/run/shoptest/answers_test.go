@@ -179,10 +179,14 @@ steps:
 output:
   said: ${{ vars.said }}
 `})
-	args := func(target string) [2]string { return [2]string{"save_in_tab", `{"target": "tr.ans.` + target + `"}`} }
-	back := func(target string) [2]string { return [2]string{"save_then_back", `{"target": "tr.ans.` + target + `"}`} }
-	envs := h.CallAll(args("post500"), args("fetch500"), args("late500"), args("post200"), args("fetch200"),
-		back("fetch500"), back("late500"), back("slowfetch500"), back("fetch200"))
+	var calls [][2]string
+	for _, target := range []string{"post500", "fetch500", "late500", "post200", "fetch200"} {
+		calls = append(calls, [2]string{"save_in_tab", `{"target": "tr.ans.` + target + `"}`})
+	}
+	for _, target := range []string{"fetch500", "late500", "slowfetch500", "fetch200"} {
+		calls = append(calls, [2]string{"save_then_back", `{"target": "tr.ans.` + target + `"}`})
+	}
+	envs := h.CallAll(calls...)
 	// The tab's last step: its page is judged before the tab is closed
 	// (the opener's page says nothing: "").
 	for i, c := range []struct{ target, code string }{{"fetch500", "navigation_failed"}, {"late500", "navigation_failed"}, {"slowfetch500", "navigation_failed"}, {"fetch200", "ok"}} {
