@@ -359,8 +359,8 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 // waitLate is awaitLate's wait; it returns what the page said of the
 // click's form submit (selector.Late) when it asked.
 func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
-	// After a click, one round trip to its page first: whether a form
-	// submit was held back and whether the page began a navigation; the
+	// After a click or a press, one round trip to its page first: whether a
+	// form submit was held back and whether the page began a navigation; the
 	// page's events sent before its answer (a request a handler began, a
 	// navigation that started) are in once the watch synced.
 	if w.submits {
@@ -430,13 +430,13 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 	return late
 }
 
-// unsent notes, after a click whose form submit the page held back and
-// no navigation followed, that the form shows a control the page marks
-// invalid (a required field, a format its script checks, or what its
+// unsent notes, after a click (or Enter) whose form submit the page held
+// back and no navigation followed, that the form shows a control the page
+// marks invalid (a required field, a format its script checks, or what its
 // server answered to a save by script): answered then fails
-// invalid_params, as a browser's own check does (selector.unsentErr).
-// The form is looked at once the wait is over, so a check the page makes
-// by asking its server has answered.
+// invalid_params, as a browser's own check does (selector.unsentErr). The
+// form is looked at once the wait is over, so a check the page makes by
+// asking its server has answered.
 func (w *navWatch) unsent(ctx context.Context, late selector.Late) {
 	if !late.Held || ctx.Err() != nil {
 		return

@@ -1170,14 +1170,15 @@ type Late struct {
 // for a form submit the page did not hold back to begin its navigation.
 const lateSubmit = 2 * time.Second
 
-// LateAfterClick asks the page of the last click what it set going. With
-// idle > 0 it first waits until the page has nothing left to run (at most
-// idle, by the page's clock): the continuations of the requests the page
-// saw end have run then, and a navigation they begin is begun. A form
-// submit the page did not hold back begins its navigation when the
-// browser runs it, a task after the click (later when the click left work
-// queued): the answer waits for that beginning (at most lateSubmit), so
-// Leaving is not false while the submit is still on its way.
+// LateAfterClick asks the page of the last click (or Enter) what it set
+// going. With idle > 0 it first waits until the page has nothing left to
+// run (at most idle, by the page's clock): the continuations of the
+// requests the page saw end have run then, and a navigation they begin is
+// begun. A form submit the page did not hold back begins its navigation
+// when the browser runs it, a task after the click (later when the click
+// left work queued): the answer waits for that beginning (at most
+// lateSubmit), so Leaving is not false while the submit is still on its
+// way.
 func LateAfterClick(ctx context.Context, page *rod.Page, idle time.Duration) (Late, error) {
 	res, err := evalOp(page.Context(ctx), nil, "late", map[string]any{"idle": idle.Milliseconds(), "submit": lateSubmit.Milliseconds()}, true, true)
 	if err != nil {
