@@ -190,8 +190,8 @@ output:
 	// The tab's last step: its page is judged before the tab is closed
 	// (the opener's page says nothing: "").
 	for i, c := range []struct{ target, code string }{{"fetch500", "navigation_failed"}, {"late500", "navigation_failed"}, {"slowfetch500", "navigation_failed"}, {"fetch200", "ok"}} {
-		if env := envs[5+i]; env.Code != c.code || env.DurationMS > 10000 {
-			t.Errorf("%s as the tab's last step: want %s (in less than 10 s), got %s", c.target, c.code, env.JSON())
+		if env := envs[5+i]; env.Code != c.code {
+			t.Errorf("%s as the tab's last step: want %s, got %s", c.target, c.code, env.JSON())
 		}
 	}
 	for i, c := range []struct{ target, code, msg string }{
