@@ -99,8 +99,9 @@ type navWatch struct {
 }
 
 // watchNavigation starts watching the page the step acts in (the
-// environment's, or a popup step's); nil when there is none. The watch outlives the step (and a container the step
-// is in) until stop, which keepNav and the end of the call see to.
+// environment's, or a popup step's); nil when there is none. The watch
+// outlives the step (and a container the step is in) until stop, which
+// keepNav and the end of the call see to.
 func (r *runner) watchNavigation(ctx context.Context, label, mode string, submits bool) *navWatch {
 	env := r.c.currentEnv()
 	if env == nil || env.Err() != nil {
@@ -371,7 +372,7 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 		if late.Held && late.Ago > time.Since(w.begin) {
 			// A submit before the step began (a key pressed where an
 			// earlier click's form was watched) is not the step's.
-			late.Held, late.Invalid, late.Message = false, "", ""
+			late = selector.Late{Leaving: late.Leaving}
 		}
 	}
 	w.sync(ctx)
@@ -514,13 +515,14 @@ func (w *navWatch) expect(ctx context.Context, start time.Time) error {
 // (the main frame committed another document since the step began), and
 // the requests the page's scripts sent to change something while the step
 // ran and awaitLate waited, once that wait is over (a save by fetch; not
-// with navigation: none, which waits for nothing). A server error (5xx, or 408, 429: it was too
-// busy) did not do what the step asked, and fails navigation_failed
-// (retryable: the server may recover); a form or request sent with
-// another method than GET that the server answered 4xx (403, 409, 422: it
-// refused what was sent) fails invalid_params. A link followed to a
-// missing page (GET, 404) is a page a person reads, as goto's
-// expect_status lets it be. Each watch judges one document and one
+// with navigation: none, which waits for nothing); first, a form the page
+// held back and marks invalid (see unsent). A server error (5xx, or 408,
+// 429: it was too busy) did not do what the step asked, and fails
+// navigation_failed (retryable: the server may recover); a form or
+// request sent with another method than GET that the server answered 4xx
+// (403, 409, 422: it refused what was sent) fails invalid_params. A link
+// followed to a missing page (GET, 404) is a page a person reads, as
+// goto's expect_status lets it be. Each watch judges one document and one
 // request, named after its step; nil until one came, for the engine's own
 // navigation (goto checks its own) and when no mark tells.
 func (w *navWatch) answered(ctx context.Context) error {
@@ -742,9 +744,28 @@ func (r *runner) settleLast(ctx context.Context) error {
 // step started (navWatch.awaitLate), and judges the page it led to
 // (navWatch.answered): a failure then is that earlier step's.
 func (c *call) awaitNav(ctx context.Context) error {
+	return c.latestNav().awaitJudged(ctx)
+}
+
+// awaitNavIn is awaitNav when the latest acting step acted in page (a
+// popup step's, before it is closed); nil otherwise.
+func (c *call) awaitNavIn(ctx context.Context, page *rod.Page) error {
+	if w := c.latestNav(); w != nil && w.page.TargetID == page.TargetID {
+		return w.awaitJudged(ctx)
+	}
+	return nil
+}
+
+// latestNav is the watch of the call's latest acting step (nil: none).
+func (c *call) latestNav() *navWatch {
 	c.mu.Lock()
-	w := c.nav
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	return c.nav
+}
+
+// awaitJudged waits for what the watched step set going (awaitLate) and
+// judges it (answered), as an earlier step's failure.
+func (w *navWatch) awaitJudged(ctx context.Context) error {
 	w.awaitLate(ctx)
 	err := w.answered(ctx)
 	var fe *failure
@@ -752,18 +773,6 @@ func (c *call) awaitNav(ctx context.Context) error {
 		fe.earlier = true
 	}
 	return err
-}
-
-// awaitNavIn is awaitNav when the latest acting step acted in page (a
-// popup step's, before it is closed); nil otherwise.
-func (c *call) awaitNavIn(ctx context.Context, page *rod.Page) error {
-	c.mu.Lock()
-	w := c.nav
-	c.mu.Unlock()
-	if w == nil || w.page.TargetID != page.TargetID {
-		return nil
-	}
-	return c.awaitNav(ctx)
 }
 
 // A navigation a page starts late (a script's timer, a slow handler, or

@@ -237,20 +237,17 @@ func (k Keys) pressIn(ctx context.Context, page *rod.Page, el *proto.RuntimeRemo
 // fails invalid_params, and a submit the page held back is watched for the
 // step's navigation watch (page.js op "focused").
 func PressKeys(ctx context.Context, page *rod.Page, k Keys) error {
-	if !k.submits() {
-		actx, cancel := Outlasting(ctx)
-		defer cancel()
-		return k.dispatch(ctx, actx, page)
+	if k.submits() {
+		el, err := evalOp(page.Context(ctx), nil, "focused", map[string]any{}, false, false)
+		if err != nil {
+			return err
+		}
+		if el.Subtype == proto.RuntimeRemoteObjectSubtypeNode {
+			defer func() { _ = page.Release(el) }()
+			return k.pressIn(ctx, page, el, "Enter was pressed")
+		}
 	}
-	el, err := evalOp(page.Context(ctx), nil, "focused", map[string]any{}, false, false)
-	if err != nil {
-		return err
-	}
-	if el.Subtype != proto.RuntimeRemoteObjectSubtypeNode {
-		actx, cancel := Outlasting(ctx)
-		defer cancel()
-		return k.dispatch(ctx, actx, page)
-	}
-	defer func() { _ = page.Release(el) }()
-	return k.pressIn(ctx, page, el, "Enter was pressed")
+	actx, cancel := Outlasting(ctx)
+	defer cancel()
+	return k.dispatch(ctx, actx, page)
 }

@@ -708,8 +708,7 @@ function (op, req, ...nodes) {
   // is-invalid, or, in a form the page checks itself (novalidate), one
   // failing the browser's rules. → {what, message}, the message the page
   // ties to it (aria-errormessage, aria-describedby, Bootstrap's
-  // invalid-feedback beside it) or the browser's;
-  // null when none is.
+  // invalid-feedback beside it) or the browser's; null when none is.
   const flagged = (form) => {
     if (!form || !form.querySelectorAll) return null;
     for (const el of form.querySelectorAll('[aria-invalid="true"], .is-invalid, input, select, textarea')) {
@@ -717,7 +716,10 @@ function (op, req, ...nodes) {
         (form.noValidate && el.willValidate && el.validity && !el.validity.valid);
       if (!marked || !visible(el)) continue;
       const d = el.ownerDocument;
-      const said = (ids) => norm((ids || "").split(/\s+/).map((id) => (id && d.getElementById(id) ? shown(d.getElementById(id)) : "")).join(" "));
+      const said = (ids) => norm((ids || "").split(/\s+/).map((id) => {
+        const t = id && d.getElementById(id);
+        return t ? shown(t) : "";
+      }).join(" "));
       const feedback = el.classList.contains("is-invalid") && el.parentElement ? el.parentElement.querySelector(".invalid-feedback") : null;
       const message = said(el.getAttribute("aria-errormessage")) || said(el.getAttribute("aria-describedby")) ||
         (feedback ? norm(shown(feedback)) : "") || el.validationMessage || "";
@@ -1102,13 +1104,6 @@ function (op, req, ...nodes) {
     return { native: true, done: true };
   };
 
-  // extractOne reads one extract (op "extract"'s request r) in scope
-  // root → its JSON text: the JSON of {found, from, count, rows, used}, a
-  // line break, and the JSON array of the values read, row by row, each
-  // row's fields in order (one value per row without fields); used[f][i]
-  // is how many rows had field f found by its locator i (the trace names
-  // the fallbacks). One string crosses the protocol at a fraction of the
-  // cost of a tree of objects.
   // unrendered: how many more items the list els are part of holds than
   // the page drew, when the page says so twice: a grid that draws only the
   // rows in view (a virtualized table: AG Grid, MUI's DataGrid,
@@ -1141,22 +1136,29 @@ function (op, req, ...nodes) {
     }
     if (!(total > drawn.length)) return 0;
     // The room kept for the rows not drawn.
-    const boxes = drawn.map((d) => d.getBoundingClientRect()).filter((r) => r.height > 0);
-    if (!boxes.length) return 0;
-    const rowH = Math.max(...boxes.map((r) => r.height));
+    const boxes = drawn.map((d) => [d, d.getBoundingClientRect()]);
+    const heights = boxes.map(([, r]) => r.height).filter((h) => h > 0);
+    if (!heights.length) return 0;
+    const rowH = Math.max(...heights);
     for (let a = row.parentElement, up = 0; a && a !== top && up < 4; a = a.parentElement, up++) {
-      const box = a.getBoundingClientRect();
       let lo = Infinity, hi = -Infinity;
-      for (const d of drawn) {
+      for (const [d, r] of boxes) {
         if (!a.contains(d)) continue;
-        const r = d.getBoundingClientRect();
         lo = Math.min(lo, r.top);
         hi = Math.max(hi, r.bottom);
       }
-      if (hi > lo && box.height > hi - lo + 2 * rowH) return total - drawn.length;
+      if (hi > lo && a.getBoundingClientRect().height > hi - lo + 2 * rowH) return total - drawn.length;
     }
     return 0;
   };
+
+  // extractOne reads one extract (op "extract"'s request r) in scope
+  // root → its JSON text: the JSON of {found, from, count, rows, used,
+  // unrendered (a list's, see unrendered)}, a line break, and the JSON
+  // array of the values read, row by row, each row's fields in order (one
+  // value per row without fields); used[f][i] is how many rows had field
+  // f found by its locator i (the trace names the fallbacks). One string
+  // crosses the protocol at a fraction of the cost of a tree of objects.
   const extractOne = (r, root) => withUnskipped(() => {
     allRows = null; // another extract's rows
     const m = first(r.from, root, r.many, false);
@@ -1318,12 +1320,11 @@ function (op, req, ...nodes) {
       // its window's form submits watched as a press in a target watches
       // them (see watchSubmit) → the element, or null when the focus is on
       // none (the page's body).
+      // (A frame from another origin has no contentDocument: the focus
+      // stops at its <iframe>.)
+      const inner = (e) => (e.shadowRoot && e.shadowRoot.activeElement) || (e.tagName === "IFRAME" && e.contentDocument && e.contentDocument.activeElement) || null;
       let a = doc.activeElement;
-      for (;;) {
-        if (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-        else if (a && a.tagName === "IFRAME" && (() => { try { return !!a.contentDocument; } catch (e) { return false; } })() && a.contentDocument.activeElement) a = a.contentDocument.activeElement;
-        else break;
-      }
+      for (let next; a && (next = inner(a)); ) a = next;
       if (!a || a === a.ownerDocument.body || a === a.ownerDocument.documentElement) return null;
       watchSubmit(a.ownerDocument.defaultView);
       return a;

@@ -71,7 +71,7 @@ type request struct {
 	n      uint64
 	frame  proto.PageFrameID
 	loader proto.NetworkLoaderID
-	sent   *Refusal // its method and path; status once answered with an error
+	sent   *Refusal // its method and path, kept (with n and the status) once answered with an error
 }
 
 // A Refusal is a request a page's script sent to change something that

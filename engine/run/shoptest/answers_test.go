@@ -148,9 +148,12 @@ func TestAScriptsSaveIsJudgedByItsAnswer(t *testing.T) {
 // judges what its last acting step set going before it closes the tab.
 func TestASaveInAPopupIsJudgedToo(t *testing.T) {
 	t.Parallel()
-	h, _ := truthfulHarness(t, map[string]string{"save_then_back": `
-name: save_then_back
-description: Open the answers page in a new tab, click a target there as the tab's last step, then read the opener.
+	// save_in_tab reads the tab's page after the click; save_then_back
+	// clicks as the tab's last step, then reads the opener's.
+	tab := func(name, inTab, after string) string {
+		return `
+name: ` + name + `
+description: Open the answers page in a new tab, click a target there, then read what a page says.
 risk: read
 params:
   target: {type: target, prefix: tr.ans., description: What to click}
@@ -160,25 +163,15 @@ steps:
       click: tr.ans.open
       steps:
         - click: "${{ params.target }}"
-  - extract: {from: tr.ans.said, into: said}
-output:
+` + inTab + after + `output:
   said: ${{ vars.said }}
-`, "save_in_tab": `
-name: save_in_tab
-description: Open the answers page in a new tab and click a target there.
-risk: read
-params:
-  target: {type: target, prefix: tr.ans., description: What to click}
-steps:
-  - goto: ${{ config.shop_base }}/answers.html
-  - popup:
-      click: tr.ans.open
-      steps:
-        - click: "${{ params.target }}"
-        - extract: {from: tr.ans.said, into: said}
-output:
-  said: ${{ vars.said }}
-`})
+`
+	}
+	read := "extract: {from: tr.ans.said, into: said}\n"
+	h, _ := truthfulHarness(t, map[string]string{
+		"save_in_tab":    tab("save_in_tab", "        - "+read, ""),
+		"save_then_back": tab("save_then_back", "", "  - "+read),
+	})
 	var calls [][2]string
 	for _, target := range []string{"post500", "fetch500", "late500", "post200", "fetch200"} {
 		calls = append(calls, [2]string{"save_in_tab", `{"target": "tr.ans.` + target + `"}`})
