@@ -102,11 +102,14 @@ func (c *call) answerDialog(e *proto.PageJavascriptDialogOpening, answer func(pr
 		verb = "accepted"
 	}
 	note := fmt.Sprintf("%s %q %s %s", e.Type, e.Message, verb, how)
+	c.mu.Lock()
 	if e.Type == proto.PageDialogTypeBeforeunload && !accept {
-		c.mu.Lock()
 		c.unloadDismissed = true
-		c.mu.Unlock()
 	}
+	if a == nil && !accept && len(c.declined) < maxDeclined {
+		c.declined = append(c.declined, declined{rec: rec, kind: e.Type, message: e.Message})
+	}
+	c.mu.Unlock()
 	// Noted before answering: the step that opened the dialog cannot go on
 	// (and read page.dialog) before the answer.
 	c.noteDialog(rec, e.Message, note)
@@ -114,6 +117,54 @@ func (c *call) answerDialog(e *proto.PageJavascriptDialogOpening, answer func(pr
 		c.noteDialog(rec, e.Message, "answering it failed: "+err.Error())
 	}
 	c.e.log.Debug("dialog", "trace_id", c.traceID, "dialog", c.e.redactor.Redact(note))
+}
+
+// declined is a question a page asked (a confirm, a prompt, a
+// beforeunload) that the default answer dismissed while trace record rec's
+// step ran.
+type declined struct {
+	rec     int
+	kind    proto.PageDialogType
+	message string
+}
+
+// maxDeclined bounds the questions kept between two acting steps (a page
+// may ask hundreds); maxDeclinedSaid the question quoted in a message.
+const (
+	maxDeclined     = 16
+	maxDeclinedSaid = 120
+)
+
+// declinedBy fails acting step label (trace record rec) when the page asked
+// a question while it ran that the workflow does not answer. The default
+// never hangs a call, and dismissing is the safe answer (a delete asked
+// about is not done), but then what the step was written to do did not
+// happen: a click on "Clear history" whose confirm was dismissed cleared
+// nothing, and `ok` would say it did. A person would have answered; the
+// workflow must say how (`dialog: accept`, or `dialog: dismiss` when
+// declining is what it means: then the step is `ok`). Questions asked while
+// other steps ran are dropped: a page that asks on load is its own business.
+func (c *call) declinedBy(rec int, label string) error {
+	c.mu.Lock()
+	qs := c.declined
+	c.declined = nil
+	c.mu.Unlock()
+	for _, q := range qs {
+		if q.rec != rec {
+			continue
+		}
+		said := q.message
+		if r := []rune(said); len(r) > maxDeclinedSaid {
+			said = string(r[:maxDeclinedSaid]) + "…"
+		}
+		if q.kind == proto.PageDialogTypeBeforeunload {
+			e := errs.New(errs.NavigationFailed, "%s: the page asked before leaving (beforeunload) and the dialog was dismissed by default, so it stayed; give the step `dialog: accept` to leave it", label)
+			e.Retryable = false
+			return e
+		}
+		return errs.New(errs.ConfigError, "%s: the page asked %q (a %s) and the workflow does not answer it: it was dismissed by default, so what it asked about was not done; give the step `dialog: accept` (or `dialog: dismiss` when declining is meant)", label, said, q.kind)
+	}
+	return nil
 }
 
 // stayed reports whether a beforeunload was dismissed (the page stayed)

@@ -15,6 +15,7 @@ import (
 	"github.com/toolwright/toolwright/engine/backoff"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
@@ -353,6 +354,21 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = s.Spec.Run(sctx, r, bound)
 	}
 	r.current = prev
+	err = r.afterAct(ctx, sctx, s, rec, nav, mode, start, err)
+	var fe *failure
+	if err != nil && !errors.As(err, &fe) {
+		err = r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err))
+	}
+	r.endAttempt(rec, start, n, err)
+	return err
+}
+
+// afterAct is step s's outcome once it ran, begun at start (err, the run's
+// own): what the page did after it decides too. A navigation it had to
+// start (mode expect), one it started that was refused or that failed, a
+// request it began that the server refused, a question the page asked it
+// that the workflow does not answer.
+func (r *runner) afterAct(ctx, sctx context.Context, s *step.Step, rec int, nav *navWatch, mode string, start time.Time, err error) error {
 	if err == nil && mode == "expect" {
 		err = nav.expect(sctx, start)
 	}
@@ -366,11 +382,12 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	if err == nil {
 		err = nav.answered(ctx)
 	}
-	var fe *failure
-	if err != nil && !errors.As(err, &fe) {
-		err = r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err))
+	if s.Spec.Risk == policy.RiskWrite {
+		// Taken after a failure too, so no later step is blamed for it.
+		if q := r.c.declinedBy(rec, r.label(s)); err == nil {
+			err = q
+		}
 	}
-	r.endAttempt(rec, start, n, err)
 	return err
 }
 

@@ -242,7 +242,7 @@ var CommonFields = []Field{
 	{Name: "optional", Type: Bool, Doc: "a failure is recorded in the trace and skipped", decode: func(c *Checker, s *Step, n *yaml.Node, _ tmpl.Scope) {
 		s.Optional, _ = yamlx.Bool(c.File, n, "optional", c.Problems)
 	}},
-	{Name: "dialog", Type: ValueMap, Doc: "accept | dismiss | {accept: BOOL, text: TEMPLATE}: how a dialog (alert, confirm, prompt, beforeunload) opening during this step is answered; without it alert is accepted and the others dismissed", decode: (*Checker).decodeDialog},
+	{Name: "dialog", Type: ValueMap, Doc: "accept | dismiss | {accept: BOOL, text: TEMPLATE}: how a dialog (alert, confirm, prompt, beforeunload) opening during this step is answered; without it alert is accepted and the others dismissed, and an acting step whose question was so dismissed fails (what it asked about was not done)", decode: (*Checker).decodeDialog},
 }
 
 // common finds a common key and commonNames lists them in order, both

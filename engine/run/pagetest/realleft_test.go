@@ -143,7 +143,10 @@ output:
 // TestDialogsPromptUnloadPopup: a prompt answered with the dialog key's
 // text (or its default, or dismissed); a beforeunload dismissed by default
 // keeps the page, accepted it leaves; dialogs inside a popup are answered
-// and noted like the opener's.
+// and noted like the opener's. A question the workflow does not answer
+// fails the acting step that met it, as goto's beforeunload does: the
+// prompt's rename, the link's leaving, the popup's share were not done
+// (before: each ok, "(rename cancelled)", the old page, "kept private").
 func TestDialogsPromptUnloadPopup(t *testing.T) {
 	t.Parallel()
 	h, _ := realHarness(t, map[string]string{
@@ -152,12 +155,15 @@ name: rename
 description: Rename the list through its prompt.
 risk: read
 params:
-  answer: {type: string, enum: [default, text, accept], description: How to answer, default: default}
+  answer: {type: string, enum: [default, dismiss, text, accept], description: How to answer, default: default}
   name: {type: string, description: The new name, default: ""}
 steps:
   - goto: ${{ config.real_base }}/dialogs.html
   - click: real.dialogs.rename
     if: params.answer == "default"
+  - click: real.dialogs.rename
+    if: params.answer == "dismiss"
+    dialog: dismiss
   - click: real.dialogs.rename
     if: params.answer == "text"
     dialog: {accept: true, text: "${{ params.name }}"}
@@ -175,13 +181,19 @@ description: Leave a page with unsaved changes.
 risk: read
 params:
   accept: {type: boolean, description: Accept leaving, default: false}
+  by_link: {type: boolean, description: Leave by the page's link, default: false}
 steps:
   - goto: ${{ config.real_base }}/dialogs.html
   - click: real.dialogs.edit
   - goto: ${{ config.real_base }}/list.html?n=1
-    if: "!params.accept"
+    if: "!params.accept && !params.by_link"
   - goto: ${{ config.real_base }}/list.html?n=1
-    if: params.accept
+    if: params.accept && !params.by_link
+    dialog: accept
+  - click: real.dialogs.back
+    if: "!params.accept && params.by_link"
+  - click: real.dialogs.back
+    if: params.accept && params.by_link
     dialog: accept
 output:
   url: ${{ page.url }}
@@ -193,13 +205,17 @@ description: Share the list from its sharing page (a new tab).
 risk: read
 params:
   accept: {type: boolean, description: Accept sharing, default: false}
+  decline: {type: boolean, description: Decline sharing, default: false}
 steps:
   - goto: ${{ config.real_base }}/dialogs.html
   - popup:
       click: real.dialogs.open_tab
       steps:
         - click: real.dialogs.share
-          if: "!params.accept"
+          if: "!params.accept && !params.decline"
+        - click: real.dialogs.share
+          if: params.decline
+          dialog: dismiss
         - click: real.dialogs.share
           if: params.accept
           dialog: accept
@@ -222,8 +238,9 @@ output:
   shared: ${{ vars.shared }}
 `,
 	}, nil)
+	h.Code(h.Call("rename", `{}`), "config_error", `click real.dialogs.rename (#2): the page asked "New name for the list?" (a prompt) and the workflow does not answer it`)
 	for _, c := range []struct{ args, name string }{
-		{`{}`, "(rename cancelled)"},
+		{`{"answer": "dismiss"}`, "(rename cancelled)"},
 		{`{"answer": "text", "name": "Hardware"}`, "Hardware"},
 		{`{"answer": "accept"}`, "Groceries 2"}, // accepted without text: the prompt's default
 	} {
@@ -241,9 +258,21 @@ output:
 	if u, _ := env.Data["url"].(string); !strings.Contains(u, "/list.html") || notes(env) != `4: beforeunload "" accepted as the step's dialog key says` {
 		t.Errorf("leave, accepted: %s; notes %s", env.JSON(), notes(env))
 	}
-	env = h.OK(h.Call("share", `{}`))
-	if env.Data["shared"] != "kept private" || notes(env) != `2.1: confirm "Share with everyone?" dismissed by default` {
+	env = h.Code(h.Call("leave", `{"by_link": true}`), "navigation_failed", "click real.dialogs.back (#5): the page asked before leaving (beforeunload) and the dialog was dismissed by default, so it stayed")
+	if env.Retryable || notes(env) != `5: beforeunload "" dismissed by default` {
+		t.Errorf("leave by its link, dismissed: %s; notes %s", env.JSON(), notes(env))
+	}
+	env = h.OK(h.Call("leave", `{"by_link": true, "accept": true}`))
+	if u, _ := env.Data["url"].(string); !strings.Contains(u, "/list.html") {
+		t.Errorf("leave by its link, accepted: %s", env.JSON())
+	}
+	env = h.Code(h.Call("share", `{}`), "config_error", `click real.dialogs.share (#2.1): the page asked "Share with everyone?" (a confirm) and the workflow does not answer it`)
+	if notes(env) != `2.1: confirm "Share with everyone?" dismissed by default` {
 		t.Errorf("share, default: %s; notes %s", env.JSON(), notes(env))
+	}
+	env = h.OK(h.Call("share", `{"decline": true}`))
+	if env.Data["shared"] != "kept private" || notes(env) != `2.2: confirm "Share with everyone?" dismissed as the step's dialog key says` {
+		t.Errorf("share, declined: %s; notes %s", env.JSON(), notes(env))
 	}
 	env = h.OK(h.Call("share", `{"accept": true}`))
 	if env.Data["shared"] != "shared" {

@@ -148,6 +148,8 @@ real.dialogs.state:
   css: "#state"
 real.dialogs.open_tab:
   css: "#open-tab"
+real.dialogs.back:
+  css: "#back"
 real.dialogs.open_greeting:
   css: "#open-greeting"
 real.dialogs.share:
