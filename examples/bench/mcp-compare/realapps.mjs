@@ -615,14 +615,17 @@ try {
 
 function markdown() {
   const ok = (x, limit) => (x <= limit ? `${x}` : `**${x}**`);
+  const floorShare = (r) => { const x = Number((r.floor_ms / r.playwright_mcp.ms).toFixed(2)); return x > 0.5 ? `*${x}*` : `${x}`; };
   const done = report.actions.filter((r) => !r.failed);
   const lines = [
     `Real applications (examples/mediawiki: Debian's MediaWiki 1.39; examples/phpmyadmin: Debian's phpMyAdmin 5.2 over MariaDB 10.11), ${opt.runs} runs per side alternating, each after a ${opt.gap} ms pause and once no side was busy, medians; Playwright MCP server ${report.playwright_mcp}, the floor through playwright-core on the same Chromium. Targets: time ≤ 0.5 × Playwright MCP, ≤ 1.3 × the floor, bytes ≤ 0.10 × Playwright MCP (a miss in **bold**).`,
     "",
-    "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | floor ms | bytes ÷ PW MCP | time ÷ PW MCP | time ÷ floor |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
-    ...report.actions.map((r) => r.failed ? `| ${r.action} | not measured: ${r.failed.replace(/\|/g, "\\|")} |||||||||| ` :
-      `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} |`),
+    "| action | toolwright calls | bytes | ms | Playwright MCP calls | bytes | ms | floor ms | bytes ÷ PW MCP | time ÷ PW MCP | time ÷ floor | floor ÷ PW MCP |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ...report.actions.map((r) => r.failed ? `| ${r.action} | not measured: ${r.failed.replace(/\|/g, "\\|")} ||||||||||| ` :
+      `| ${r.action} | ${r.toolwright.calls} (\`${r.toolwright.code}\`) | ${r.toolwright.bytes} | ${r.toolwright.ms} | ${r.playwright_mcp.calls} | ${r.playwright_mcp.bytes} | ${r.playwright_mcp.ms} | ${r.floor_ms} | ${ok(r.bytes_ratio, 0.1)} | ${ok(r.time_ratio, 0.5)} | ${ok(r.floor_ratio, 1.3)} | ${floorShare(r)} |`),
+    "",
+    "floor ÷ PW MCP is the share of Playwright MCP's time that doing the action at all takes (the floor's own time): where it is over 0.5 (in italics), the 0.5 target lies below the floor, and a tool that drives the same page the same way can meet it only by being faster than the floor.",
     "",
     "Floor: the same action through the Playwright library with the fewest round trips (a navigation, then one script in the page that reads, or fills and submits, and the next document or the in-place update awaited; its fills fire what typing fires, each field focused, its value set, input and change, and the button is focused before it is clicked, as toolwright's fill and click do), on a page kept signed in. MediaWiki's read and search are toolwright env: temporary tools (a new context for each call, an empty cache), and the sign-ins open a new environment, so on those four every side starts cold: Playwright MCP's browser closed and reopened on about:blank and the floor's page made in a new context, both untimed, before each run; the other actions run on every side in a kept, warm, signed-in page (toolwright: the env: given environment sign_in made). Playwright MCP: scripted as an agent must drive it (navigate, snapshot, refs from the snapshot, a call per click or field, snapshots again until the result shows).",
     "",
