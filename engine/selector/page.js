@@ -203,6 +203,17 @@ function (op, req, ...nodes) {
     walk(doc, (e) => idx.set(e, i++));
     return els.sort((a, b) => (idx.get(a) ?? 0) - (idx.get(b) ?? 0));
   };
+  // seenIn counts the matches m (first's answer) a person sees: visible,
+  // and not made transparent (opacity 0, its own or an ancestor's: a
+  // "Saved" notice kept in the page until it fades in, a spinner faded
+  // out). Only waits ask it: a transparent element is still there to read
+  // and to act on (a styled checkbox's input).
+  const seenIn = (m) => {
+    if (!m) return 0;
+    let n = 0;
+    for (const el of m.els) if (!el.checkVisibility || el.checkVisibility({ opacityProperty: true })) n++;
+    return n;
+  };
   const visible = (el) => {
     if (!el.isConnected) return false;
     const r = el.getBoundingClientRect();
@@ -1534,12 +1545,9 @@ function (op, req, ...nodes) {
       const holds = (c) => {
         switch (c.kind) {
           case "present": return !!first(c.locs, c.within ? old : null, c.many, false);
-          case "visible": return !!first(c.locs, c.within ? old : null, c.many, true);
-          case "hidden": return !first(c.locs, c.within ? old : null, c.many, true);
-          case "count": {
-            const m = first(c.locs, null, true, true);
-            return (m ? m.els.length : 0) >= c.min;
-          }
+          case "visible": return seenIn(first(c.locs, c.within ? old : null, c.many, true)) > 0;
+          case "hidden": return seenIn(first(c.locs, c.within ? old : null, c.many, true)) === 0;
+          case "count": return seenIn(first(c.locs, null, true, true)) >= c.min;
           case "text": {
             const want = norm(c.text);
             const seen = new Set();

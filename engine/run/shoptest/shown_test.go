@@ -1,0 +1,73 @@
+package shoptest
+
+import (
+	"testing"
+
+	"github.com/toolwright/toolwright/internal/harness"
+)
+
+// TestAWaitSeesWhatAPersonSees: a notice the page keeps in its layout but
+// transparent (opacity 0, as Bootstrap's .fade) until the save is done was
+// "visible" to a wait at once, so the call read the page before the save
+// and answered ok with "not saved"; the same with the notice inside a
+// transparent wrapper; and a spinner that fades out and keeps its place
+// was never "hidden", so the wait for it ran out though the rows were in.
+// A wait now counts only what a person sees: visible and not transparent.
+// Reading and acting are unchanged (a transparent element is still there).
+func TestAWaitSeesWhatAPersonSees(t *testing.T) {
+	t.Parallel()
+	h, _ := truthfulHarness(t, map[string]string{
+		"save": `
+name: save
+description: Save, wait for the notice, read the state.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/shown.html
+  - click: tr.shown.save
+  - wait: {visible: tr.shown.saved}
+  - extract: {from: tr.shown.state, into: state}
+output:
+  state: ${{ vars.state }}
+`,
+		"publish": `
+name: publish
+description: Publish, wait for the toast, read the state.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/shown.html
+  - click: tr.shown.publish
+  - wait: {count: tr.shown.toast, at_least: 1}
+  - extract: {from: tr.shown.published, into: state}
+  - extract: {from: tr.shown.toast, into: toast}
+output:
+  state: ${{ vars.state }}
+  toast: ${{ vars.toast }}
+`,
+		"load": `
+name: load
+description: Load the rows, wait for the spinner to go, read them.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/shown.html
+  - wait: {hidden: tr.shown.spinner}
+    timeout: 5s
+  - click: tr.shown.load
+  - wait: {visible: tr.shown.spinner}
+  - wait: {hidden: tr.shown.spinner}
+    timeout: 5s
+  - extract: {from: tr.shown.rows, list: true, into: rows}
+output:
+  rows: ${{ vars.rows }}
+`,
+	})
+	envs := h.CallAll([2]string{"save", `{"task_id": "t-save"}`}, [2]string{"publish", `{"task_id": "t-publish"}`}, [2]string{"load", `{}`})
+	if env := h.OK(envs[0]); env.Data["state"] != "saved" {
+		t.Errorf("save: read before the notice showed: %s", env.JSON())
+	}
+	if env := h.OK(envs[1]); env.Data["state"] != "published" || env.Data["toast"] != "Published" {
+		t.Errorf("publish: read before the toast showed: %s", env.JSON())
+	}
+	if env := h.OK(envs[2]); harness.List(t, env, "rows").Count != 5 {
+		t.Errorf("load: rows: %s", env.JSON())
+	}
+}
