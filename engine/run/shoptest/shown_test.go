@@ -12,7 +12,8 @@ import (
 // and answered ok with "not saved"; the same with the notice inside a
 // transparent wrapper; and a spinner that fades out and keeps its place
 // was never "hidden", so the wait for it ran out though the rows were in.
-// A wait now counts only what a person sees: visible and not transparent.
+// A wait (and an assert) now counts only what a person sees: visible and
+// not transparent.
 // Reading and acting are unchanged (a transparent element is still there).
 func TestAWaitSeesWhatAPersonSees(t *testing.T) {
 	t.Parallel()
@@ -43,6 +44,15 @@ output:
   state: ${{ vars.state }}
   toast: ${{ vars.toast }}
 `,
+		"published_now": `
+name: published_now
+description: Publish and assert at once that the toast shows.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/shown.html
+  - click: tr.shown.publish
+  - assert: {visible: tr.shown.toast}
+`,
 		"load": `
 name: load
 description: Load the rows, wait for the spinner to go, read them.
@@ -60,7 +70,8 @@ output:
   rows: ${{ vars.rows }}
 `,
 	})
-	envs := h.CallAll([2]string{"save", `{"task_id": "t-save"}`}, [2]string{"publish", `{"task_id": "t-publish"}`}, [2]string{"load", `{}`})
+	envs := h.CallAll([2]string{"save", `{"task_id": "t-save"}`}, [2]string{"publish", `{"task_id": "t-publish"}`}, [2]string{"load", `{}`},
+		[2]string{"published_now", `{"task_id": "t-now"}`})
 	if env := h.OK(envs[0]); env.Data["state"] != "saved" {
 		t.Errorf("save: read before the notice showed: %s", env.JSON())
 	}
@@ -70,4 +81,6 @@ output:
 	if env := h.OK(envs[2]); harness.List(t, env, "rows").Count != 5 {
 		t.Errorf("load: rows: %s", env.JSON())
 	}
+	// An assert looks as a wait does: the toast is not shown yet.
+	h.Code(envs[3], "assertion_failed", "target tr.shown.toast is not visible")
 }

@@ -51,9 +51,11 @@ func init() {
 func holds(ctx context.Context, x step.Exec, s *step.Step) (bool, string, error) {
 	switch {
 	case s.Has("visible"):
+		// Looked at as a wait looks (what a person sees: not a match made
+		// transparent), once.
 		name := s.Str("visible")
-		_, err := x.Find(ctx, name, step.FindOpt{Visible: true, Once: true})
-		if errs.CodeOf(err) == errs.TargetNotFound {
+		i, err := x.Holds(ctx, []selector.Cond{{Kind: selector.CondVisible, Target: name}})
+		if err == nil && i < 0 || errs.CodeOf(err) == errs.TargetNotFound {
 			return false, fmt.Sprintf("target %s is not visible", name), nil
 		}
 		return err == nil, "", err
