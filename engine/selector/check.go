@@ -257,7 +257,7 @@ func (c *checker) probe(t *Target, sc scope, done func([]*hit) bool) []*hit {
 	for {
 		hits := make([]*hit, len(t.Locators))
 		for i, loc := range t.Locators {
-			hits[i], _ = find(sc, loc, t.Many, false, false)
+			hits[i], _ = find(sc, loc, t.Many, Options{})
 		}
 		if done(hits) || !time.Now().Before(c.settle) || c.ctx.Err() != nil {
 			return hits

@@ -203,17 +203,14 @@ function (op, req, ...nodes) {
     walk(doc, (e) => idx.set(e, i++));
     return els.sort((a, b) => (idx.get(a) ?? 0) - (idx.get(b) ?? 0));
   };
-  // seenIn counts the matches m (first's answer) a person sees: visible,
-  // and not made transparent (opacity 0, its own or an ancestor's: a
-  // "Saved" notice kept in the page until it fades in, a spinner faded
-  // out). Only waits ask it: a transparent element is still there to read
-  // and to act on (a styled checkbox's input).
-  const seenIn = (m) => {
-    if (!m) return 0;
-    let n = 0;
-    for (const el of m.els) if (!el.checkVisibility || el.checkVisibility({ opacityProperty: true })) n++;
-    return n;
-  };
+  // seenEl: a visible element a person sees, not made transparent
+  // (opacity 0, its own or an ancestor's); seenIn counts the matches m
+  // (first's answer) a person sees: a "Saved" notice kept in the page
+  // until it fades in, a spinner faded out, are not. Only waits ask it: a
+  // transparent element is still there to read and to act on (a styled
+  // checkbox's input).
+  const seenEl = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true });
+  const seenIn = (m) => (m ? m.els.filter(seenEl).length : 0);
   const visible = (el) => {
     if (!el.isConnected) return false;
     const r = el.getBoundingClientRect();
@@ -1261,7 +1258,11 @@ function (op, req, ...nodes) {
       return read(root, req.attr);
 
     case "find": {
-      const h = textual([req.loc]) ? withUnskipped(() => find(req.loc, root, req.many, req.visibleOnly, nodes)) : find(req.loc, root, req.many, req.visibleOnly, nodes);
+      let h = textual([req.loc]) ? withUnskipped(() => find(req.loc, root, req.many, req.visibleOnly, nodes)) : find(req.loc, root, req.many, req.visibleOnly, nodes);
+      if (h && req.seen) { // only what a person sees (a wait's look from Go)
+        const els = h.els.filter(seenEl);
+        h = els.length ? { els, hidden: false } : null;
+      }
       if (!h) return null;
       if ((!req.many || req.first) && h.els.length >= 1 && !h.hidden && (req.first || h.els.length === 1)) return h.els[0];
       const out = req.many ? h.els : h.els.slice(0, 1);

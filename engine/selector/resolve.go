@@ -34,6 +34,9 @@ type Options struct {
 	// Once tries every locator one time, without waiting (asserts, probes
 	// such as "is there a next page", fields read inside a row).
 	Once bool
+	// Seen, with Visible: a match made transparent (opacity 0, its own or
+	// an ancestor's) is not visible: what a person sees (waits).
+	Seen bool
 	// First returns only the first visible match of a many target, as the
 	// element itself (two requests, whatever the number of matches; Count
 	// is then 1). Hidden matches come back as usual.
@@ -148,7 +151,7 @@ func tryLocators(ctx context.Context, sc scope, elCtx context.Context, t *Target
 		if broken[i] {
 			continue
 		}
-		h, err := find(sc, loc, t.Many, opt.Visible, opt.First)
+		h, err := find(sc, loc, t.Many, opt)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -580,9 +583,9 @@ func evalTop(p *rod.Page, op string, req any, byValue, await bool) (*proto.Runti
 	return res.Result, nil
 }
 
-// find runs one locator once (only its first match with firstOnly). It
-// returns nil, nil when nothing matched.
-func find(sc scope, loc Locator, many, visibleOnly, firstOnly bool) (*hit, error) {
+// find runs one locator once, as opt says (Visible, Seen, First: only its
+// first match). It returns nil, nil when nothing matched.
+func find(sc scope, loc Locator, many bool, opt Options) (*hit, error) {
 	p := sc.page
 	var nodes []any
 	jl := locJS(loc)
@@ -609,7 +612,7 @@ func find(sc scope, loc Locator, many, visibleOnly, firstOnly bool) (*hit, error
 		defer func(o *proto.RuntimeRemoteObject) { _ = p.Release(o) }(this)
 		frame = false
 	}
-	req := map[string]any{"loc": jl, "many": many, "visibleOnly": visibleOnly, "frame": frame, "first": firstOnly}
+	req := map[string]any{"loc": jl, "many": many, "visibleOnly": opt.Visible, "seen": opt.Visible && opt.Seen, "frame": frame, "first": opt.First}
 	res, err := evalOp(p, this, "find", req, false, false, nodes...)
 	if err != nil {
 		var nf *rod.ObjectNotFoundError

@@ -394,7 +394,7 @@ func (m *Map) holdsFromGo(ctx context.Context, page *rod.Page, c Cond) (bool, er
 	if err == nil {
 		// The matches are counted, not used: no element wraps them (a
 		// request or two each).
-		mt, err = resolveScoped(ctx, sc, &tt, Options{Visible: true, Once: true, objects: true}, false)
+		mt, err = resolveScoped(ctx, sc, &tt, Options{Visible: true, Seen: true, Once: true, objects: true}, false)
 	}
 	found := err == nil
 	if err != nil && errs.CodeOf(err) != errs.TargetNotFound {

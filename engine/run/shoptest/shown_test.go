@@ -13,7 +13,7 @@ import (
 // transparent wrapper; and a spinner that fades out and keeps its place
 // was never "hidden", so the wait for it ran out though the rows were in.
 // A wait (and an assert) now counts only what a person sees: visible and
-// not transparent.
+// not transparent, for a target found by role too.
 // Reading and acting are unchanged (a transparent element is still there).
 func TestAWaitSeesWhatAPersonSees(t *testing.T) {
 	t.Parallel()
@@ -44,6 +44,18 @@ output:
   state: ${{ vars.state }}
   toast: ${{ vars.toast }}
 `,
+		"save_by_role": `
+name: save_by_role
+description: Save, wait for the notice found by its role, read the state.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/shown.html
+  - click: tr.shown.save
+  - wait: {visible: tr.shown.saved_by_role}
+  - extract: {from: tr.shown.state, into: state}
+output:
+  state: ${{ vars.state }}
+`,
 		"published_now": `
 name: published_now
 description: Publish and assert at once that the toast shows.
@@ -71,7 +83,7 @@ output:
 `,
 	})
 	envs := h.CallAll([2]string{"save", `{"task_id": "t-save"}`}, [2]string{"publish", `{"task_id": "t-publish"}`}, [2]string{"load", `{}`},
-		[2]string{"published_now", `{"task_id": "t-now"}`})
+		[2]string{"published_now", `{"task_id": "t-now"}`}, [2]string{"save_by_role", `{"task_id": "t-role"}`})
 	if env := h.OK(envs[0]); env.Data["state"] != "saved" {
 		t.Errorf("save: read before the notice showed: %s", env.JSON())
 	}
@@ -83,4 +95,9 @@ output:
 	}
 	// An assert looks as a wait does: the toast is not shown yet.
 	h.Code(envs[3], "assertion_failed", "target tr.shown.toast is not visible")
+	// A target found by role is looked at from Go (the accessibility
+	// tree), by the same rule.
+	if env := h.OK(envs[4]); env.Data["state"] != "saved" {
+		t.Errorf("save, the notice found by role: read before it showed: %s", env.JSON())
+	}
 }
