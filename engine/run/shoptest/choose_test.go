@@ -26,7 +26,7 @@ params:
 steps:
   - goto: ${{ config.shop_base }}/choose.html
   - select: {target: "${{ params.control }}", value: "${{ params.value }}"}
-    timeout: 3s
+    timeout: 10s
     dialog: ` + dialog + `
   - extract: {from: tr.choose.size_out, into: size}
   - extract: {from: tr.choose.country_out, into: country}
