@@ -17,19 +17,25 @@ import (
 // Reading and acting are unchanged (a transparent element is still there).
 func TestAWaitSeesWhatAPersonSees(t *testing.T) {
 	t.Parallel()
-	h, _ := truthfulHarness(t, map[string]string{
-		"save": `
-name: save
+	// saveThenRead saves, waits for the notice target shows, and reads the
+	// state.
+	saveThenRead := func(name, notice string) string {
+		return `
+name: ` + name + `
 description: Save, wait for the notice, read the state.
 risk: write
 steps:
   - goto: ${{ config.shop_base }}/shown.html
   - click: tr.shown.save
-  - wait: {visible: tr.shown.saved}
+  - wait: {visible: ` + notice + `}
   - extract: {from: tr.shown.state, into: state}
 output:
   state: ${{ vars.state }}
-`,
+`
+	}
+	h, _ := truthfulHarness(t, map[string]string{
+		"save":         saveThenRead("save", "tr.shown.saved"),
+		"save_by_role": saveThenRead("save_by_role", "tr.shown.saved_by_role"),
 		"publish": `
 name: publish
 description: Publish, wait for the toast, read the state.
@@ -43,18 +49,6 @@ steps:
 output:
   state: ${{ vars.state }}
   toast: ${{ vars.toast }}
-`,
-		"save_by_role": `
-name: save_by_role
-description: Save, wait for the notice found by its role, read the state.
-risk: write
-steps:
-  - goto: ${{ config.shop_base }}/shown.html
-  - click: tr.shown.save
-  - wait: {visible: tr.shown.saved_by_role}
-  - extract: {from: tr.shown.state, into: state}
-output:
-  state: ${{ vars.state }}
 `,
 		"published_now": `
 name: published_now
