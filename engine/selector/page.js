@@ -208,8 +208,20 @@ function (op, req, ...nodes) {
   // (first's answer) a person sees: a "Saved" notice kept in the page
   // until it fades in, a spinner faded out, are not. Only waits ask it: a
   // transparent element is still there to read and to act on (a styled
-  // checkbox's input).
-  const seenEl = (el) => !el.checkVisibility || el.checkVisibility({ opacityProperty: true });
+  // checkbox's input). One being faded in or out (an opacity transition
+  // or animation running on the transparent element) is seen: a person
+  // sees it come or go, and a page the browser draws no frame of at the
+  // moment (a tab in the background of a busy browser) holds a fade at its
+  // first value until it draws again.
+  const fading = (e) => !!e.getAnimations && e.getAnimations().some((a) => a.playState === "running" &&
+    !!a.effect && a.effect.getKeyframes().some((k) => k.opacity !== undefined));
+  const seenEl = (el) => {
+    if (!el.checkVisibility || el.checkVisibility({ opacityProperty: true })) return true;
+    for (let e = el; e; e = e.parentElement || (e.parentNode && e.parentNode.host) || null) {
+      if (getComputedStyle(e).opacity === "0" && fading(e)) return true;
+    }
+    return false;
+  };
   const seenIn = (m) => (m ? m.els.filter(seenEl).length : 0);
   const visible = (el) => {
     if (!el.isConnected) return false;
