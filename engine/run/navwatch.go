@@ -558,7 +558,7 @@ func (w *navWatch) answered(ctx context.Context) error {
 			return errs.New(errs.NavigationFailed, "%s sent a request the server failed: %s answered HTTP %d (it may have done nothing)", w.label, sent, f.Status)
 		},
 		func() error {
-			return errs.New(errs.InvalidParams, "%s sent a request that the server refused: %s answered HTTP %d", w.label, sent, f.Status)
+			return errs.New(errs.InvalidParams, "%s sent a request that the server refused: %s answered HTTP %d%s", w.label, sent, f.Status, refusedWhy(f.Status))
 		})
 }
 
@@ -582,8 +582,23 @@ func (w *navWatch) documentAnswered(ctx context.Context) error {
 			return errs.New(errs.NavigationFailed, "%s led to %s, which answered HTTP %d: the server failed the request (it may have done nothing)", w.label, a.Path, a.Status)
 		},
 		func() error {
-			return errs.New(errs.InvalidParams, "%s sent a form that the server refused: %s answered its %s with HTTP %d", w.label, a.Path, a.Method, a.Status)
+			return errs.New(errs.InvalidParams, "%s sent a form that the server refused: %s answered its %s with HTTP %d%s", w.label, a.Path, a.Method, a.Status, refusedWhy(a.Status))
 		})
+}
+
+// refusedWhy is what a refusal's status says beyond "not taken", for the
+// message: the ones that are not about the values sent. An agent told only
+// invalid_params would change its arguments where the session is what ended.
+func refusedWhy(status int) string {
+	switch status {
+	case http.StatusUnauthorized, 419, 440: // 419: Laravel's page expired (its session or CSRF token); 440: IIS's login time-out
+		return " (the server asks to sign in: the environment's session has ended; sign in again, then retry)"
+	case http.StatusForbidden:
+		return " (not allowed: this account may lack the right, or the page's session or token has expired)"
+	case http.StatusConflict:
+		return " (it conflicts with what the server holds now: read it again first)"
+	}
+	return ""
 }
 
 // judge is the step's failure for an HTTP answer with status to a request

@@ -79,7 +79,9 @@ func TestAnErrorPageIsNotDone(t *testing.T) {
 // agent was told it saved. Now a request the click's page sent to change
 // something (not a GET) is judged as a form's page is: a server error or
 // a server too busy (429) fails navigation_failed, retryable; a refusal
-// (403, 422) invalid_params, naming the request. Whatever the page asks
+// (403, 422) invalid_params, naming the request, and saying when the
+// refusal is not about the values sent (401, 419: the session ended, where
+// before the message read as if the arguments were wrong). Whatever the page asks
 // with GET, a beacon, an autosave the typing before the click began, and a
 // click with navigation: none (the author reads the outcome) stay ok.
 func TestAScriptsSaveIsJudgedByItsAnswer(t *testing.T) {
@@ -100,7 +102,10 @@ func TestAScriptsSaveIsJudgedByItsAnswer(t *testing.T) {
 		{"save", "slowfetch500", "navigation_failed", "POST /answer answered HTTP 500"},
 		{"save_read", "slowfetch500", "navigation_failed", "POST /answer answered HTTP 500"},
 		{"save", "fetch422", "invalid_params", step + " sent a request that the server refused: POST /answer answered HTTP 422"},
-		{"save_read", "xhr403", "invalid_params", "PUT /answer answered HTTP 403"},
+		{"save_read", "xhr403", "invalid_params", "PUT /answer answered HTTP 403 (not allowed: this account may lack the right, or the page's session or token has expired)"},
+		// A refusal that is not about the values sent says so: the session ended.
+		{"save", "fetch401", "invalid_params", step + " sent a request that the server refused: POST /answer answered HTTP 401 (the server asks to sign in: the environment's session has ended; sign in again, then retry)"},
+		{"save", "fetch419", "invalid_params", "POST /answer answered HTTP 419 (the server asks to sign in"},
 	}
 	oks := []struct{ tool, target, said string }{
 		{"save_read", "fetch200", "saved"},
