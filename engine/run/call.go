@@ -49,7 +49,7 @@ type call struct {
 	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
 	lastDialog            string                  // page.dialog
 	unloadDismissed       bool                    // a beforeunload was dismissed since Navigate began
-	declined              []declined              // questions dismissed by default, not yet judged (dialogs.go)
+	declined              *declined               // the running step's first question dismissed by default, not yet judged (dialogs.go)
 	stopDialogs           func()                  // ends watchDialogs on the environment's page
 	capture               string                  // why the failure capture kept less (artifacts.go)
 	// the running step, whether it can navigate, and the latest step that

@@ -106,8 +106,10 @@ func (c *call) answerDialog(e *proto.PageJavascriptDialogOpening, answer func(pr
 	if e.Type == proto.PageDialogTypeBeforeunload && !accept {
 		c.unloadDismissed = true
 	}
-	if a == nil && !accept && len(c.declined) < maxDeclined {
-		c.declined = append(c.declined, declined{rec: rec, kind: e.Type, message: e.Message})
+	if a == nil && !accept && (c.declined == nil || c.declined.rec != rec) {
+		// The first the running step met: one an earlier step met is not
+		// this one's (declinedBy).
+		c.declined = &declined{rec: rec, kind: e.Type, message: e.Message}
 	}
 	c.mu.Unlock()
 	// Noted before answering: the step that opened the dialog cannot go on
@@ -128,12 +130,8 @@ type declined struct {
 	message string
 }
 
-// maxDeclined bounds the questions kept between two acting steps (a page
-// may ask hundreds); maxDeclinedSaid the question quoted in a message.
-const (
-	maxDeclined     = 16
-	maxDeclinedSaid = 120
-)
+// maxDeclinedSaid bounds the question quoted in a message.
+const maxDeclinedSaid = 120
 
 // declinedBy fails acting step label (trace record rec) when the page asked
 // a question while it ran that the workflow does not answer. The default
@@ -146,25 +144,34 @@ const (
 // other steps ran are dropped: a page that asks on load is its own business.
 func (c *call) declinedBy(rec int, label string) error {
 	c.mu.Lock()
-	qs := c.declined
+	q := c.declined
 	c.declined = nil
 	c.mu.Unlock()
-	for _, q := range qs {
-		if q.rec != rec {
-			continue
-		}
-		said := q.message
-		if r := []rune(said); len(r) > maxDeclinedSaid {
-			said = string(r[:maxDeclinedSaid]) + "…"
-		}
-		if q.kind == proto.PageDialogTypeBeforeunload {
-			e := errs.New(errs.NavigationFailed, "%s: the page asked before leaving (beforeunload) and the dialog was dismissed by default, so it stayed; give the step `dialog: accept` to leave it", label)
-			e.Retryable = false
-			return e
-		}
-		return errs.New(errs.ConfigError, "%s: the page asked %q (a %s) and the workflow does not answer it: it was dismissed by default, so what it asked about was not done; give the step `dialog: accept` (or `dialog: dismiss` when declining is meant)", label, said, q.kind)
+	switch {
+	case q == nil || q.rec != rec:
+		return nil
+	case q.kind == proto.PageDialogTypeBeforeunload:
+		return stayedErr(nil, label+": ", " by default")
 	}
-	return nil
+	return errs.New(errs.ConfigError, "%s: the page asked %q (a %s) and the workflow does not answer it: it was dismissed by default, so what it asked about was not done; give the step `dialog: accept` (or `dialog: dismiss` when declining is meant)", label, clip(q.message, maxDeclinedSaid), q.kind)
+}
+
+// stayedErr is the failure of a step whose page stayed because the
+// beforeunload it asked was dismissed (how: " by default", or "" when
+// the step's own dialog rule may have said so), from cause (nil: none);
+// not retryable: the page asks again. prefix begins the message.
+func stayedErr(cause error, prefix, how string) *errs.Error {
+	e := errs.Wrap(errs.NavigationFailed, cause, "%sthe page asked before leaving (beforeunload) and the dialog was dismissed%s, so it stayed; give the step `dialog: accept` to leave it", prefix, how)
+	e.Retryable = false
+	return e
+}
+
+// clip is s for a message: at most n characters, then "…".
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // stayed reports whether a beforeunload was dismissed (the page stayed)
@@ -214,11 +221,8 @@ func (c *call) saidByDialog(rec int, err error) error {
 	if notes == "" {
 		return err
 	}
-	if r := []rune(notes); len(r) > maxDialogSaid {
-		notes = string(r[:maxDialogSaid]) + "…"
-	}
 	said := *e
-	said.Message = fmt.Sprintf("%s (the page's dialogs while the step ran: %s)", e.Message, notes)
+	said.Message = fmt.Sprintf("%s (the page's dialogs while the step ran: %s)", e.Message, clip(notes, maxDialogSaid))
 	return &said
 }
 

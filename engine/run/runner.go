@@ -1034,10 +1034,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) (int, erro
 			return 0, b
 		}
 		if r.c.stayed() {
-			// Dismissed again on a retry: not retryable.
-			e := errs.Wrap(errs.NavigationFailed, err, "the page asked before leaving (beforeunload) and the dialog was dismissed, so it stayed; give the step `dialog: accept` to leave it")
-			e.Retryable = false
-			return 0, e
+			return 0, stayedErr(err, "", "")
 		}
 		return 0, err
 	}

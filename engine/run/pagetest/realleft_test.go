@@ -157,8 +157,9 @@ risk: read
 params:
   answer: {type: string, enum: [default, dismiss, text, accept], description: How to answer, default: default}
   name: {type: string, description: The new name, default: ""}
+  asked: {type: integer, description: Questions the page asks as it loads, min: 0, max: 40, default: 0}
 steps:
-  - goto: ${{ config.real_base }}/dialogs.html
+  - goto: ${{ config.real_base }}/dialogs.html?ask=${{ params.asked }}
   - click: real.dialogs.rename
     if: params.answer == "default"
   - click: real.dialogs.rename
@@ -239,6 +240,9 @@ output:
 `,
 	}, nil)
 	h.Code(h.Call("rename", `{}`), "config_error", `click real.dialogs.rename (#2): the page asked "New name for the list?" (a prompt) and the workflow does not answer it`)
+	// However many questions the page asked before (as it loaded: no
+	// step's), the click's own is judged.
+	h.Code(h.Call("rename", `{"asked": 20}`), "config_error", `click real.dialogs.rename (#2): the page asked "New name for the list?" (a prompt)`)
 	for _, c := range []struct{ args, name string }{
 		{`{"answer": "dismiss"}`, "(rename cancelled)"},
 		{`{"answer": "text", "name": "Hardware"}`, "Hardware"},
