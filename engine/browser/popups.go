@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 
 	"github.com/go-rod/rod"
@@ -123,6 +124,12 @@ func (g *guard) dialog(sid proto.TargetSessionID, params []byte) {
 	})
 }
 
+// followJS is the follow hook (follow.js): the page's own work, followed
+// in its main world.
+//
+//go:embed follow.js
+var followJS string
+
 // popupRule is Chrome's popup blocker for window.open, in the page: a
 // window opens only under a person's fresh activation (a click, a key),
 // and opening one uses the activation up, so a handler gets one window per
@@ -143,7 +150,11 @@ const popupRule = `(() => {
 // the guard, whose sessions do not, cannot add it). Popups' own pages do
 // not get it: a page a popup opened that floods window.open by itself is
 // left to the browser's blocker.
+//
+// The follow hook (follow.js) goes in with it, in the same script: what
+// the page's scripts set going is followed from before the first of them
+// runs.
 func blockPopups(ctx context.Context, page *rod.Page) error {
-	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule}.Call(page.Context(ctx))
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule + ";\n" + followJS}.Call(page.Context(ctx))
 	return err
 }

@@ -58,6 +58,21 @@ const (
 	navLateMax    = 15 * time.Second // bounds the wait for a late navigation
 )
 
+// On a page with the follow hook (engine/browser/follow.js, every
+// environment page's documents), no window is waited out: the step's
+// input is armed before it acts, and the wait before the next step is for
+// what its trusted events set going (timers due within 2 s, frames,
+// scheduler messages, fetch and XHR, a few rounds deep) to have run, at
+// most followMax; a navigation it began is waited for as above, and then
+// what the new document set going while it loaded, at most quietMax. A
+// goto waits for the latter too. Time a bound ran out on is the step's
+// idle time (StepRecord.IdleMS). Without the hook (a popup's page) the
+// windows above apply.
+const (
+	followMax = 10 * time.Second
+	quietMax  = 5 * time.Second
+)
+
 // navWatch follows the main frame of the call's page from the start of an
 // acting step.
 type navWatch struct {
@@ -96,6 +111,13 @@ type navWatch struct {
 	// invalid is the step's failure when the page held back the form it
 	// submitted and shows it invalid (see unsent); nil once answered.
 	invalid error
+	// hooked: the page's follow hook was armed for the step (Arm);
+	// idle notes time a wait ran out on (call.addIdle).
+	hooked bool
+	idle   func(time.Duration)
+	// judges: the requests the step set going are judged by their
+	// answers (a navigating step's, an upload's; not a fill's).
+	judges bool
 }
 
 // watchNavigation starts watching the page the step acts in (the
@@ -124,6 +146,8 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, submit
 	w.docMark, w.docKnown = selector.DocumentMark(ctx, page)
 	w.reqMark = selector.RequestMark(page)
 	c := r.c
+	w.idle = c.addIdle
+	w.hooked = selector.Arm(ctx, page)
 	started := func(id proto.PageFrameID) {
 		if id == frame {
 			w.mark(true)
@@ -326,7 +350,11 @@ func (w *navWatch) requestsSince(ctx context.Context, mark uint64) (bool, error)
 func (w *navWatch) begun(ctx context.Context) {
 	w.sync(ctx)
 	if _, seen, _ := w.state(); !seen {
+		from := time.Now()
 		if started, err := w.startWithin(ctx, navHeldSubmit); err != nil || !started {
+			if err == nil {
+				w.idle(time.Since(from))
+			}
 			return
 		}
 	}
@@ -360,6 +388,11 @@ func (w *navWatch) awaitLate(ctx context.Context) {
 // waitLate is awaitLate's wait; it returns what the page said of the
 // click's form submit (selector.Late) when it asked.
 func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
+	if w.hooked {
+		if late, ok := w.waitFollowed(ctx); ok {
+			return late
+		}
+	}
 	// After a click or a press, one round trip to its page first: whether a
 	// form submit was held back and whether the page began a navigation; the
 	// page's events sent before its answer (a request a handler began, a
@@ -431,6 +464,56 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 	return late
 }
 
+// waitFollowed is waitLate on a page with the follow hook: until what
+// the step set going has run (selector.LateFollowed), then a navigation it
+// began until it arrived and the new document's loading work has run
+// (quiet); false when the page had no hook after all (a document the step
+// did not arm: the old one went away first).
+func (w *navWatch) waitFollowed(ctx context.Context) (selector.Late, bool) {
+	max := followMax
+	if dl, ok := ctx.Deadline(); ok {
+		max = min(max, time.Until(dl))
+	}
+	late, err := selector.LateFollowed(ctx, w.page, max)
+	if err != nil {
+		// The document went away while it answered: a navigation.
+		w.begun(ctx)
+		w.quiet(ctx)
+		return selector.Late{}, true
+	}
+	if !late.Followed.Hooked {
+		return late, false
+	}
+	if late.Followed.Idle {
+		w.idle(max)
+	}
+	if late.Held && late.Ago > time.Since(w.begin) {
+		// A submit before the step began is not the step's.
+		late = selector.Late{Leaving: late.Leaving, Followed: late.Followed}
+	}
+	w.sync(ctx)
+	if loading, seen, _ := w.state(); loading || seen || late.Leaving {
+		if !loading && !seen {
+			w.begun(ctx)
+		} else {
+			_ = w.arrive(ctx)
+		}
+		w.quiet(ctx)
+	}
+	return late, true
+}
+
+// quiet waits, once a navigation arrived, until what its document set
+// going while it loaded has run (selector.Quiet, at most quietMax).
+func (w *navWatch) quiet(ctx context.Context) {
+	if _, seen, _ := w.state(); !seen || ctx.Err() != nil {
+		return
+	}
+	if f, err := selector.Quiet(ctx, w.page, quietMax); err == nil && f.Idle {
+		w.idle(quietMax)
+	}
+}
+
 // unsent notes, after a click (or Enter) whose form submit the page held
 // back and no navigation followed, that the form shows a control the page
 // marks invalid (a required field, a format its script checks, or what its
@@ -481,7 +564,11 @@ func (w *navWatch) heldSubmit(ctx context.Context, late selector.Late) bool {
 		left -= time.Since(from)
 	}
 	loading, _, _ := w.state()
-	return loading || selector.RequestMark(w.page) != w.reqMark
+	if !loading && selector.RequestMark(w.page) == w.reqMark {
+		w.idle(navHeldSubmit - late.Ago)
+		return false
+	}
+	return true
 }
 
 // expect fails unless a navigation started before ctx ends (navigation:
@@ -540,7 +627,7 @@ func (w *navWatch) answered(ctx context.Context) error {
 		return err
 	}
 	w.mu.Lock()
-	skip, end := w.refusedSeen || !w.lateDone, w.reqEnd
+	skip, end := w.refusedSeen || !w.lateDone || !w.judges, w.reqEnd
 	w.mu.Unlock()
 	if skip {
 		return nil
@@ -574,9 +661,23 @@ func (w *navWatch) documentAnswered(ctx context.Context) error {
 	if !ok || a.Mark == w.docMark {
 		return nil
 	}
+	answeredPage := a.Method == http.MethodPost && a.Status >= 200 && a.Status < 300
 	w.mu.Lock()
+	if answeredPage && !w.lateDone {
+		// Looked at once the step's work has run and the page arrived
+		// (awaitLate): before, its document may not be parsed yet.
+		w.mu.Unlock()
+		return nil
+	}
 	w.docSeen = true
 	w.mu.Unlock()
+	if answeredPage {
+		// Answered with a page, not sent on (no redirect): a server-
+		// rendered app shows the form again with its error box.
+		if box := selector.ErrorShown(ctx, w.page); box != "" {
+			return &failure{err: errs.New(errs.InvalidParams, "%s sent a form that %s answered with the form again and an error: %q; give values the form accepts", w.label, a.Path, box), step: w.label}
+		}
+	}
 	return w.judge(a.Status, a.Method,
 		func() error {
 			return errs.New(errs.NavigationFailed, "%s led to %s, which answered HTTP %d: the server failed the request (it may have done nothing)", w.label, a.Path, a.Status)
@@ -644,6 +745,7 @@ func (w *navWatch) settle(ctx context.Context, waitStart bool) {
 			select {
 			case <-w.started:
 			case <-t.C:
+				w.idle(left)
 			case <-ctx.Done():
 			}
 			t.Stop()
@@ -700,6 +802,16 @@ func (c *call) ownNavigation() {
 	w.mu.Unlock()
 }
 
+// quietLoaded waits, after goto's document loaded, until what it set
+// going while it loaded has run (a fetch of its data, a timer that fills
+// or empties a field), at most quietMax; a bound run out is the step's
+// idle time.
+func (c *call) quietLoaded(ctx context.Context, page *rod.Page) {
+	if f, err := selector.Quiet(ctx, page, quietMax); err == nil && f.Idle {
+		c.addIdle(quietMax)
+	}
+}
+
 // errNavBlocked is the cause a refused navigation cancels the running step with.
 var errNavBlocked = errs.New(errs.HostNotAllowed, "a navigation was blocked")
 
@@ -746,8 +858,15 @@ func (r *runner) settleLast(ctx context.Context) error {
 	if w == nil {
 		return nil
 	}
-	w.settle(ctx, true)
-	w.awaitLate(ctx)
+	if w.hooked {
+		// What the step set going tells whether it began a navigation:
+		// no window for one to start is waited out.
+		w.awaitLate(ctx)
+		w.settle(ctx, false)
+	} else {
+		w.settle(ctx, true)
+		w.awaitLate(ctx)
+	}
 	w.stop()
 	if err := r.blocked(); err != nil {
 		return err

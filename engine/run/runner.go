@@ -340,11 +340,14 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
 	mode := "auto"
-	if s.Spec.Navigates {
+	if (s.Spec.Navigates || s.Spec.Acts) && !container(s) {
 		if m := s.Navigation(); m != "" {
 			mode = m
 		}
 		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Submits)
+		if nav != nil {
+			nav.judges = s.Spec.Navigates || s.Spec.Sends
+		}
 		r.c.keepNav(nav)
 	}
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
@@ -480,6 +483,19 @@ func (c *call) updateStep(i int, f func(*store.StepRecord)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f(&c.steps[i])
+}
+
+// addIdle notes on the running step's record d spent waiting for
+// something that did not happen (StepRecord.IdleMS).
+func (c *call) addIdle(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running >= 0 && c.running < len(c.steps) {
+		c.steps[c.running].IdleMS += d.Milliseconds()
+	}
 }
 
 func (r *runner) label(s *step.Step) string {
@@ -1045,6 +1061,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) (int, erro
 	if err := r.blocked(); err != nil {
 		return 0, err
 	}
+	r.c.quietLoaded(ctx, page)
 	return selector.DocumentStatus(ctx, page), nil
 }
 

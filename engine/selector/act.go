@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -761,6 +763,12 @@ func SetFiles(ctx context.Context, el *rod.Element, paths, names []string, o Act
 			break
 		}
 	}
+	p := el.Page().Context(ctx)
+	said := -1
+	if res, err := evalOp(p, el.Object, "took", map[string]any{}, true, false); err == nil {
+		said = res.Value.Get("said").Int()
+	}
+	mark := RequestMark(el.Page())
 	if err := el.Context(ctx).SetFiles(paths); err != nil {
 		return err
 	}
@@ -774,7 +782,7 @@ func SetFiles(ctx context.Context, el *rod.Element, paths, names []string, o Act
 		}
 		return nil // the page went on to another document with the files
 	}
-	if kept := res.Value.Int(); kept < len(paths) {
+	if kept := res.Value.Int(); kept < len(paths) && !tookFiles(actx, el, said, mark, names) {
 		what := "none"
 		if kept > 0 {
 			what = fmt.Sprintf("only %d", kept)
@@ -783,6 +791,29 @@ func SetFiles(ctx context.Context, el *rod.Element, paths, names []string, o Act
 			"(a rule on their type or size?); give files the page accepts", o.Name, what, clipped(strings.Join(names, ", ")))
 	}
 	return nil
+}
+
+// tookFiles reports whether the page took the files put into el though
+// it emptied the input, as uploaders do (plupload, Dropzone, FilePond,
+// Uppy: the files are read on change and the input emptied so the same
+// file can be chosen again): it said nothing to a person (no dialog since
+// said, the page's count before) and it lists the files (names), sent a
+// request since mark, or still has work the step set going. What it sent
+// is judged by its answer once the step's work has run (navwatch).
+func tookFiles(ctx context.Context, el *rod.Element, said int, mark uint64, names []string) bool {
+	base := make([]string, len(names))
+	for i, n := range names {
+		base[i] = path.Base(filepath.ToSlash(n)) // a file's name, as the page sees it
+	}
+	res, err := evalOp(el.Page().Context(ctx), el.Object, "took", map[string]any{"names": base, "said": said}, true, false)
+	if err != nil {
+		return false
+	}
+	v := res.Value
+	if v.Get("said").Bool() {
+		return false
+	}
+	return v.Get("shown").Bool() || v.Get("busy").Bool() || RequestMark(el.Page()) != mark
 }
 
 // Select chooses value in el: an option's value or label of a native
@@ -1164,6 +1195,8 @@ type Late struct {
 	// rules under novalidate), Message the message the page ties to it;
 	// "" when none is.
 	Invalid, Message string
+	// Followed: what the follow hook said (LateFollowed only).
+	Followed Followed
 }
 
 // lateSubmit bounds how long LateAfterClick waits, by the page's clock,
@@ -1184,7 +1217,11 @@ func LateAfterClick(ctx context.Context, page *rod.Page, idle time.Duration) (La
 	if err != nil {
 		return Late{}, err
 	}
-	v := res.Value
+	return lateOf(res.Value), nil
+}
+
+// lateOf reads page.js's answer to op "late".
+func lateOf(v gson.JSON) Late {
 	return Late{Held: v.Get("held").Bool(), Ago: time.Duration(v.Get("ago").Num() * float64(time.Millisecond)), Leaving: v.Get("leaving").Bool(),
-		Invalid: strAt(v.Get("invalid"), "what"), Message: strAt(v.Get("invalid"), "message")}, nil
+		Invalid: strAt(v.Get("invalid"), "what"), Message: strAt(v.Get("invalid"), "message")}
 }

@@ -20,6 +20,9 @@ function (op, req, ...nodes) {
   //   op "option":  the visible option of the element's listbox with that accessible name
   //   op "unskip", "reskip": render skipped content (content-visibility) across calls, and stop
   //   op "late":    after a click: was its form submit held back, has the page begun a navigation since?
+  //                 (with req.follow: once what the step set going has run, as the follow hook tells)
+  //   op "arm":     before an acting step's input: the follow hook follows what it sets going
+  //   op "quiet":   after a document loaded: once what its scripts set going while loading has run
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
   //   op "scroll":  scroll this element (or the page) a screen → {moved, end, height}
@@ -203,7 +206,7 @@ function (op, req, ...nodes) {
     walk(doc, (e) => idx.set(e, i++));
     return els.sort((a, b) => (idx.get(a) ?? 0) - (idx.get(b) ?? 0));
   };
-  // seenEl: a visible element a person sees, not made transparent
+  // seenEl: a visible element a person sees, of a size and not made transparent
   // (opacity 0, its own or an ancestor's); seenIn counts the matches m
   // (first's answer) a person sees: a "Saved" notice kept in the page
   // until it fades in, a spinner faded out, are not. Only waits ask it: a
@@ -215,7 +218,23 @@ function (op, req, ...nodes) {
   // first value until it draws again.
   const fading = (e) => !!e.getAnimations && e.getAnimations().some((a) => a.playState === "running" &&
     !!a.effect && a.effect.getKeyframes().some((k) => k.opacity !== undefined));
+  // A person sees nothing of an element of no size (an empty heading
+  // before a request fills it, a collapsed panel): unless something drawn
+  // inside it has a size (floated or positioned children of a box that
+  // collapsed to no height).
+  const sized = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width >= 1 && r.height >= 1) return true;
+    let n = 0;
+    for (const d of el.querySelectorAll("*")) {
+      if (++n > 64) return true; // a large box: not of no size to a person, most likely
+      const q = d.getBoundingClientRect();
+      if (q.width >= 1 && q.height >= 1) return true;
+    }
+    return false;
+  };
   const seenEl = (el) => {
+    if (!sized(el)) return false;
     if (!el.checkVisibility || el.checkVisibility({ opacityProperty: true })) return true;
     for (let e = el; e; e = e.parentElement || (e.parentNode && e.parentNode.host) || null) {
       if (getComputedStyle(e).opacity === "0" && fading(e)) return true;
@@ -796,6 +815,52 @@ function (op, req, ...nodes) {
     if (rec.unload) return true;
     return rec.evs.some((e) => !e.defaultPrevented && !e.hashChange && !e.destination.sameDocument && !e.downloadRequest);
   };
+  // The follow hook's name on the page's window (engine/browser/follow.js).
+  const FOLLOW = "__toolwright_follow";
+  // drew: whether the DOM changes recorded (a MutationObserver's) drew
+  // text showing value: a node added or a text changed that holds it.
+  const drew = (changes, value) => {
+    const v = norm(value);
+    if (!v) return false;
+    for (const c of changes) {
+      if (c.type === "characterData" && norm(c.target.data).includes(v)) return true;
+      for (const n of c.addedNodes || []) {
+        if (norm(n.nodeType === 1 ? shown(n) : n.textContent).includes(v)) return true;
+      }
+    }
+    return false;
+  };
+  // shownBeside: whether the text of el's nearest containers (up to its
+  // form, four levels at most) shows value: what a field took and moved
+  // out of itself (a chip, a list of chosen files).
+  const shownBeside = (el, value) => {
+    const v = norm(value);
+    if (!v) return false;
+    let e = el.parentElement;
+    for (let i = 0; e && i < 4 && e !== el.ownerDocument.body; i++, e = e.parentElement) {
+      if (norm(e.innerText).includes(v)) return true;
+      if (e.tagName === "FORM") break;
+    }
+    return false;
+  };
+  // followed: a promise of what the hook f says once the cause kind has
+  // nothing pending (at most max ms: {waited, idle, left}), or as soon as
+  // the page begins to leave for another document ({leaving: true}):
+  // what is pending then never runs here.
+  const followed = (win, f, kind, max) => new Promise((resolve) => {
+    const nav = navigationOf(win);
+    const type = nav ? "navigate" : "beforeunload";
+    const left = (e) => {
+      if (nav && (e.defaultPrevented || e.hashChange || e.destination.sameDocument || e.downloadRequest)) return;
+      (nav || win).removeEventListener(type, left);
+      resolve({ waited: 0, idle: false, left: [], leaving: true });
+    };
+    (nav || win).addEventListener(type, left);
+    f.quiet(kind, max).then((q) => {
+      (nav || win).removeEventListener(type, left);
+      resolve(q);
+    });
+  });
   // A form submit the page did not hold back navigates when the browser
   // runs it, in a task of its own after the click (later still when the
   // click left work queued before it): until then the page has not begun
@@ -1449,11 +1514,74 @@ function (op, req, ...nodes) {
           (nav || win).addEventListener(type, done);
         });
       };
+      if (req.follow) {
+        // What the step set going, followed by the page's follow hook
+        // (engine/browser/follow.js) until it has run, or until the page
+        // begins to leave (its reactions then never run here).
+        const f = win[FOLLOW];
+        if (!f) return Object.assign(answer(), { hooked: false });
+        return followed(win, f, "act", req.follow).then(async (q) => Object.assign(await settled(), { hooked: true }, q));
+      }
       if (!req.idle) return settled();
       return new Promise((resolve) => {
         if (win.requestIdleCallback) win.requestIdleCallback(() => resolve(settled()), { timeout: req.idle });
         else setTimeout(() => resolve(settled()), 0);
       });
+    }
+
+    case "arm": {
+      // Before an acting step's input: the follow hook follows what its
+      // trusted events set going (op "late" with req.follow waits for it).
+      const f = doc.defaultView[FOLLOW];
+      return f ? f.arm() : false;
+    }
+
+    case "errorbox": {
+      // After a form was answered with a page (HTTP 2xx to its POST):
+      // does that page show the form again with an error box, as
+      // server-rendered apps do when they refuse what was sent (Rails'
+      // error_explanation and field_with_errors, Django's errorlist,
+      // Bootstrap's alert-danger and is-invalid, an alert region)? → the
+      // box's text (clipped), or "" when the page shows none or holds no
+      // form.
+      if (!doc.querySelector("form")) return "";
+      const boxes = '#error_explanation, .errorlist, .errors, .error-message, .form-errors, .alert-danger, .alert-error, ' +
+        '.notice-error, .notice--error, [role=alert], .field_with_errors, .has-error, .is-invalid, [aria-invalid="true"]';
+      const ok = /(^|\s)(alert-success|alert-info|notice-success|success|info)(\s|$)/;
+      for (const el of doc.querySelectorAll(boxes)) {
+        if (ok.test(el.className || "") || !visible(el)) continue;
+        const box = el.matches("input, select, textarea") ? flagged(el.form) : null;
+        const text = box ? box.what + (box.message ? ": " + box.message : "") : norm(shown(el));
+        if (text) return text.slice(0, 300);
+      }
+      return "";
+    }
+
+    case "took": {
+      // After files were put into a file input (this) that the page then
+      // emptied: did it take them (uploaders empty their input so the
+      // same file can be chosen again)? → {said: the page asked a person
+      // something since req.said (its count of dialogs, op "took" without
+      // req.names), shown: it shows every name beside the input or in an
+      // upload list, busy: it has work the step set going still pending}.
+      const hook = doc.defaultView[FOLLOW];
+      if (!req.names) return { said: hook ? hook.said() : -1 };
+      const body = norm(doc.body ? doc.body.innerText : "");
+      return {
+        said: !!hook && req.said >= 0 && hook.said() > req.said,
+        shown: req.names.every((n) => shownBeside(root, n) || body.includes(norm(n))),
+        busy: !!hook && hook.pending("act") > 0,
+      };
+    }
+
+    case "quiet": {
+      // After a document loaded: what its scripts set going while it
+      // loaded, followed until it has run (at most req.max ms). → {hooked,
+      // waited, idle, left} ({hooked: false} without the hook).
+      const win = doc.defaultView;
+      const f = win[FOLLOW];
+      if (!f) return { hooked: false };
+      return followed(win, f, "load", req.max).then((q) => Object.assign({ hooked: true }, q));
     }
 
     case "unskip":
@@ -1500,13 +1628,23 @@ function (op, req, ...nodes) {
       // letters or digits away (held: what the field holds, null for a
       // password); editor: true for an editable element (its text is
       // what it holds; an emptied one still holding text is partial).
+      // An emptied field whose page said nothing (no dialog as the
+      // events ran) and drew the value typed elsewhere as they ran took
+      // it there (a tag field's chip): {} then.
       const t = typingTarget(root);
       if (isEl(t)) root = t;
+      const hook = doc.defaultView[FOLLOW];
+      const asked = hook ? hook.said() : 0;
+      const mo = new MutationObserver(() => {});
+      mo.observe(doc, { childList: true, subtree: true, characterData: true });
       for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
+      const changes = mo.takeRecords();
+      mo.disconnect();
       const field = fieldOf(root), editor = !field && root.isContentEditable;
       if ((!field && !editor) || req.typed === undefined) return {};
       const held = field ? root.value : root.innerText.trim();
       if (req.typed === "") return editor && held !== "" ? { partial: true, held, editor } : {};
+      if (held === "" && field && !(hook && hook.said() > asked) && drew(changes, req.typed)) return {};
       if (held === "") return { emptied: true, editor };
       return keepsAll(req.typed, held) ? {} : { partial: true, held: root.type === "password" ? null : held, editor };
     }

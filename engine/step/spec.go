@@ -74,7 +74,12 @@ type Spec struct {
 	// validation) is waited for too, and a form the page then marks
 	// invalid fails the step.
 	Submits bool
-	Risk    string // read or write, as DESIGN.md's table says; "" = of its steps / callee
+	// Sends: what the step puts in is sent by the page's script (an
+	// uploader sends the files it took): the requests it sets going are
+	// judged by their answers, as a navigating step's are. A fill's are
+	// not (an autosave while typing is the page's, not the action's).
+	Sends bool
+	Risk  string // read or write, as DESIGN.md's table says; "" = of its steps / callee
 	// Scope, for a kind that runs nested steps (do, repeat, for_each,
 	// paginate, popup), says what those steps may name beyond the enclosing
 	// scope: loop.*, an item, ... (nil: the same names). The page they run

@@ -53,9 +53,14 @@ type StepRecord struct {
 	Target     string `json:"target,omitempty"`
 	Strategy   string `json:"strategy,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
-	Code       string `json:"code"`
-	Attempt    int    `json:"attempt"`
-	Error      string `json:"error,omitempty"`
+	// IdleMS is the time the step spent waiting for something that did
+	// not happen: a bound on what an earlier step set going that ran out
+	// with work still pending, a window for a navigation that never
+	// started, a condition polled to the end of its time.
+	IdleMS  int64  `json:"idle_ms,omitempty"`
+	Code    string `json:"code"`
+	Attempt int    `json:"attempt"`
+	Error   string `json:"error,omitempty"`
 	// Dialog notes the JavaScript dialogs answered while the step ran:
 	// type, message and the answer.
 	Dialog string `json:"dialog,omitempty"`

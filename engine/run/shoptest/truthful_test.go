@@ -124,6 +124,7 @@ func (s *truthfulServer) handler() http.Handler {
 		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Answer %d</title></head><body><h1 id=\"heading\">Answer %d</h1><p id=\"said\">%s %d</p></body></html>\n",
 			code, code, r.Method, code)
 	})
+	s.followHandlers(mux)
 	mux.HandleFunc("/saved", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Saved</title></head><body><h1 id=\"heading\">Saved</h1><p id=\"saved-note\">%s</p></body></html>\n",

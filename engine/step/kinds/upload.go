@@ -19,8 +19,9 @@ func init() {
 		Doc: "Put files into a file input. Files come only from the config's uploads_dir: a name is a path " +
 			"inside it, never absolute and never with `..`. A literal name is checked when the workflow " +
 			"loads; a templated one when the call runs (invalid_params).",
-		Risk: "write",
-		Acts: true,
+		Risk:  "write",
+		Acts:  true,
+		Sends: true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the file input (<input type=file>)"},
 			{Name: "files", Type: step.TemplateList, Required: true, Doc: "names of files under uploads_dir, like [invoice.pdf]; a template may give a name or a list"},
