@@ -7,16 +7,17 @@
 // page.js before the step's input; the input events dispatched while it
 // is armed: the browser's, and those the engine fires after typing). What runs
 // under a cause and sets work going makes that work the cause's too:
-//   - a timer (setTimeout; setInterval's first run) due within HORIZON ms
-//     of the cause's start, and an animation frame;
+//   - a timer (setTimeout; setInterval's first run) set for at most
+//     HORIZON ms (and due within REACH of the cause's start), and an
+//     animation frame;
 //   - a message to a MessageChannel port or to the window itself (React's
 //     and Vue's schedulers), a fetch and the reading of its body, an
 //     XMLHttpRequest until it ended;
 //   - and so on, MAXGEN rounds deep: what a followed callback sets going,
 //     and what runs in the promise reactions (microtasks) of that callback,
 //     until the next task.
-// A timer that schedules itself again (a poll, an animation loop) is
-// followed once, and a timer due later than HORIZON, a WebSocket's or a
+// A callback that schedules itself again (a poll, an animation loop) is
+// followed once, and a timer set for longer than HORIZON, a WebSocket's or a
 // worker's messages, an EventSource are not followed at all. The engine
 // asks quiet(kind, max): a promise of {waited, idle, left} once nothing of
 // the cause is pending (or max ms passed: idle, with what was left).
@@ -25,7 +26,8 @@
 (() => {
   const KEY = "__toolwright_follow";
   if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
-  const HORIZON = 2000;
+  const HORIZON = 2000; // a timer set for longer is not followed
+  const REACH = 8000; // nor one due later than this after its cause began
   const MAXGEN = 6;
   const FRAME_MAX = 250; // a frame the page never draws (a tab at the back) is not waited for longer
   const UI = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "auxclick", "contextmenu",
@@ -69,12 +71,16 @@
     return cur;
   };
   // track makes an item of kind in the current context, or null.
-  const track = (kind, fn, due) => {
+  const track = (kind, fn, delay) => {
     const c = current();
     if (!c || c.gen >= MAXGEN || !c.cause.pending) return null;
-    if (fn && c.fn === fn) return null; // a timer that schedules itself again: a loop
-    if (due !== undefined && due > c.cause.at + HORIZON) return null;
-    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, at: now() };
+    if (delay !== undefined && (delay > HORIZON || now() + delay > c.cause.at + REACH)) return null;
+    // A callback that schedules itself again, directly or through a
+    // request (a poll, an animation loop): followed once.
+    for (let p = c; fn && p; p = p.parent) {
+      if (p.fn === fn) return null;
+    }
+    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, parent: c.kind ? c : null, at: now() };
     c.cause.pending.add(item);
     return item;
   };
@@ -122,7 +128,7 @@
   const timers = new Map(); // id → item
   wrap(window, "setTimeout", (orig) => (self, args) => {
     const [fn, ms] = args;
-    const item = typeof fn === "function" ? track("timer", fn, now() + (Number(ms) || 0)) : null;
+    const item = typeof fn === "function" ? track("timer", fn, Math.max(0, Number(ms) || 0)) : null;
     if (!item) return apply(orig, self, args);
     const rest = args.slice(2);
     const id = apply(orig, self, [function () {
@@ -139,7 +145,7 @@
   });
   wrap(window, "setInterval", (orig) => (self, args) => {
     const [fn, ms] = args;
-    let item = typeof fn === "function" ? track("timer", fn, now() + (Number(ms) || 0)) : null;
+    let item = typeof fn === "function" ? track("timer", fn, Math.max(0, Number(ms) || 0)) : null;
     if (!item) return apply(orig, self, args);
     const rest = args.slice(2);
     const id = apply(orig, self, [function () {
