@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -156,6 +157,12 @@ func sessionsImportCmd(g *globals) *cobra.Command {
 			state, err := browser.ParseStorageState(b)
 			if err != nil {
 				return usagef("%s: %v", in, err)
+			}
+			if refused := state.CookieProblems(); len(refused) > 0 {
+				// Saved, they would be left out at every restore while
+				// import had said saved; nothing is saved instead.
+				return usagef("%s: Chromium would refuse %d cookie(s), so nothing was saved; fix or remove each, then import again:\n  %s",
+					in, len(refused), strings.Join(refused, "\n  "))
 			}
 			cfg, err := g.load()
 			if err != nil {
