@@ -150,3 +150,40 @@ func TestCLISessionsImportRefusesBadCookies(t *testing.T) {
 		t.Errorf("a refused import saved a session: %s", out)
 	}
 }
+
+// export --out writes mode 0600 whatever FILE was: before, an existing
+// 0644 file kept its mode with the cookies in it.
+func TestCLISessionsExportIsPrivate(t *testing.T) {
+	dir, run := sessionsCLI(t)
+	in := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(in, []byte(playwrightState), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(0, "sessions", "import", "--purpose", "shop", in)
+	for _, tc := range []struct {
+		name string
+		prep func(path string)
+	}{
+		{"new", func(string) {}},
+		{"existing_0644", func(p string) { os.WriteFile(p, []byte("old contents, longer than nothing"), 0o644) }},
+		{"existing_0666", func(p string) { os.WriteFile(p, nil, 0o644); os.Chmod(p, 0o666) }},
+	} {
+		out := filepath.Join(dir, tc.name+".json")
+		tc.prep(out)
+		run(0, "sessions", "export", "--purpose", "shop", "--out", out)
+		fi, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: export --out left mode %v, want 0600", tc.name, fi.Mode().Perm())
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), "c00kie-value-9f2e") || strings.Contains(string(b), "old contents") {
+			t.Errorf("%s: export wrote %q", tc.name, b)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
