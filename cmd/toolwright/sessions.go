@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -112,22 +114,39 @@ func sessionsExportCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("session of purpose %q: %w", purpose, err)
 				}
-				w := cmd.OutOrStdout()
 				if out != "" {
-					f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-					if err != nil {
-						return err
-					}
-					defer f.Close()
-					w = f
+					return writePrivateJSON(out, state)
 				}
-				return printJSON(w, state)
+				return printJSON(cmd.OutOrStdout(), state)
 			})
 		},
 	}
 	export.Flags().StringVar(&purpose, "purpose", "", "the purpose whose session to export")
 	export.Flags().StringVar(&out, "out", "", "write to FILE (mode 0600) instead of stdout")
 	return export
+}
+
+// writePrivateJSON writes v as JSON to path, mode 0600 whatever was
+// there: a session holds sign-in cookies. It writes a new file (created
+// 0600 by os.CreateTemp) beside path and renames it over path; opening an
+// existing file with O_TRUNC kept its mode (0644: the cookies readable by
+// every user) and followed a symlink placed at path.
+func writePrivateJSON(path string, v any) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	err = printJSON(f, v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // sessionsImportCmd is `sessions import`.
@@ -156,6 +175,12 @@ func sessionsImportCmd(g *globals) *cobra.Command {
 			state, err := browser.ParseStorageState(b)
 			if err != nil {
 				return usagef("%s: %v", in, err)
+			}
+			if refused := state.CookieProblems(); len(refused) > 0 {
+				// Saved, they would be left out at every restore while
+				// import had said saved; nothing is saved instead.
+				return usagef("%s: Chromium would refuse %d cookie(s), so nothing was saved; fix or remove each, then import again:\n  %s",
+					in, len(refused), strings.Join(refused, "\n  "))
 			}
 			cfg, err := g.load()
 			if err != nil {

@@ -88,3 +88,102 @@ func TestCLISessionsRoundTrip(t *testing.T) {
 	}
 	run(2, "sessions", "import", "--purpose", "shop", filepath.Join(dir, "nope.json"))
 }
+
+// sessionsCLI writes a config with sessions on into a temporary folder
+// and returns it and a runner of commands on it.
+func sessionsCLI(t *testing.T) (string, func(want int, args ...string) (string, string)) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "toolwright.yaml")
+	if err := os.WriteFile(cfg, []byte("state_dir: ./state\nsessions: {key: {env: TW_TEST_SESSION_KEY}, ttl: 2d}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TW_TEST_SESSION_KEY", "the key of the sessions tests, 32+")
+	return dir, func(want int, args ...string) (string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		root := newRoot(&out, &errb)
+		root.SetArgs(append([]string{"--config", cfg}, args...))
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if code := exitStatus(root, root.ExecuteContext(ctx), &errb); code != want {
+			t.Fatalf("toolwright %s: exit %d, want %d\n%s%s", strings.Join(args, " "), code, want, out.String(), errb.String())
+		}
+		return out.String(), errb.String()
+	}
+}
+
+// import checks each cookie as Chromium would: a state holding cookies it
+// refuses is not saved, and each refused one is named with its rule, never
+// its value. Before, import said "saved" and the one refused cookie made
+// every restore of the purpose start signed out.
+func TestCLISessionsImportRefusesBadCookies(t *testing.T) {
+	dir, run := sessionsCLI(t)
+	in := filepath.Join(dir, "bad.json")
+	long := strings.Repeat("L0ng", 1250)
+	bad := `{"cookies": [
+  {"name": "sid", "value": "good-s1d-value", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"},
+  {"name": "__Host-pref", "value": "h0st-value", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": false, "secure": false, "sameSite": "Lax"},
+  {"name": "scoped", "value": "sc0ped-value", "domain": "127.0.0.1", "path": "account", "expires": -1, "httpOnly": false, "secure": false, "sameSite": "Lax"},
+  {"name": "big", "value": "` + long + `", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": false, "secure": false, "sameSite": "Lax"}
+], "origins": []}`
+	if err := os.WriteFile(in, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr := run(2, "sessions", "import", "--purpose", "shop", in)
+	for _, want := range []string{
+		`Chromium would refuse 3 cookie(s), so nothing was saved`,
+		`cookies[1] "__Host-pref" (domain 127.0.0.1, path /): a __Host- cookie must be secure`,
+		`cookies[2] "scoped" (domain 127.0.0.1, path account): its path does not start with /`,
+		`cookies[3] "big" (domain 127.0.0.1, path /): its name and value are 5003 bytes; Chromium takes at most 4096`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("import of refused cookies: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, v := range []string{"h0st-value", "sc0ped-value", "L0ngL0ng", "good-s1d"} {
+		if strings.Contains(stderr, v) {
+			t.Errorf("stderr holds a cookie value %q", v)
+		}
+	}
+	if out, _ := run(0, "sessions", "list", "--format", "json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("a refused import saved a session: %s", out)
+	}
+}
+
+// export --out writes mode 0600 whatever FILE was: before, an existing
+// 0644 file kept its mode with the cookies in it.
+func TestCLISessionsExportIsPrivate(t *testing.T) {
+	dir, run := sessionsCLI(t)
+	in := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(in, []byte(playwrightState), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(0, "sessions", "import", "--purpose", "shop", in)
+	for _, tc := range []struct {
+		name string
+		prep func(path string)
+	}{
+		{"new", func(string) {}},
+		{"existing_0644", func(p string) { os.WriteFile(p, []byte("old contents, longer than nothing"), 0o644) }},
+		{"existing_0666", func(p string) { os.WriteFile(p, nil, 0o644); os.Chmod(p, 0o666) }},
+	} {
+		out := filepath.Join(dir, tc.name+".json")
+		tc.prep(out)
+		run(0, "sessions", "export", "--purpose", "shop", "--out", out)
+		fi, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: export --out left mode %v, want 0600", tc.name, fi.Mode().Perm())
+		}
+		b, _ := os.ReadFile(out)
+		if !strings.Contains(string(b), "c00kie-value-9f2e") || strings.Contains(string(b), "old contents") {
+			t.Errorf("%s: export wrote %q", tc.name, b)
+		}
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmp) != 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}

@@ -34,8 +34,9 @@ arguments, and, for a failure, the screenshot and the page's HTML (shown
 sandboxed, scripts off).
 
 It listens on loopback (` + DefaultUIAddr + `) unless --http names another
-address; off loopback a token is required (http.token, by default from
-TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
+address. A configured token (http.token, by default from TOOLWRIGHT_TOKEN)
+is required on every address, loopback too; off loopback one must be
+configured. Open the printed address with ?token=TOKEN once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.load()
@@ -45,11 +46,9 @@ TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
 			if _, _, err := net.SplitHostPort(addr); err != nil {
 				return usagef("--http %q: want HOST:PORT such as %s", addr, DefaultUIAddr)
 			}
-			token := ""
-			if !config.IsLoopback(addr) {
-				if token, err = httpToken(cfg); err != nil || token == "" {
-					return usagef("--http %s is not loopback: set a token (http.token, by default from the TOOLWRIGHT_TOKEN environment variable)", addr)
-				}
+			token, err := uiToken(cfg, addr)
+			if err != nil {
+				return err
 			}
 			st, err := app.OpenStore(cfg)
 			if err != nil {
@@ -94,4 +93,21 @@ TOOLWRIGHT_TOKEN): open the printed address with ?token=TOKEN once.`,
 	}
 	cmd.Flags().StringVar(&addr, "http", DefaultUIAddr, "listen on this address (loopback by default; a token is required off loopback)")
 	return cmd
+}
+
+// uiToken is the token the ui requires: http.token whenever one is
+// configured, on loopback too. The take-over drives a signed-in browser and
+// its done overwrites a purpose's saved session, so an operator who set a
+// token means every other local user and process to be refused as well;
+// before, a loopback ui served /envs and the take-over input without it.
+// Off loopback a token must be configured.
+func uiToken(cfg *config.Config, addr string) (string, error) {
+	token, err := httpToken(cfg)
+	if err != nil {
+		return "", usagef("%v: the ui requires the configured token, so it cannot start without reading it", err)
+	}
+	if token == "" && !config.IsLoopback(addr) {
+		return "", usagef("--http %s is not loopback: set a token (http.token, by default from the TOOLWRIGHT_TOKEN environment variable)", addr)
+	}
+	return token, nil
 }

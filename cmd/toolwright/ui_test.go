@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/app"
@@ -117,4 +123,97 @@ func htmlArtifact(list []string) string {
 		}
 	}
 	return ""
+}
+
+// lockedBuffer is a buffer a running command writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var uiAddrLine = regexp.MustCompile(`toolwright ui: (http://127\.0\.0\.1:\d+/)`)
+
+// startUI runs `toolwright ui --http 127.0.0.1:0` in-process with the
+// config at cfg until the test ends, and returns its address.
+func startUI(t *testing.T, cfg string) string {
+	t.Helper()
+	var out, errb lockedBuffer
+	root := newRoot(&out, &errb)
+	root.SetArgs([]string{"--config", cfg, "ui", "--http", "127.0.0.1:0"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := uiAddrLine.FindStringSubmatch(errb.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("ui ended: %v\n%s", err, errb.String())
+		default:
+		}
+	}
+	t.Fatalf("ui printed no address:\n%s", errb.String())
+	return ""
+}
+
+// A configured http.token applies on loopback too: before, a loopback ui
+// served the environments list and took the take-over's input without it.
+// Without a token, loopback is served as before.
+func TestUITokenOnLoopback(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tokFile := filepath.Join(dir, "token")
+	cliMust(t, os.WriteFile(tokFile, []byte("ui-tok-47\n"), 0o600))
+	withTok := filepath.Join(dir, "with.yaml")
+	cliMust(t, os.WriteFile(withTok, []byte("state_dir: ./state\nhttp:\n  token: {file: "+strconv.Quote(tokFile)+"}\n"), 0o644))
+	without := filepath.Join(dir, "without.yaml")
+	cliMust(t, os.WriteFile(without, []byte("state_dir: ./state2\nhttp:\n  token: {env: TOOLWRIGHT_UI_TEST_UNSET_TOKEN}\n"), 0o644))
+
+	get := func(method, url, bearer string) int {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(`{"type":"done"}`))
+		cliMust(t, err)
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		cliMust(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	base := startUI(t, withTok)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "envs"}, {"GET", ""}, {"POST", "env/env_x/input"}, {"GET", "env/env_x/"},
+	} {
+		if code := get(c.method, base+c.path, ""); code != http.StatusUnauthorized {
+			t.Errorf("token configured, loopback, no token: %s /%s answered %d, want 401", c.method, c.path, code)
+		}
+	}
+	if code := get("GET", base+"envs", "ui-tok-47"); code != http.StatusOK {
+		t.Errorf("with the token: /envs answered %d", code)
+	}
+	if code := get("GET", base+"envs", "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: /envs answered %d", code)
+	}
+	open := startUI(t, without)
+	if code := get("GET", open+"envs", ""); code != http.StatusOK {
+		t.Errorf("no token configured, loopback: /envs answered %d, want 200", code)
+	}
 }

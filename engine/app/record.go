@@ -17,6 +17,7 @@ import (
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -111,7 +112,7 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 }
 
 // Replay validates a recording's written files and runs its tool once in
-// a fresh environment with the recorded arguments (granted for its
+// a fresh environment with the recorded arguments (let through for its
 // task_id when it writes), comparing the result with what the person saw:
 // the envelope and the differences (none: it matched).
 func Replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record.Draft, by string) (*result.Envelope, []string, error) {
@@ -120,16 +121,21 @@ func Replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record
 		return nil, nil, fmt.Errorf("the recorded files do not validate (fix them, or record again):\n%w", &lint.Error{Problems: ps})
 	}
 	cfg.Browser.Spare = 0
-	a, err := OpenWith(cfg, set, log)
+	if err := cfg.SecretsErr(); err != nil {
+		return nil, nil, err
+	}
+	a, err := open(cfg, set, log, func(st store.Store) store.Store {
+		if d.TaskID == "" {
+			return st
+		}
+		return &replayGrant{Store: st, tool: d.Name, taskID: d.TaskID, id: "record-replay:" + by}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer a.Close(context.WithoutCancel(ctx))
 	return record.Verify(ctx, d, func(ctx context.Context, tool string, args map[string]any, taskID string) (*result.Envelope, error) {
 		if taskID != "" {
-			if _, err := a.Store.AddGrant(ctx, tool, taskID, 15*time.Minute, "toolwright record: the replay of a recording", by); err != nil {
-				return nil, err
-			}
 			args["task_id"] = taskID
 		}
 		raw, err := json.Marshal(args)
@@ -138,4 +144,24 @@ func Replay(ctx context.Context, cfg *config.Config, log *slog.Logger, d *record
 		}
 		return a.Engine.Call(ctx, run.Request{Tool: tool, Args: raw})
 	})
+}
+
+// replayGrant lets the replay's calls of the recorded write tool, under
+// its task_id, through without a grant in the store: the grant lives in
+// this replay's engine and ends with it. A stored grant (15 minutes for
+// task record-NAME) outlived the replay, and after a failed replay an
+// agent could run the tool with its own arguments under that task_id.
+// Every other grant is looked up in the store; the audit records id as
+// the call's grant.
+type replayGrant struct {
+	store.Store
+	tool, taskID, id string
+}
+
+// LiveGrantID implements policy.GrantSource.
+func (g *replayGrant) LiveGrantID(ctx context.Context, tool, taskID string, now time.Time) (string, error) {
+	if tool == g.tool && taskID == g.taskID {
+		return g.id, nil
+	}
+	return g.Store.LiveGrantID(ctx, tool, taskID, now)
 }

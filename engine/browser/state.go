@@ -137,25 +137,15 @@ const restoreJS = `(() => { const saved = %s; try { const items = saved[location
 // RestoreState puts st into the environment before its first step: its
 // cookies into the browser context, its local storage into every document
 // of a saved origin the page opens (before the document's scripts run).
-func (e *Env) RestoreState(ctx context.Context, st *StorageState) error {
+// It returns the cookies Chromium refused (CookieLabel each), which are
+// left out while the rest is restored.
+func (e *Env) RestoreState(ctx context.Context, st *StorageState) (refused []string, err error) {
 	if st == nil || st.Empty() {
-		return nil
+		return nil, nil
 	}
 	if len(st.Cookies) > 0 {
-		params := make([]*proto.NetworkCookieParam, 0, len(st.Cookies))
-		for _, c := range st.Cookies {
-			p := &proto.NetworkCookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-				Secure: c.Secure, HTTPOnly: c.HTTPOnly, SameSite: proto.NetworkCookieSameSite(c.SameSite)}
-			if c.Expires > 0 {
-				p.Expires = proto.TimeSinceEpoch(c.Expires)
-			}
-			if p.Path == "" {
-				p.Path = "/"
-			}
-			params = append(params, p)
-		}
-		if err := (proto.StorageSetCookies{Cookies: params, BrowserContextID: e.ctxID}).Call(e.conn.browser.Context(ctx)); err != nil {
-			return fmt.Errorf("set cookies: %w", err)
+		if refused, err = e.setCookies(ctx, st.Cookies); err != nil {
+			return refused, err
 		}
 	}
 	if len(st.Origins) > 0 {
@@ -165,11 +155,11 @@ func (e *Env) RestoreState(ctx context.Context, st *StorageState) error {
 		}
 		b, err := json.Marshal(saved)
 		if err != nil {
-			return err
+			return refused, err
 		}
 		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: fmt.Sprintf(restoreJS, b)}).Call(e.page.Context(ctx)); err != nil {
-			return fmt.Errorf("restore local storage: %w", err)
+			return refused, fmt.Errorf("restore local storage: %w", err)
 		}
 	}
-	return nil
+	return refused, nil
 }

@@ -424,12 +424,10 @@ func (rs *recorders) save(ctx context.Context, r *recording, args map[string]any
 	}
 	dir := filepath.Join(rs.cfg.Workflows, "drafts")
 	paths := record.Paths{
-		Workflow:  filepath.Join(dir, name+".yaml"),
-		Selectors: filepath.Join(dir, name+".selectors.yaml"),
-		Test:      filepath.Join(dir, name+".test.yaml"),
-	}
-	if _, err := os.Stat(paths.Selectors); err == nil {
-		return nil, errs.New(errs.InvalidParams, "%s exists: a draft is never overwritten; choose another name", paths.Selectors)
+		Workflow:     filepath.Join(dir, name+".yaml"),
+		Selectors:    filepath.Join(dir, name+".selectors.yaml"),
+		Test:         filepath.Join(dir, name+".test.yaml"),
+		NewSelectors: true,
 	}
 	if err := record.Write(d, paths); err != nil {
 		return nil, errs.New(errs.InvalidParams, "%v", err)

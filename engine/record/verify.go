@@ -49,58 +49,116 @@ type Paths struct {
 	Workflow  string // workflows/NAME.yaml
 	Selectors string // the selector map the entries are appended to
 	Test      string // tests/NAME.yaml
+	// NewSelectors makes Selectors a file of the draft's own (a draft's
+	// NAME.selectors.yaml): created like the workflow, never appended to.
+	NewSelectors bool
 }
 
 // Write puts a draft's files in place: the workflow and the test file
 // (neither may exist yet: a recording never overwrites), and the new
 // entries appended to the selector map, whose text (comments included)
 // stays as it was.
+//
+// The draft's own files are created with O_EXCL, which refuses any name
+// that exists, a symbolic link included, even one whose target does not:
+// os.Stat followed a dangling link at drafts/NAME.yaml and WriteFile then
+// created the file it pointed at, wherever that was.
 func Write(d *Draft, p Paths) error {
-	for _, f := range []string{p.Workflow, p.Test} {
-		if _, err := os.Stat(f); err == nil {
-			return fmt.Errorf("%s exists: a recording never overwrites a file; choose another name or move it away", f)
+	own := []struct{ path, text string }{{p.Workflow, d.Workflow}, {p.Test, d.Test}}
+	check := []string{p.Workflow, p.Test}
+	if p.NewSelectors {
+		check = append(check, p.Selectors)
+		if len(d.Entries) > 0 {
+			own = append(own, struct{ path, text string }{p.Selectors, recordedEntries(d, nil)})
+		}
+	}
+	for _, f := range check {
+		if _, err := os.Lstat(f); err == nil {
+			return existsErr(f)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
-	if len(d.Entries) > 0 {
-		old, err := os.ReadFile(p.Selectors)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var made []string
+	for _, f := range own {
+		if err := createNew(f.path, f.text); err != nil {
+			removeAll(made)
 			return err
 		}
-		var b strings.Builder
-		if len(old) > 0 && old[len(old)-1] != '\n' {
-			b.WriteString("\n")
-		}
-		if len(old) > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "# Recorded by `toolwright record %s` on %s.\n", d.Name, time.Now().UTC().Format("2006-01-02"))
-		selsuggest.WriteEntries(&b, d.Entries)
-		if err := os.MkdirAll(filepath.Dir(p.Selectors), 0o755); err != nil {
-			return err
-		}
-		f, err := os.OpenFile(p.Selectors, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := f.WriteString(b.String()); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
+		made = append(made, f.path)
 	}
-	for _, w := range []struct{ path, text string }{{p.Workflow, d.Workflow}, {p.Test, d.Test}} {
-		if err := os.MkdirAll(filepath.Dir(w.path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(w.path, []byte(w.text), 0o644); err != nil {
+	if len(d.Entries) > 0 && !p.NewSelectors {
+		if err := appendEntries(d, p.Selectors); err != nil {
+			removeAll(made)
 			return err
 		}
 	}
 	return nil
+}
+
+// createNew writes text to path, a file that must not exist (O_EXCL: a
+// symbolic link there is refused, never followed).
+func createNew(path, text string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return existsErr(path)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func existsErr(path string) error {
+	return fmt.Errorf("%s exists (a file, or a symbolic link, which is never followed): a recording never overwrites a file; choose another name or move it away", path)
+}
+
+func removeAll(paths []string) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
+}
+
+// recordedEntries is the text appended to a selector map whose text is
+// old: the draft's entries under a line saying where they came from.
+func recordedEntries(d *Draft, old []byte) string {
+	var b strings.Builder
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		b.WriteString("\n")
+	}
+	if len(old) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "# Recorded by `toolwright record %s` on %s.\n", d.Name, time.Now().UTC().Format("2006-01-02"))
+	selsuggest.WriteEntries(&b, d.Entries)
+	return b.String()
+}
+
+// appendEntries appends the draft's entries to the selector map at path.
+func appendEntries(d *Draft, path string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(recordedEntries(d, old)); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // Compare lists how a replay's data differs from what the person saw

@@ -117,7 +117,12 @@ func (s *sessions) restore(ctx context.Context, env *browser.Env) {
 		s.log.Warn("a saved session cannot be read: the environment starts signed out", "purpose", env.Purpose, "err", err)
 		return
 	}
-	if err := env.RestoreState(ctx, state); err != nil {
+	refused, err := env.RestoreState(ctx, state)
+	if len(refused) > 0 {
+		s.log.Warn("Chromium refused cookies of a saved session: each is left out, the rest is restored",
+			"purpose", env.Purpose, "env", env.ID, "refused", refused)
+	}
+	if err != nil {
 		s.log.Warn("a saved session cannot be restored: the environment starts signed out", "purpose", env.Purpose, "env", env.ID, "err", err)
 		return
 	}

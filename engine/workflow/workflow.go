@@ -190,6 +190,23 @@ func (d *decoder) header(v *decl.Values, w *Workflow) {
 		}
 	}
 	w.Session = v.Str("session", "")
+	d.sessionNeedsPurposes(v, w)
+}
+
+// sessionNeedsPurposes refuses a session: save without purposes. Its
+// environment's purpose would be none, and the sign-in it saves would be
+// restored into every environment of no purpose, so every tool that names
+// none would act as whoever signed in here (DESIGN.md: session: save needs
+// purposes).
+func (d *decoder) sessionNeedsPurposes(v *decl.Values, w *Workflow) {
+	if w.Session != "save" || len(w.Purposes) > 0 {
+		return
+	}
+	if w.Env == EnvNew {
+		d.ps.Addf(v.Pos("session"), lint.BadValue, "session: save needs purposes, which an env: new workflow cannot have: its environment's sign-in is saved for the purpose open_env gives it when close_env closes it; remove session: save")
+		return
+	}
+	d.ps.Addf(v.Pos("session"), lint.Missing, "session: save needs purposes (such as purposes: [shop]): without one the sign-in it saves would be shared with every tool that names no purpose")
 }
 
 // decodeParams reads params into w.Params and returns what step decoding

@@ -125,10 +125,11 @@ type DB struct {
 	lastPurge time.Time
 
 	// id is the store_meta row's store_id read at open; file is the SQLite
-	// file as it was at open. Ready compares both, so a database deleted
-	// or replaced under a running server is noticed (health.go).
+	// file as it was at open, held open (nil on PostgreSQL and read-only
+	// opens). Ready compares both, so a database deleted or replaced under
+	// a running server is noticed (health.go).
 	id   string
-	file os.FileInfo
+	file *heldFile
 }
 
 var _ store.Store = (*DB)(nil)
@@ -183,20 +184,16 @@ func OpenSQLite(path string, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: create state directory: %w", err)
 	}
-	// Create the file ourselves so it is private to the user from the start.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("store: open %q: %w", path, err)
-	}
-	f.Close()
-	s, err := open(&sqliteDialect, path, path, opts)
+	h, err := holdFile(path)
 	if err != nil {
 		return nil, err
 	}
-	if s.file, err = os.Stat(path); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("store: %q: %w", path, err)
+	s, err := open(&sqliteDialect, path, path, opts)
+	if err != nil {
+		h.release()
+		return nil, err
 	}
+	s.file = h
 	return s, nil
 }
 
@@ -290,6 +287,9 @@ func (s *DB) Close() error {
 		close(s.closing)
 		s.bg.Wait()
 		err = s.closeDBs()
+		if s.file != nil {
+			s.file.release()
+		}
 	})
 	return err
 }

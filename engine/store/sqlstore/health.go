@@ -115,12 +115,12 @@ func (s *DB) sameFile() error {
 		return nil
 	}
 	now, err := os.Stat(s.where)
-	if err == nil && os.SameFile(s.file, now) {
+	if err == nil && os.SameFile(s.file.info, now) {
 		// The same file, but its header overwritten in place (a stray
 		// write, a disk fault): the open connection keeps working from its
 		// cache and the WAL, and every record it takes is lost at the next
 		// restart, when the file no longer opens.
-		if sqliteHeaderOK(s.where) {
+		if s.file.headerOK() {
 			return nil
 		}
 		err = errHeader
@@ -142,19 +142,6 @@ func (s *DB) sameFile() error {
 const sqliteHeader = "SQLite format 3\x00"
 
 var errHeader = errors.New("the header is not SQLite's")
-
-// sqliteHeaderOK reports whether the file at path starts with SQLite's
-// header (one small read, before every call).
-func sqliteHeaderOK(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, len(sqliteHeader))
-	_, err = f.ReadAt(b, 0)
-	return err == nil && string(b) == sqliteHeader
-}
 
 var (
 	errReplaced = errors.New("the store_id differs from the one read at open: the database was replaced")
