@@ -49,6 +49,7 @@ type call struct {
 	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
 	lastDialog            string                  // page.dialog
 	unloadDismissed       bool                    // a beforeunload was dismissed since Navigate began
+	refusal               error                   // the first refusal a page showed (navwatch.go's noteRefusal)
 	declined              *declined               // the running step's first question dismissed by default, not yet judged (dialogs.go)
 	stopDialogs           func()                  // ends watchDialogs on the environment's page
 	capture               string                  // why the failure capture kept less (artifacts.go)
@@ -228,7 +229,7 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	if err == nil {
 		err = r.settleLast(ctx)
 	}
-	if err != nil {
+	if err = c.withRefusal(err); err != nil {
 		c.saveFailure(ctx)
 		return nil, err
 	}

@@ -115,6 +115,7 @@ type navWatch struct {
 	// idle notes time a wait ran out on (call.addIdle).
 	hooked bool
 	idle   func(time.Duration)
+	refuse func(error) // call.noteRefusal
 	// judges: the requests the step set going are judged by their
 	// answers (a navigating step's, an upload's; not a fill's).
 	judges bool
@@ -146,7 +147,7 @@ func (r *runner) watchNavigation(ctx context.Context, label, mode string, submit
 	w.docMark, w.docKnown = selector.DocumentMark(ctx, page)
 	w.reqMark = selector.RequestMark(page)
 	c := r.c
-	w.idle = c.addIdle
+	w.idle, w.refuse = c.addIdle, c.noteRefusal
 	w.hooked = selector.Arm(ctx, page)
 	started := func(id proto.PageFrameID) {
 		if id == frame {
@@ -674,8 +675,11 @@ func (w *navWatch) documentAnswered(ctx context.Context) error {
 	if answeredPage {
 		// Answered with a page, not sent on (no redirect): a server-
 		// rendered app shows the form again with its error box.
+		// The workflow may read that error itself and fail with its own
+		// code (a sign-in's "wrong password"): the call fails with this
+		// only when it would otherwise end ok (call.withRefusal).
 		if box := selector.ErrorShown(ctx, w.page); box != "" {
-			return &failure{err: errs.New(errs.InvalidParams, "%s sent a form that %s answered with the form again and an error: %q; give values the form accepts", w.label, a.Path, box), step: w.label}
+			w.refuse(&failure{err: errs.New(errs.InvalidParams, "%s sent a form that %s answered with the form again and an error: %q; give values the form accepts", w.label, a.Path, box), step: w.label})
 		}
 	}
 	return w.judge(a.Status, a.Method,
@@ -800,6 +804,30 @@ func (c *call) ownNavigation() {
 	}
 	w.docSeen = true // the document that comes now is goto's
 	w.mu.Unlock()
+}
+
+// noteRefusal keeps the first refusal a page showed (a form answered with
+// itself and an error box) for withRefusal.
+func (c *call) noteRefusal(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refusal == nil {
+		c.refusal = err
+	}
+}
+
+// withRefusal is the call's outcome err once its steps ran: the refusal a
+// page showed when the call would otherwise end ok, or when a later step
+// did not find what it looked for (the page that refused never shows it);
+// any other failure (the workflow's own fail step) stands.
+func (c *call) withRefusal(err error) error {
+	c.mu.Lock()
+	refusal := c.refusal
+	c.mu.Unlock()
+	if refusal != nil && (err == nil || errs.CodeOf(err) == errs.TargetNotFound) {
+		return refusal
+	}
+	return err
 }
 
 // quietLoaded waits, after goto's document loaded, until what it set

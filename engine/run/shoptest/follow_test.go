@@ -119,6 +119,20 @@ steps:
 output:
   chips: ${{ vars.chips }}
 `,
+	// The same, read by the workflow: its own fail step's code stands.
+	"fw_post_checked": `
+name: fw_post_checked
+description: Create a post, saying when the site refused it.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/posts/new
+  - click: tr.fw.post_create
+  - fail: {code: post_refused, message: the site refused the post}
+    when: {visible: tr.fw.error}
+  - extract: {from: tr.heading, into: heading}
+output:
+  heading: ${{ vars.heading }}
+`,
 	// WordPress's log-in page empties its password field 200 ms after it
 	// is parsed. Before: on a busy machine the fill came first and the
 	// form was sent without it ("" saved, or "emptied the field").
@@ -216,11 +230,13 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		[2]string{"fw_upload", `{"task_id": "up-refused", "refuse": true}`},
 		[2]string{"fw_post", `{"task_id": "post-blank"}`},
 		[2]string{"fw_tag", `{"task_id": "qty", "field": "tr.fw.qty", "value": "call me"}`},
+		[2]string{"fw_post_checked", `{"task_id": "post-checked"}`},
 	)
+	h.Code(refused[3], "post_refused", "the site refused the post")
 	h.Code(refused[0], "invalid_params", "upload tr.fw.files", "POST /upload answered HTTP 422")
 	h.Code(refused[1], "invalid_params", "click tr.fw.post_create", "Title can't be blank")
 	h.Code(refused[2], "invalid_params", "kept nothing of the value typed into it")
-	for _, env := range refused {
+	for _, env := range refused[:3] {
 		if env.Retryable {
 			t.Errorf("%s: retryable, want not (the same input is refused again)", env.JSON())
 		}

@@ -287,6 +287,7 @@ func reportCmd(args []string) error {
 // warmResult is what `harness warm` writes.
 type warmResult struct {
 	RunsMS       []float64 `json:"runs_ms"`
+	IdleMS       []float64 `json:"idle_ms_per_call"`
 	CPU          float64   `json:"go_cpu_ms_per_call"`
 	TreeCPU      float64   `json:"tree_cpu_ms_per_call"`
 	Breakdown    []phase   `json:"breakdown"`

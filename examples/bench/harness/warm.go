@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
+	"github.com/toolwright/toolwright/engine/store"
 )
 
 // warmCmd times engine.Call of one tool on a warm engine (browser already
@@ -97,7 +98,7 @@ func warmCmd(args []string) error {
 			return err
 		}
 	}
-	var ms []float64
+	var ms, idle []float64
 	var last *result.Envelope
 	phases := newPhases()
 	requests := newPhases() // CDP requests per step, when the trace records them or -count-cdp counts them
@@ -117,6 +118,9 @@ func warmCmd(args []string) error {
 		// Where the time went: the trace's step durations placed on the
 		// progress timeline (the trace is read after the clock stopped).
 		tr, err := a.Store.GetTrace(ctx, env.TraceID)
+		if err == nil {
+			idle = append(idle, idleOf(tr))
+		}
 		if err != nil || len(tr.Steps) != len(events) || len(events) == 0 {
 			continue // a retried step would not line up
 		}
@@ -205,6 +209,10 @@ func warmCmd(args []string) error {
 	return writeJSON(*out, map[string]any{
 		"runs_ms":   ms,
 		"median_ms": median(ms),
+		// Each call's time spent waiting for something that did not
+		// happen (the steps' idle_ms added up): 0 when nothing is waited
+		// out.
+		"idle_ms_per_call": idle,
 		// CPU time of this (Go) process per call; Chromium's is not in it.
 		"go_cpu_ms_per_call": millis(cpu) / float64(*runs),
 		// CPU time of this process and its Chromium per call.
@@ -218,6 +226,16 @@ func warmCmd(args []string) error {
 		"gap_ms":               millis(*gap),
 		"last_timeline":        timeline, // with -count-cdp: the last call's steps and CDP requests in time order
 	})
+}
+
+// idleOf is the time tr's steps spent waiting for something that did not
+// happen (StepRecord.IdleMS), in all.
+func idleOf(tr *store.Trace) float64 {
+	var ms int64
+	for _, s := range tr.Steps {
+		ms += s.IdleMS
+	}
+	return float64(ms)
 }
 
 func countedBy(proxy bool) string {
