@@ -3,10 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/browser"
@@ -50,12 +52,20 @@ type recorders struct {
 	live map[string]*recording
 }
 
-// recording is one session's environment and recorder.
+// recording is one session's environment and recorder. It ends with its
+// MCP session, or after browser.idle_timeout without a call: its
+// environment is held for it (the browser's reaper never takes a held
+// one), so without an end every recording would keep its environment
+// until a restart, and a purpose full of them answers env_unavailable.
 type recording struct {
 	env   *browser.Env
 	rec   *record.Recorder
 	start string // the first page opened
-	mu    sync.Mutex
+
+	mu    sync.Mutex  // one call at a time; guards what follows
+	idle  *time.Timer // ends the recording after idleTimeout without a call
+	used  time.Time   // when the last call ended
+	ended string      // why the recording ended ("" while it lives)
 }
 
 // Patterns of the primitives' arguments.
@@ -142,6 +152,14 @@ func (s *Server) EnableRecording(cfg *config.Config) error {
 			return err
 		}
 	}
+	s.OnSessionEnd(func(key string) {
+		rs.mu.Lock()
+		r := rs.live[key]
+		rs.mu.Unlock()
+		if r != nil {
+			rs.end(key, r, "its MCP session ended")
+		}
+	})
 	s.Sync(s.eng.Workflows())
 	return nil
 }
@@ -156,8 +174,60 @@ func (rs *recorders) body(t recordTool) run.NativeFunc {
 		in.UseEnv(r.env)
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if r.ended != "" { // it ended while this call waited for it
+			return nil, errs.New(errs.EnvNotFound, "the recording ended (%s); call page_open to start a new one", r.ended)
+		}
+		defer func() { r.used = time.Now() }()
 		return t.run(rs, ctx, r, in.Params)
 	}
+}
+
+// idleTimeout is how long a recording lives without a call.
+func (rs *recorders) idleTimeout() time.Duration {
+	if d := rs.cfg.Browser.IdleTimeout; d > 0 {
+		return d
+	}
+	return 10 * time.Minute
+}
+
+// idleEnd ends r when no call used it for idleTimeout; a call that ran
+// meanwhile sets the timer again for what is left.
+func (rs *recorders) idleEnd(key string, r *recording) {
+	d := rs.idleTimeout()
+	r.mu.Lock()
+	left := d - time.Since(r.used)
+	if left > 0 && r.ended == "" {
+		r.idle.Reset(left)
+	}
+	r.mu.Unlock()
+	if left > 0 {
+		return
+	}
+	rs.end(key, r, fmt.Sprintf("no call for %s", d))
+}
+
+// end forgets r and closes its environment, once the call running in it
+// (if any) has finished.
+func (rs *recorders) end(key string, r *recording, why string) {
+	rs.mu.Lock()
+	if rs.live[key] == r {
+		delete(rs.live, key)
+	}
+	rs.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended != "" {
+		return
+	}
+	r.ended = why
+	r.idle.Stop()
+	r.rec.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rs.s.eng.Browsers().Close(ctx, r.env.ID); err != nil {
+		rs.s.log.Debug("recording environment already gone", "env", r.env.ID, "err", err)
+	}
+	rs.s.log.Info("recording ended", "env", r.env.ID, "why", why)
 }
 
 // session is the recording of MCP session id, opened on first use.
@@ -181,10 +251,13 @@ func (rs *recorders) session(ctx context.Context, id string) (*recording, error)
 	}
 	rec, err := record.Start(ctx, env.Page(), record.Options{Map: m, Log: rs.s.log})
 	if err != nil {
-		rs.s.eng.Browsers().Release(env)
+		_ = rs.s.eng.Browsers().Close(context.WithoutCancel(ctx), env.ID) // its page is half set up: never reused
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "the recording could not start")
 	}
-	r := &recording{env: env, rec: rec}
+	r := &recording{env: env, rec: rec, used: time.Now()}
+	r.mu.Lock() // the timer's function reads r.idle under r.mu
+	r.idle = time.AfterFunc(rs.idleTimeout(), func() { rs.idleEnd(id, r) })
+	r.mu.Unlock()
 	rs.live[id] = r
 	return r, nil
 }

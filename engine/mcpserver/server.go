@@ -95,6 +95,11 @@ type Server struct {
 	mu    sync.Mutex        // serialises Sync
 	tools map[string][]byte // registered tool name → its JSON, to skip unchanged tools
 
+	keys    sync.Map     // *mcp.ServerSession → its key (sessions.go)
+	nextKey atomic.Int64 // numbers the sessions that have no id of their own
+	endMu   sync.Mutex
+	onEnd   []func(key string) // told when a session ends (OnSessionEnd)
+
 	// base ends the calls still running when serving stops (after the grace).
 	base     context.Context
 	abort    context.CancelFunc
@@ -289,7 +294,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	name := req.Params.Name
 	r := run.Request{Tool: name, Args: req.Params.Arguments}
 	if req.Session != nil {
-		r.Session = req.Session.ID()
+		r.Session = s.sessionKey(req.Session)
 	}
 	var p *progress
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
