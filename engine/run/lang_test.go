@@ -335,6 +335,37 @@ output:
 	}
 }
 
+// TestFallbacksKeepTruncated: `??` and the ternary keep a list's truncated
+// mark, in the output and through set: `${{ vars.posts ?? [] }}` of a list
+// cut by limit says truncated, a whole one does not. Before (issue 48): both
+// said truncated: false (a search answered 25 of 55 rows as whole).
+func TestFallbacksKeepTruncated(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"post_fallbacks": `name: post_fallbacks
+description: Read the first posts' titles through fallbacks.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+  - extract: {from: posts.rows, fields: {title: posts.title}, into: all}
+  - set:
+      kept: "${{ vars.posts ?? [] }}"
+output:
+  fallback: ${{ vars.posts ?? [] }}
+  ternary: '${{ len(vars.all) > 0 ? vars.posts : [] }}'
+  kept: ${{ vars.kept }}
+  whole: ${{ vars.all ?? [] }}
+`,
+	}, withLangSelectors(t))
+	env := h.OK(h.Call("post_fallbacks", `{}`))
+	for name, want := range map[string]bool{"fallback": true, "ternary": true, "kept": true, "whole": false} {
+		if l := harness.List(t, env, name); l.Truncated != want {
+			t.Errorf("%s: truncated %v, want %v: %s", name, l.Truncated, want, env.JSON())
+		}
+	}
+}
+
 // TestNoMatchIsNotInternal: findIndex with no match gives -1, so
 // `vars.i < 0` means "not found"; a comparison that meets no value (find
 // found nothing) ends assertion_failed, naming the expression, not internal

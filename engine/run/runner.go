@@ -1317,8 +1317,8 @@ func (r *runner) output(ctx context.Context) (map[string]any, error) {
 			return nil, err
 		}
 		items, isList := v.([]any)
-		isList = isList || (v == nil && o.List)                          // an unset list is an empty one
-		truncated := o.Value.ListOf != "" && r.truncated[o.Value.ListOf] // a list derived from one keeps its mark
+		isList = isList || (v == nil && o.List)     // an unset list is an empty one
+		truncated := o.Value.Truncated(r.Truncated) // a list derived from one keeps its mark
 		switch {
 		case o.Format == workflow.FormatTable && (isList || v == nil):
 			v = result.NewTable(items, truncated, max, o.Columns)

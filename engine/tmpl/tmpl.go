@@ -93,10 +93,11 @@ type Template struct {
 	UsesPage bool   // evaluating needs page.url/page.title
 	VarRef   string // set when the whole template is `${{ vars.NAME }}`
 	ParamRef string // set when the whole template is `${{ params.NAME }}`
-	// ListOf names the variable a whole template's list comes from: vars.NAME
-	// itself, or a list derived from it alone (map, filter, sort, sortBy,
-	// reverse, a slice), which keeps its truncated mark.
-	ListOf  string
+	// ListOf names the variables a whole template's list comes from:
+	// vars.NAME itself, or a list derived from it alone (map, filter, sort,
+	// sortBy, reverse, a slice), which keeps its truncated mark; `??` and
+	// the ternary name both sides (Truncated).
+	ListOf  []string
 	Secrets []string // the secrets.NAME the template reads
 }
 
@@ -298,7 +299,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		t.single, t.code = parts[0].prog, parts[0].code
 		return t
 	}
-	t.VarRef, t.ParamRef, t.ListOf = "", "", ""
+	t.VarRef, t.ParamRef, t.ListOf = "", "", nil
 	t.parts = parts
 	return t
 }
@@ -330,7 +331,7 @@ type info struct {
 	usesPage bool
 	varRef   string
 	paramRef string
-	listOf   string
+	listOf   []string
 }
 
 // compile parses, checks names against the scope, then compiles.
@@ -649,15 +650,17 @@ func nilChecked(root ast.Node) map[string]bool {
 	return out
 }
 
-// derivedFrom names the variable a list expression comes from when it is
+// derivedFrom names the variables a list expression comes from when it is
 // vars.NAME or keeps a subset of its items, in any order or shape: map,
-// filter, sort, sortBy, reverse, a slice. "" otherwise.
-func derivedFrom(n ast.Node) string {
+// filter, sort, sortBy, reverse, a slice. `a ?? b` and `c ? a : b` come
+// from either side: both are named (a literal side names none, so
+// `vars.rows ?? []` is vars.rows's). nil otherwise.
+func derivedFrom(n ast.Node) []string {
 	switch x := n.(type) {
 	case *ast.MemberNode:
 		if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == Vars {
 			if s, ok := x.Property.(*ast.StringNode); ok {
-				return s.Value
+				return []string{s.Value}
 			}
 		}
 	case *ast.SliceNode:
@@ -673,8 +676,31 @@ func derivedFrom(n ast.Node) string {
 				return derivedFrom(x.Arguments[0])
 			}
 		}
+	case *ast.BinaryNode:
+		if x.Operator == "??" {
+			return append(derivedFrom(x.Left), derivedFrom(x.Right)...)
+		}
+	case *ast.ConditionalNode:
+		return append(derivedFrom(x.Exp1), derivedFrom(x.Exp2)...)
 	}
-	return ""
+	return nil
+}
+
+// Truncated reports whether the list t evaluates to was cut: whether one
+// of the lists it comes from (ListOf) is marked truncated. Where it comes
+// from one of two (`??`, the ternary) it says truncated when either was
+// cut: never a cut list called whole, at the cost of a whole one called
+// cut when the branch not taken was.
+func (t *Template) Truncated(marked func(name string) bool) bool {
+	if t == nil {
+		return false
+	}
+	for _, name := range t.ListOf {
+		if marked(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {
