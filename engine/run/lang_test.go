@@ -366,6 +366,42 @@ output:
 	}
 }
 
+// TestIndexPastEndIsNotInternal: an output that reads a position past a
+// list's end (the page had fewer rows than the workflow expects) ends
+// assertion_failed, not needs_human, naming the expression and the way out
+// (get(list, N) ?? default), which works. Before (issue 48): internal,
+// needs_human, as if the engine had a bug.
+func TestIndexPastEndIsNotInternal(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"fourth_post": `name: fourth_post
+description: Read the fourth post's title of the first three.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+output:
+  fourth: ${{ vars.posts[3].title }}
+`,
+		"fourth_or_none": `name: fourth_or_none
+description: Read the fourth post's title of the first three, or none.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+output:
+  fourth: ${{ get(vars.posts, 3)?.title ?? "none" }}
+`,
+	}, withLangSelectors(t))
+	env := h.Code(h.Call("fourth_post", `{}`), "assertion_failed", "read past the end")
+	if env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "vars.posts[3].title") || !strings.Contains(env.Message, "get(list, N) ?? default") {
+		t.Errorf("a position past the end: %s", env.JSON())
+	}
+	if env := h.OK(h.Call("fourth_or_none", `{}`)); env.Data["fourth"] != "none" {
+		t.Errorf("get(list, N) ?? default: %s", env.JSON())
+	}
+}
+
 // TestNoMatchIsNotInternal: findIndex with no match gives -1, so
 // `vars.i < 0` means "not found"; a comparison that meets no value (find
 // found nothing) ends assertion_failed, naming the expression, not internal
