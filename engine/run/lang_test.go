@@ -402,6 +402,30 @@ output:
 	}
 }
 
+// TestTemplatedLimitBelowOne: an extract limit a template gives (here an
+// argument) below 1 fails the step invalid_params, naming the rule; 2 reads
+// two. Before (issue 48): limit 0 read every match.
+func TestTemplatedLimitBelowOne(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"some_posts": `name: some_posts
+description: Read some posts' titles.
+risk: read
+params:
+  n: {type: integer, description: how many, min: 0, max: 5, default: 2}
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: "${{ params.n }}", into: posts}
+output:
+  posts: ${{ vars.posts }}
+`,
+	}, withLangSelectors(t))
+	h.Code(h.Call("some_posts", `{"n": 0}`), "invalid_params", "limit is 0, and it must be at least 1")
+	if l := harness.List(t, h.OK(h.Call("some_posts", `{"n": 2}`)), "posts"); l.Count != 2 || !l.Truncated {
+		t.Errorf("limit 2: %+v", l)
+	}
+}
+
 // TestNoMatchIsNotInternal: findIndex with no match gives -1, so
 // `vars.i < 0` means "not found"; a comparison that meets no value (find
 // found nothing) ends assertion_failed, naming the expression, not internal

@@ -240,6 +240,22 @@ func (s Site) pos(offset int) lint.Pos {
 	return lint.Pos{File: s.File, Line: p.Line, Col: p.Col + col}
 }
 
+// unclosed says why the template opened at start has no }}: one brace, or
+// a YAML comment that cut an unquoted value short (` #` starts one, so
+// `${{ map(vars.rows, #.title) }}` reaches the engine as `${{ map(vars.rows,`),
+// or none at all. It returns the offset to report at.
+func unclosed(runes []rune, start int, site Site) (int, string) {
+	if n := site.Node; n != nil && n.Style == 0 && strings.HasPrefix(n.LineComment, "#") {
+		whole := string(runes) + " " + n.LineComment
+		return start, fmt.Sprintf("template ${{ is never closed: YAML read %q as a comment (in a value that is not quoted, a # after a space starts one) and cut the value there; quote the whole value, as in '%s'",
+			n.LineComment, strings.ReplaceAll(whole, "'", "''"))
+	}
+	if one := indexRunes(runes, start+3, "}"); one >= 0 {
+		return one, fmt.Sprintf("the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
+	}
+	return start, "template ${{ is never closed: end it with }}"
+}
+
 // CompileTemplate compiles a string value, reporting problems at their place.
 func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
 	t := &Template{Source: src, url: sc.URL}
@@ -267,11 +283,8 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		}
 		end := templateEnd(runes, start+3)
 		if end < 0 {
-			if one := indexRunes(runes, start+3, "}"); one >= 0 {
-				ps.Addf(site.pos(one), lint.Expression, "the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
-			} else {
-				ps.Addf(site.pos(start), lint.Expression, "template ${{ is never closed: end it with }}")
-			}
+			at, msg := unclosed(runes, start, site)
+			ps.Addf(site.pos(at), lint.Expression, "%s", msg)
 			ok = false
 			break
 		}
