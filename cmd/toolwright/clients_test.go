@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,6 +132,70 @@ func TestLogDurationsInMillis(t *testing.T) {
 		log.Info("browser started", "took", 8480*time.Millisecond, "wait_ms", 3*time.Millisecond)
 		if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "8.48") || strings.Contains(b.String(), "wait_ms_ms") {
 			t.Errorf("%s: %s, want %s", format, b.String(), want)
+		}
+	}
+}
+
+// TestClientsPrintEnv: `toolwright clients X` prints an env block naming
+// every variable the config reads — its secrets' {env: NAME} and the
+// audit.key it names; not a secret read from a file — each as that
+// client's reference to it (Claude Code ${VAR}, Cursor ${env:VAR}, VS Code
+// ${input:VAR} with a hidden prompt, Claude Desktop ""), never a value, and
+// says on stderr to fill them in. Before (issue 48): no env block, so the
+// pasted config failed with config_error until every variable was added by
+// hand.
+func TestClientsPrintEnv(t *testing.T) {
+	t.Setenv("TW_CL_USER", "value-Osprey-4471")
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "toolwright.yaml")
+	cliMust(t, os.WriteFile(filepath.Join(dir, "pass"), []byte("file-Value-9931\n"), 0o600))
+	cliMust(t, os.WriteFile(cfgPath, []byte(`workflows: ./workflows
+secrets:
+  acme_user: {env: TW_CL_USER}
+  acme_password: {env: TW_CL_PASS}
+  acme_token: {file: ./pass}
+audit:
+  key: {env: TW_CL_AUDIT}
+`), 0o644))
+	want := map[string]func(string) string{
+		"claude-desktop": func(string) string { return "" },
+		"claude-code":    func(v string) string { return "${" + v + "}" },
+		"cursor":         func(v string) string { return "${env:" + v + "}" },
+		"vscode":         func(v string) string { return "${input:" + v + "}" },
+	}
+	for _, client := range clientNames {
+		c := &cliSetup{cfg: cfgPath}
+		stdout, stderr := c.mustCLI(t, 0, "clients", client)
+		var cfg struct {
+			MCPServers map[string]struct{ Env map[string]string } `json:"mcpServers"`
+			Servers    map[string]struct{ Env map[string]string } `json:"servers"`
+			Inputs     []struct {
+				ID       string `json:"id"`
+				Password bool   `json:"password"`
+			} `json:"inputs"`
+		}
+		cliMust(t, json.Unmarshal([]byte(stdout), &cfg))
+		s := cfg.MCPServers["toolwright"]
+		if client == "vscode" {
+			s = cfg.Servers["toolwright"]
+		}
+		wantEnv := map[string]string{}
+		for _, v := range []string{"TW_CL_USER", "TW_CL_PASS", "TW_CL_AUDIT"} {
+			wantEnv[v] = want[client](v)
+		}
+		if fmt.Sprint(s.Env) != fmt.Sprint(wantEnv) {
+			t.Errorf("%s: env %v, want %v", client, s.Env, wantEnv)
+		}
+		if client == "vscode" && (len(cfg.Inputs) != 3 || !cfg.Inputs[0].Password || cfg.Inputs[0].ID != "TW_CL_PASS") {
+			t.Errorf("vscode: inputs %+v, want a hidden prompt per variable", cfg.Inputs)
+		}
+		if !strings.Contains(stderr, "TW_CL_PASS (secret acme_password)") {
+			t.Errorf("%s: stderr does not say what to fill in: %q", client, stderr)
+		}
+		for _, v := range []string{"Osprey", "9931"} {
+			if strings.Contains(stdout+stderr, v) {
+				t.Errorf("%s: a value is printed:\n%s\n%s", client, stdout, stderr)
+			}
 		}
 	}
 }

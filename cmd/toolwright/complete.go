@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
@@ -21,8 +22,12 @@ func (g *globals) completeTools(writesOnly bool) func(*cobra.Command, []string, 
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		set, _ := workflow.Load(cfg)
+		tools := set.Tools()
+		if writesOnly { // grant: the recording tools too
+			tools = app.Tools(set)
+		}
 		var out []string
-		for _, w := range set.Tools() {
+		for _, w := range tools {
 			if strings.HasPrefix(w.Name, prefix) && (!writesOnly || w.Writes()) {
 				out = append(out, w.Name+"\t"+firstLine(w.Description))
 			}

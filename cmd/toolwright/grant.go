@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
@@ -22,7 +21,12 @@ func grantCmd(g *globals) *cobra.Command {
 		Long: `Allow a write or destructive tool for one task_id, for a while.
 
 The grant goes into the state dir of the config (--config), or of the demo
-with --demo: use the command a not_granted message prints.`,
+with --demo: use the command a not_granted message prints.
+
+The tools are those toolwright tools lists: the workflows and the recording
+tools of serve --record (page_click, page_fill, page_select, page_press,
+save_workflow). A recording tool is accepted even when this config's server
+runs without --record: a grant names a tool and a task, whatever serves it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -33,27 +37,11 @@ with --demo: use the command a not_granted message prints.`,
 				return err
 			}
 			set, _ := workflow.Load(cfg) // a grant names a tool; other problems do not matter here
-			w, ok := set.Tool(tool)
-			switch {
-			case !ok:
-				return usagef("unknown tool %q (see toolwright tools)", tool)
-			case !w.Writes():
-				return usagef("tool %q is risk: read and needs no grant", tool)
-			case ttl <= 0 || ttl > store.MaxGrantTTL:
-				return usagef("--ttl must be more than 0 and at most %s, got %s", store.MaxGrantTTL, ttl)
-			}
-			// The store checks again; checked here, a bad --task or --reason
-			// is a usage error (exit 2) before any database is opened. The
-			// task_id is not trimmed: one with a space or a newline is
-			// refused, never turned into another id.
-			if err := store.CheckGrant(tool, task, ttl, strings.TrimSpace(reason)); err != nil {
+			if err := app.CheckGrant(set, tool, task, ttl, reason); err != nil {
 				return usagef("%v", err)
 			}
-			// A reason is kept and printed: a secret typed into it is
-			// redacted like every other string toolwright keeps.
-			reason = policy.NewRedactor(cfg.RedactedValues()).Redact(reason)
 			return g.withStore(func(st store.Store) error {
-				gr, err := st.AddGrant(cmd.Context(), tool, task, ttl, reason, operator())
+				gr, err := app.Grant(cmd.Context(), st, cfg, set, tool, task, ttl, reason, operator())
 				if err != nil {
 					return err
 				}

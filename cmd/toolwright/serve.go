@@ -41,7 +41,9 @@ own state dir; grant its write tools with toolwright grant --demo.
 page_snapshot, page_click, page_fill, page_select, page_press, page_extract
 and save_workflow, which drafts workflows/drafts/NAME.yaml (never served
 until a person moves it). They follow the same grants, allowed hosts,
-redaction and audit as every call.`
+redaction and audit as every call. Each MCP session records in its own
+environment, closed when the session ends or after browser.idle_timeout
+without a call.`
 
 func serveCmd(g *globals) *cobra.Command {
 	s := &serveRun{g: g}

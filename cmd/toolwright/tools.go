@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -13,7 +14,10 @@ func toolsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the generated tools with their schemas",
-		Args:  cobra.NoArgs,
+		Long: `List the generated tools with their schemas: the workflows, then the
+recording tools serve --record adds (marked "serve --record"). Every one is
+what toolwright grant accepts.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
@@ -31,15 +35,20 @@ func toolsCmd(g *globals) *cobra.Command {
 					InputSchema  json.RawMessage      `json:"inputSchema"`
 					OutputSchema json.RawMessage      `json:"outputSchema"`
 					Annotations  workflow.Annotations `json:"annotations"`
+					ServedBy     string               `json:"served_by,omitempty"`
 				}
 				list := []tool{}
-				for _, w := range set.Tools() {
-					list = append(list, tool{w.Name, w.Title, w.Description, w.InputSchema, w.OutputSchema, w.Annotations()})
+				for _, w := range app.Tools(set) {
+					list = append(list, tool{w.Name, w.Title, w.Description, w.InputSchema, w.OutputSchema, w.Annotations(), servedBy(w)})
 				}
 				return printJSON(out, list)
 			}
-			for _, w := range set.Tools() {
-				fmt.Fprintf(out, "%-28s %-11s env:%-9s %s\n", w.Name, w.Risk, w.Env, firstLine(w.Description))
+			for _, w := range app.Tools(set) {
+				where := "env:" + w.Env
+				if w.Native {
+					where = servedBy(w)
+				}
+				fmt.Fprintf(out, "%-28s %-11s %-13s %s\n", w.Name, w.Risk, where, firstLine(w.Description))
 				fmt.Fprintf(out, "  input: %s\n", w.InputSchema)
 			}
 			return nil
@@ -48,6 +57,14 @@ func toolsCmd(g *globals) *cobra.Command {
 	formatFlag(cmd, &format)
 	jsonAlias(cmd, &format)
 	return cmd
+}
+
+// servedBy says what serves a tool that is not a workflow file's.
+func servedBy(w *workflow.Workflow) string {
+	if w.Native {
+		return "serve --record"
+	}
+	return ""
 }
 
 func firstLine(s string) string {

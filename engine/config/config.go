@@ -760,6 +760,40 @@ func (s Secret) Read() (string, error) {
 	return "", nil
 }
 
+// EnvVar is an environment variable the server reads: what a client
+// config that starts it must pass (toolwright clients).
+type EnvVar struct {
+	Name string // the variable
+	For  string // what it holds: "secret acme_password", "audit.key"
+}
+
+// EnvVars are the environment variables a stdio server of this config
+// reads, each once, in the order of its secrets then audit.key and
+// sessions.key when the config names them. The default key variables
+// (TOOLWRIGHT_AUDIT_KEY, ...) are left out: they are read only when set,
+// and a placeholder standing for one would be read as a key. http.token is
+// left out too: a stdio server never reads it.
+func (c *Config) EnvVars() []EnvVar {
+	var out []EnvVar
+	seen := map[string]bool{}
+	add := func(s Secret, what string) {
+		if s.Env != "" && !seen[s.Env] {
+			seen[s.Env] = true
+			out = append(out, EnvVar{Name: s.Env, For: what})
+		}
+	}
+	for _, name := range c.SecretNames() {
+		add(c.Secrets[name], "secret "+name)
+	}
+	if c.Audit.KeySet {
+		add(c.Audit.Key, "audit.key")
+	}
+	if c.Sessions.KeySet {
+		add(c.Sessions.Key, "sessions.key")
+	}
+	return out
+}
+
 // SecretNames returns the declared secret names, sorted.
 func (c *Config) SecretNames() []string { return sortedKeys(c.Secrets) }
 

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,15 +11,14 @@ import (
 	"time"
 
 	"github.com/go-rod/rod/lib/proto"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/record"
-	"github.com/toolwright/toolwright/engine/result"
+	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/selector"
-	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/workflow"
 )
 
 // Recording (serve --record): an agent records a workflow the way a person
@@ -29,20 +27,20 @@ import (
 // recorder's capture script sees their real input events as it sees a
 // person's, and save_workflow drafts the same files from them into
 // workflows/drafts/, where nothing is served until a person moves it.
-// Each call goes through the same policy as a workflow call: a write
-// primitive needs a task_id and a live grant (policy.write_tools), page_open
-// is held to policy.allowed_hosts (and the environment's guard holds every
-// navigation to it), results are redacted and every call is audited.
+// The primitives are native tools (workflow.NewNative): declared once
+// below, they take the engine's one call path, as a workflow does — the
+// schema enforced with every pattern and bound before the body runs, the
+// store asked, the grant checked (policy.write_tools), page_open's url held
+// to policy.allowed_hosts (and the environment's guard holds every
+// navigation to it), the result redacted, audited and traced.
 
 // recordPurpose is the purpose of recording environments.
 const recordPurpose = "record"
 
-// recordTool is one primitive tool.
+// recordTool is one primitive tool: its declaration and its body.
 type recordTool struct {
-	name, risk, doc string
-	props           string // JSON Schema properties (task_id added)
-	required        []string
-	run             func(ctx context.Context, r *recording, args map[string]any) (map[string]any, error)
+	spec workflow.NativeSpec
+	run  func(rs *recorders, ctx context.Context, r *recording, args map[string]any) (map[string]any, error)
 }
 
 // recorders holds the recordings of a server, one per MCP session.
@@ -54,168 +52,186 @@ type recorders struct {
 	live map[string]*recording
 }
 
-// recording is one session's environment and recorder.
+// recording is one session's environment and recorder. It ends with its
+// MCP session, or after browser.idle_timeout without a call: its
+// environment is held for it (the browser's reaper never takes a held
+// one), so without an end every recording would keep its environment
+// until a restart, and a purpose full of them answers env_unavailable.
 type recording struct {
 	env   *browser.Env
 	rec   *record.Recorder
 	start string // the first page opened
-	mu    sync.Mutex
+
+	mu    sync.Mutex  // one call at a time; guards what follows
+	idle  *time.Timer // ends the recording after idleTimeout without a call
+	used  time.Time   // when the last call ended
+	ended string      // why the recording ended ("" while it lives)
+}
+
+// Patterns of the primitives' arguments.
+const (
+	refPattern  = `^e[0-9]{1,6}$` // a ref of page_snapshot
+	namePattern = `^[a-z][a-z0-9_]{0,63}$`
+)
+
+// param declares a string parameter of a primitive.
+func param(name, doc string, maxLen int, pattern string, required bool) *workflow.Param {
+	return &workflow.Param{Name: name, Type: workflow.TString, Description: doc, MaxLength: maxLen, Pattern: pattern, Required: required}
+}
+
+// refParam is the ref of an element, from page_snapshot.
+func refParam(doc string, required bool) *workflow.Param {
+	return param("ref", doc, 8, refPattern, required)
+}
+
+// recordToolList declares serve --record's tools, once: their schemas,
+// the checks of the call path, toolwright tools and toolwright grant all
+// read it. The page_ primitives repeat (a second click on Next clicks
+// again), so their task_id scopes a grant only; save_workflow keeps its
+// answer by task_id, as a workflow does.
+func recordToolList() []recordTool {
+	const read, write = policy.RiskRead, policy.RiskWrite
+	one := func(min int) *int { return &min }
+	desc := param("description", "what the drafted tool does, for the agents that will call it", 1000, "", true)
+	desc.MinLength = one(1)
+	secret := param("secret", "the name of a configured secret, typed by the server and recorded as ${{ secrets.NAME }} (instead of value)", 64, "", false)
+	secret.MinLength = one(1)
+	url := param("url", "an http(s) URL on a host policy.allowed_hosts allows", 2000, "", true)
+	url.Format = "url"
+	return []recordTool{
+		{workflow.NativeSpec{Name: "page_open", Risk: read, Repeats: true, Params: []*workflow.Param{url},
+			Description: "Open a URL in the recording's browser page (the first one is where the recorded workflow starts)."}, (*recorders).pageOpen},
+		{workflow.NativeSpec{Name: "page_snapshot", Risk: read, Repeats: true,
+			Description: "The page's fields, buttons, links and texts, one a line, each with a ref ([e12]) the other page_ tools take."}, (*recorders).snapshot},
+		{workflow.NativeSpec{Name: "page_click", Risk: write, Repeats: true, Params: []*workflow.Param{refParam("the element to click", true)},
+			Description: "Click the element ref (from page_snapshot) with the mouse."}, (*recorders).click},
+		{workflow.NativeSpec{Name: "page_fill", Risk: write, Repeats: true,
+			Params:      []*workflow.Param{refParam("the field to type into", true), param("value", "the text to type", 1000, "", false), secret},
+			Description: "Type text into the field ref, replacing what it holds: value, or secret (the name of a configured secret, typed by the server and recorded as ${{ secrets.NAME }})."}, (*recorders).fill},
+		{workflow.NativeSpec{Name: "page_select", Risk: write, Repeats: true,
+			Params:      []*workflow.Param{refParam("the <select> or listbox", true), param("value", "the option's value or label", 200, "", true)},
+			Description: "Choose an option (by value or label) in the <select> ref."}, (*recorders).choose},
+		{workflow.NativeSpec{Name: "page_press", Risk: write, Repeats: true,
+			Params:      []*workflow.Param{param("key", "a named key (Enter, Escape, Tab, ArrowDown, ...) or one character", 20, "", true), refParam("the field to press it in (default: where the focus is)", false)},
+			Description: "Press a key (Enter, Escape, Tab, ArrowDown, one character), in the field ref when given."}, (*recorders).press},
+		{workflow.NativeSpec{Name: "page_extract", Risk: read, Repeats: true, Params: []*workflow.Param{refParam("the element to read", true)},
+			Description: "Read the text of the element ref, and mark it as a value the recorded workflow returns."}, (*recorders).extract},
+		{workflow.NativeSpec{Name: "save_workflow", Risk: write,
+			Params:      []*workflow.Param{param("name", "the tool's name, also its file name", 64, namePattern, true), desc},
+			Description: "Draft a workflow from this session's successful page_ calls: workflows/drafts/NAME.yaml, its selector entries and its test file. Drafts are never served until a person moves them into workflows/."}, (*recorders).save},
+	}
+}
+
+// RecordTools are the tools serve --record adds, as declared (no body):
+// what toolwright tools lists and toolwright grant accepts.
+func RecordTools() []*workflow.Workflow {
+	list := recordToolList()
+	out := make([]*workflow.Workflow, 0, len(list))
+	for _, t := range list {
+		w, err := workflow.NewNative(t.spec)
+		if err != nil {
+			panic(err) // a declaration above is wrong: TestEveryToolTakesOnePath fails
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // EnableRecording adds the primitive tools and save_workflow (serve
-// --record). They exist only then.
+// --record). They exist only then, and take the engine's one call path
+// (run.Engine.AddNative): this file holds only their declarations and
+// bodies.
 func (s *Server) EnableRecording(cfg *config.Config) error {
 	rs := &recorders{s: s, cfg: cfg, live: map[string]*recording{}}
-	for _, t := range rs.tools() {
-		var props map[string]any
-		if err := json.Unmarshal([]byte(t.props), &props); err != nil {
-			return fmt.Errorf("record tool %s: %w", t.name, err)
+	for _, t := range recordToolList() {
+		w, err := workflow.NewNative(t.spec)
+		if err != nil {
+			return err
 		}
-		props["task_id"] = map[string]any{"type": "string", "pattern": `^[A-Za-z0-9._:-]{1,128}$`, "description": "the task this recording belongs to (a write primitive needs one, and a grant for it)"}
-		schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-		if len(t.required) > 0 {
-			schema["required"] = t.required
-		}
-		raw, _ := json.Marshal(schema)
-		ro, no := t.risk == policy.RiskRead, false
-		open := true
-		tool := &mcp.Tool{Name: t.name, Description: t.doc, InputSchema: json.RawMessage(raw),
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ro, DestructiveHint: &no, OpenWorldHint: &open}}
-		t := t
-		if err := s.addToolHandler(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return rs.call(ctx, req, t)
-		}); err != nil {
+		if err := s.eng.AddNative(w, rs.body(t)); err != nil {
 			return err
 		}
 	}
-	return nil
-}
-
-// addToolHandler registers a tool with its own handler.
-func (s *Server) addToolHandler(t *mcp.Tool, h mcp.ToolHandler) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
+	s.OnSessionEnd(func(key string) {
+		rs.mu.Lock()
+		r := rs.live[key]
+		rs.mu.Unlock()
+		if r != nil {
+			rs.end(key, r, "its MCP session ended")
 		}
-	}()
-	s.mcp.AddTool(t, h)
-	return nil
-}
-
-func (rs *recorders) tools() []recordTool {
-	return []recordTool{
-		{name: "page_open", risk: policy.RiskRead, doc: "Open a URL in the recording's browser page (the first one is where the recorded workflow starts).",
-			props: `{"url": {"type": "string", "maxLength": 2000, "description": "an http(s) URL"}}`, required: []string{"url"}, run: rs.pageOpen},
-		{name: "page_snapshot", risk: policy.RiskRead, doc: "The page's fields, buttons, links and texts, one a line, each with a ref ([e12]) the other page_ tools take.",
-			props: `{}`, run: rs.snapshot},
-		{name: "page_click", risk: policy.RiskWrite, doc: "Click the element ref (from page_snapshot) with the mouse.",
-			props: `{"ref": {"type": "string", "pattern": "^e[0-9]{1,6}$"}}`, required: []string{"ref"}, run: rs.click},
-		{name: "page_fill", risk: policy.RiskWrite, doc: "Type text into the field ref, replacing what it holds: value, or secret (the name of a configured secret, typed by the server and recorded as ${{ secrets.NAME }}).",
-			props: `{"ref": {"type": "string", "pattern": "^e[0-9]{1,6}$"}, "value": {"type": "string", "maxLength": 1000}, "secret": {"type": "string", "maxLength": 64}}`, required: []string{"ref"}, run: rs.fill},
-		{name: "page_select", risk: policy.RiskWrite, doc: "Choose an option (by value or label) in the <select> ref.",
-			props: `{"ref": {"type": "string", "pattern": "^e[0-9]{1,6}$"}, "value": {"type": "string", "maxLength": 200}}`, required: []string{"ref", "value"}, run: rs.choose},
-		{name: "page_press", risk: policy.RiskWrite, doc: "Press a key (Enter, Escape, Tab, ArrowDown, one character), in the field ref when given.",
-			props: `{"key": {"type": "string", "maxLength": 20}, "ref": {"type": "string", "pattern": "^e[0-9]{1,6}$"}}`, required: []string{"key"}, run: rs.press},
-		{name: "page_extract", risk: policy.RiskRead, doc: "Read the text of the element ref, and mark it as a value the recorded workflow returns.",
-			props: `{"ref": {"type": "string", "pattern": "^e[0-9]{1,6}$"}}`, required: []string{"ref"}, run: rs.extract},
-		{name: "save_workflow", risk: policy.RiskWrite, doc: "Draft a workflow from this session's successful page_ calls: workflows/drafts/NAME.yaml, its selector entries and its test file. Drafts are never served until a person moves them into workflows/.",
-			props: `{"name": {"type": "string", "pattern": "^[a-z][a-z0-9_]{0,63}$"}, "description": {"type": "string", "minLength": 1, "maxLength": 1000}}`, required: []string{"name", "description"}, run: rs.save},
-	}
-}
-
-// call runs one primitive under the server's policy and audits it.
-func (rs *recorders) call(ctx context.Context, req *mcp.CallToolRequest, t recordTool) (*mcp.CallToolResult, error) {
-	s := rs.s
-	s.inflight.Add(1)
-	defer s.inflight.Add(-1)
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	start := time.Now()
-	var args map[string]any
-	env := func() *result.Envelope {
-		dec := json.NewDecoder(bytes.NewReader(req.Params.Arguments))
-		dec.UseNumber()
-		if len(req.Params.Arguments) > 0 {
-			if err := dec.Decode(&args); err != nil {
-				return result.Failure(errs.New(errs.InvalidParams, "arguments: %v", err))
-			}
-		}
-		if err := checkArgs(t, args); err != nil {
-			return result.Failure(err)
-		}
-		taskID, _ := args["task_id"].(string)
-		gid, err := policy.DecideWith(ctx, policy.WriteMode(rs.cfg.Policy.WriteTools), t.risk, t.name, taskID, s.eng.Store(), rs.cfg.GrantCommand)
-		if err != nil {
-			rs.audit(ctx, t, taskID, "", "", errs.As(err).Code)
-			return result.Failure(err)
-		}
-		r, err := rs.session(ctx, req)
-		if err != nil {
-			rs.audit(ctx, t, taskID, "", gid, errs.As(err).Code)
-			return result.Failure(err)
-		}
-		r.mu.Lock()
-		data, err := t.run(ctx, r, args)
-		r.mu.Unlock()
-		env := result.Success(data)
-		if err != nil {
-			env = result.Failure(err)
-		}
-		env.TaskID = taskID
-		rs.audit(ctx, t, taskID, r.env.ID, gid, env.Code)
-		return env
-	}()
-	env.DurationMS = time.Since(start).Milliseconds()
-	b := s.eng.Redactor().RedactBytes(env.JSON())
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b), IsError: !env.OK}, nil
-}
-
-// checkArgs applies the tool's schema: known keys, required ones, strings.
-func checkArgs(t recordTool, args map[string]any) error {
-	var props map[string]map[string]any
-	_ = json.Unmarshal([]byte(t.props), &props)
-	for k, v := range args {
-		if k == "task_id" {
-			if s, ok := v.(string); !ok || s == "" || len(s) > 128 {
-				return errs.New(errs.InvalidParams, "task_id: a string of 1 to 128 characters")
-			}
-			continue
-		}
-		p, ok := props[k]
-		if !ok {
-			return errs.New(errs.InvalidParams, "unknown argument %q (rule: additionalProperties)", k)
-		}
-		s, ok := v.(string)
-		if !ok {
-			return errs.New(errs.InvalidParams, "%s: want a string", k)
-		}
-		if max, ok := p["maxLength"].(float64); ok && len([]rune(s)) > int(max) {
-			return errs.New(errs.InvalidParams, "%s: longer than %d characters (rule: maxLength)", k, int(max))
-		}
-	}
-	for _, k := range t.required {
-		if s, _ := args[k].(string); s == "" {
-			return errs.New(errs.InvalidParams, "%s is required", k)
-		}
-	}
-	return nil
-}
-
-func (rs *recorders) audit(ctx context.Context, t recordTool, taskID, envID, grant, code string) {
-	err := rs.s.eng.Store().AppendAudit(context.WithoutCancel(ctx), &store.AuditRecord{
-		TaskID: taskID, Tool: t.name, Risk: t.risk, EnvID: envID, Purpose: recordPurpose, GrantID: grant, Code: code,
 	})
-	if err != nil {
-		rs.s.log.Error("audit record not written", "tool", t.name, "err", err)
+	s.Sync(s.eng.Workflows())
+	return nil
+}
+
+// body is the native body of t: the session's recording, then t's run.
+func (rs *recorders) body(t recordTool) run.NativeFunc {
+	return func(ctx context.Context, in *run.NativeCall) (map[string]any, error) {
+		r, err := rs.session(ctx, in.Session)
+		if err != nil {
+			return nil, err
+		}
+		in.UseEnv(r.env)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.ended != "" { // it ended while this call waited for it
+			return nil, errs.New(errs.EnvNotFound, "the recording ended (%s); call page_open to start a new one", r.ended)
+		}
+		defer func() { r.used = time.Now() }()
+		return t.run(rs, ctx, r, in.Params)
 	}
 }
 
-// session is the recording of req's MCP session, opened on first use.
-func (rs *recorders) session(ctx context.Context, req *mcp.CallToolRequest) (*recording, error) {
-	id := ""
-	if req.Session != nil {
-		id = req.Session.ID()
+// idleTimeout is how long a recording lives without a call.
+func (rs *recorders) idleTimeout() time.Duration {
+	if d := rs.cfg.Browser.IdleTimeout; d > 0 {
+		return d
 	}
+	return 10 * time.Minute
+}
+
+// idleEnd ends r when no call used it for idleTimeout; a call that ran
+// meanwhile sets the timer again for what is left.
+func (rs *recorders) idleEnd(key string, r *recording) {
+	d := rs.idleTimeout()
+	r.mu.Lock()
+	left := d - time.Since(r.used)
+	if left > 0 && r.ended == "" {
+		r.idle.Reset(left)
+	}
+	r.mu.Unlock()
+	if left > 0 {
+		return
+	}
+	rs.end(key, r, fmt.Sprintf("no call for %s", d))
+}
+
+// end forgets r and closes its environment, once the call running in it
+// (if any) has finished.
+func (rs *recorders) end(key string, r *recording, why string) {
+	rs.mu.Lock()
+	if rs.live[key] == r {
+		delete(rs.live, key)
+	}
+	rs.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ended != "" {
+		return
+	}
+	r.ended = why
+	r.idle.Stop()
+	r.rec.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rs.s.eng.Browsers().Close(ctx, r.env.ID); err != nil {
+		rs.s.log.Debug("recording environment already gone", "env", r.env.ID, "err", err)
+	}
+	rs.s.log.Info("recording ended", "env", r.env.ID, "why", why)
+}
+
+// session is the recording of MCP session id, opened on first use.
+func (rs *recorders) session(ctx context.Context, id string) (*recording, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	if r := rs.live[id]; r != nil {
@@ -235,10 +251,13 @@ func (rs *recorders) session(ctx context.Context, req *mcp.CallToolRequest) (*re
 	}
 	rec, err := record.Start(ctx, env.Page(), record.Options{Map: m, Log: rs.s.log})
 	if err != nil {
-		rs.s.eng.Browsers().Release(env)
+		_ = rs.s.eng.Browsers().Close(context.WithoutCancel(ctx), env.ID) // its page is half set up: never reused
 		return nil, errs.Wrap(errs.EnvUnavailable, err, "the recording could not start")
 	}
-	r := &recording{env: env, rec: rec}
+	r := &recording{env: env, rec: rec, used: time.Now()}
+	r.mu.Lock() // the timer's function reads r.idle under r.mu
+	r.idle = time.AfterFunc(rs.idleTimeout(), func() { rs.idleEnd(id, r) })
+	r.mu.Unlock()
 	rs.live[id] = r
 	return r, nil
 }
@@ -246,13 +265,9 @@ func (rs *recorders) session(ctx context.Context, req *mcp.CallToolRequest) (*re
 func str(args map[string]any, k string) string { s, _ := args[k].(string); return s }
 
 func (rs *recorders) pageOpen(ctx context.Context, r *recording, args map[string]any) (map[string]any, error) {
+	// The call path checked its scheme (the schema) and its host
+	// (policy.allowed_hosts, as for every format: url parameter).
 	u := str(args, "url")
-	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return nil, errs.New(errs.InvalidParams, "url: an http(s) URL, got %q", u)
-	}
-	if ok, why := rs.s.eng.Hosts().AllowedURL(u); !ok {
-		return nil, errs.New(errs.HostNotAllowed, "%s", why)
-	}
 	if err := r.rec.Open(ctx, u); err != nil {
 		return nil, errs.Wrap(errs.NavigationFailed, err, "%s did not load", u)
 	}
@@ -318,7 +333,7 @@ func (rs *recorders) click(ctx context.Context, r *recording, args map[string]an
 
 func (rs *recorders) fill(ctx context.Context, r *recording, args map[string]any) (map[string]any, error) {
 	value, secret := str(args, "value"), str(args, "secret")
-	if _, has := args["secret"]; has {
+	if secret != "" {
 		v, ok := rs.cfg.SecretValues()[secret]
 		if !ok {
 			return nil, errs.New(errs.InvalidParams, "secret: no configured secret %q (the config has %s)", secret, strings.Join(rs.cfg.SecretNames(), ", "))

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/toolwright/toolwright/engine/mcpserver"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/workflow"
+	"github.com/toolwright/toolwright/internal/testbrowser"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -180,5 +182,78 @@ func TestAgentRecords(t *testing.T) {
 	b, _ := json.Marshal(env.Data)
 	if !env.OK || !strings.Contains(string(b), `"12 products"`) {
 		t.Errorf("replay: %s %s %s", env.Code, env.Message, b)
+	}
+}
+
+// TestRecordingsEndWithTheirSession: a recording's environment is held for
+// its MCP session, and closed when the session ends or after
+// browser.idle_timeout without a call. Five sessions one after another each
+// record (max_per_purpose 2), and an idle session's recording is closed and
+// a new one starts on its next call. Before (issue 48): a recording's
+// environment lived until a restart, so the third session's page_open
+// answered env_unavailable.
+func TestRecordingsEndWithTheirSession(t *testing.T) {
+	t.Parallel()
+	testsite.NeedChromium(t)
+	site := testsite.StartDir(t, "record")
+	open := func(idle time.Duration) (*app.App, *fixture) {
+		cfg := config.Default(t.TempDir())
+		must(t, os.MkdirAll(cfg.Workflows, 0o755))
+		must(t, os.MkdirAll(filepath.Dir(cfg.Selectors), 0o755))
+		must(t, os.WriteFile(cfg.Selectors, []byte("lumen.heading:\n  css: h1\n"), 0o644))
+		cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
+		cfg.Browser.Spare, cfg.Browser.MaxPerPurpose, cfg.Browser.IdleTimeout = 0, 2, idle
+		testbrowser.Config(t, cfg)
+		a, err := app.OpenServer(cfg, slog.New(slog.DiscardHandler), nil)
+		must(t, err)
+		t.Cleanup(func() { _ = a.Close(context.Background()) })
+		srv := newServer(t, a.Engine, mcpserver.Options{})
+		must(t, srv.EnableRecording(cfg))
+		return a, &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code := func(cs *mcp.ClientSession, name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		must(t, err)
+		var env struct{ Code, Message string }
+		b, _ := json.Marshal(res.StructuredContent)
+		must(t, json.Unmarshal(b, &env))
+		return env.Code + " " + env.Message
+	}
+	released := func(a *app.App, after string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for a.Engine.Browsers().Stats(ctx).ByPurpose["record"] > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("the recording's environment is still open 30s after %s", after)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	page := map[string]any{"url": site.URL("/signin.html")}
+
+	a, f := open(time.Hour)
+	for i := range 5 {
+		cs := f.connect(t)
+		if got := code(cs, "page_open", page); !strings.HasPrefix(got, "ok ") {
+			t.Fatalf("session %d: page_open: %s", i+1, got)
+		}
+		cs.Close()
+		released(a, fmt.Sprintf("session %d ended", i+1))
+	}
+
+	a, f = open(time.Second)
+	cs := f.connect(t)
+	if got := code(cs, "page_open", page); !strings.HasPrefix(got, "ok ") {
+		t.Fatalf("page_open: %s", got)
+	}
+	released(a, "a second without a call")
+	if got := code(cs, "page_snapshot", nil); !strings.Contains(got, "call page_open first") {
+		t.Errorf("page_snapshot after the idle end: %s", got)
+	}
+	if got := code(cs, "page_open", page); !strings.HasPrefix(got, "ok ") {
+		t.Errorf("page_open after the idle end: %s", got)
 	}
 }

@@ -95,6 +95,11 @@ type Server struct {
 	mu    sync.Mutex        // serialises Sync
 	tools map[string][]byte // registered tool name → its JSON, to skip unchanged tools
 
+	keys    sync.Map     // *mcp.ServerSession → its key (sessions.go)
+	nextKey atomic.Int64 // numbers the sessions that have no id of their own
+	endMu   sync.Mutex
+	onEnd   []func(key string) // told when a session ends (OnSessionEnd)
+
 	// base ends the calls still running when serving stops (after the grace).
 	base     context.Context
 	abort    context.CancelFunc
@@ -174,15 +179,16 @@ func New(eng *run.Engine, o Options) (*Server, error) {
 // MCP is the underlying SDK server (to connect in-process transports).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Sync makes the registered tools those of set: it adds new tools, replaces
-// changed ones and removes the rest. The SDK sends one debounced
+// Sync makes the registered tools those of set and the engine's native
+// tools (serve --record's): it adds new tools, replaces changed ones and
+// removes the rest. The SDK sends one debounced
 // notifications/tools/list_changed for a burst of changes; an unchanged set
 // sends none. It returns how many tools were added, changed and removed.
 func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := make(map[string][]byte, len(set.Names()))
-	for _, w := range set.Tools() {
+	for _, w := range s.served(set) {
 		t := Tool(w)
 		old, had := s.tools[w.Name]
 		b, err := json.Marshal(t)
@@ -218,6 +224,25 @@ func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
 	}
 	s.tools = next
 	return added, changed, len(gone)
+}
+
+// served is every tool to serve: the engine's native tools, then set's
+// workflows but those a native tool shadows (run.Engine.Call answers the
+// native one), each logged.
+func (s *Server) served(set *workflow.Set) []*workflow.Workflow {
+	out := s.eng.Natives()
+	native := make(map[string]bool, len(out))
+	for _, w := range out {
+		native[w.Name] = true
+	}
+	for _, w := range set.Tools() {
+		if native[w.Name] {
+			s.log.Error("workflow not served: a recording tool has its name; rename it", "tool", w.Name, "file", w.File)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // addTool registers t, turning the SDK's panic on a bad schema into an error.
@@ -268,6 +293,9 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 
 	name := req.Params.Name
 	r := run.Request{Tool: name, Args: req.Params.Arguments}
+	if req.Session != nil {
+		r.Session = s.sessionKey(req.Session)
+	}
 	var p *progress
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		p = &progress{ctx: ctx, ss: req.Session, token: tok, log: s.log, last: -1}

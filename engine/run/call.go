@@ -32,11 +32,13 @@ type call struct {
 	traceStart time.Time
 	taskID     string
 	grantID    string
+	body       NativeFunc // a native tool's body; nil for a workflow's steps
 
 	mu       sync.Mutex
 	steps    []store.StepRecord
 	attempts int
 	env      *browser.Env
+	lent     bool // env is a native body's, kept by it (NativeCall.UseEnv)
 	artifact int
 	done     int       // top-level steps finished, for progress
 	nav      *navWatch // the last acting step's navigation watch (navwatch.go)
@@ -87,7 +89,7 @@ func (c *call) run(ctx context.Context) *result.Envelope {
 	// The idempotency check comes first: a repeat of a finished call gets
 	// its stored envelope even when the grant has expired since.
 	var claim store.Claim
-	if c.taskID != "" && c.e.store != nil {
+	if c.taskID != "" && c.e.store != nil && !c.w.Repeats {
 		hash, herr := store.ArgsHashJSON(canonicalArgs(bound))
 		if herr == nil {
 			claim, herr = c.e.store.Claim(ctx, c.w.Name, c.taskID, hash, store.DefaultIdempotencyTTL)
@@ -220,6 +222,9 @@ func (c *call) execute(ctx context.Context, bound *workflow.Call) (*result.Envel
 	c.deadline = ctx
 	c.mu.Unlock()
 	defer c.releaseEnv()
+	if c.body != nil {
+		return c.runNative(ctx, bound)
+	}
 	defer c.keepNav(nil)
 	if err := c.prepareEnv(ctx, r, bound.EnvID); err != nil {
 		c.setCapture(noPageCapture)
@@ -371,12 +376,15 @@ func (c *call) currentEnv() *browser.Env {
 
 func (c *call) releaseEnv() {
 	c.mu.Lock()
-	env := c.env
+	env, lent := c.env, c.lent
 	stop := c.stopDialogs
 	c.stopDialogs = nil
 	c.mu.Unlock()
 	if stop != nil {
 		stop()
+	}
+	if lent {
+		return // the native body's, kept across its session's calls
 	}
 	if env != nil && env.Temporary {
 		c.e.sessions.forget(env.ID)
@@ -434,7 +442,7 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 	}
 	c.saveTrace(rctx, env, runErr)
 	if claim != nil {
-		if env.OK || !env.Retryable {
+		if (env.OK || !env.Retryable) && !c.refusedByBody(env) {
 			if err := claim.Complete(rctx, env); err != nil {
 				c.e.log.Warn("idempotency record not stored", "trace_id", c.traceID, "task_id", c.taskID, "err", red.Redact(err.Error()))
 				if env.OK && c.w.Writes() {
@@ -451,6 +459,15 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 	}
 	lvl("tool call", "tool", c.w.Name, "trace_id", c.traceID, "task_id", c.taskID, "code", env.Code, "duration_ms", env.DurationMS)
 	return env
+}
+
+// refusedByBody reports a native body's invalid_params: a native body
+// checks what it is asked before it acts (there are no steps before which
+// it could be refused), so, like a call refused before any step ran, its
+// refusal is not kept for a repeat: the agent fixes the call and sends it
+// again with the same task_id.
+func (c *call) refusedByBody(env *result.Envelope) bool {
+	return c.body != nil && env.Code == errs.InvalidParams
 }
 
 // checkSize enforces limits.max_response_bytes on an ok envelope.

@@ -56,6 +56,9 @@ type Engine struct {
 	artifacts   string
 	sessions    *sessions // nil: sessions off
 	typed       sync.Map  // env id → the secret typed into its page (typed.go)
+
+	nmu     sync.Mutex
+	natives map[string]native // native tools by name (native.go)
 }
 
 // New makes an engine.
@@ -123,17 +126,27 @@ type Request struct {
 	Args json.RawMessage
 	// Progress, when set, is told about each step as it starts.
 	Progress func(done, total int, message string)
+	// Session is the MCP session the call came from ("" for none): a
+	// native tool keeps what lives between calls per session.
+	Session string
 }
 
 // Call runs one call and returns its envelope. The only error is
-// ErrUnknownTool; everything else is an envelope.
+// ErrUnknownTool; everything else is an envelope. A native tool and a
+// workflow take the same path (call.run); a native tool shadows a workflow
+// of its name.
 func (e *Engine) Call(ctx context.Context, req Request) (*result.Envelope, error) {
 	set := e.set.Load()
-	w, ok := set.Tool(req.Tool)
+	n, isNative := e.nativeOf(req.Tool)
+	w, ok := n.w, isNative
+	if !ok {
+		w, ok = set.Tool(req.Tool)
+	}
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, req.Tool)
 	}
 	c := e.newCall(set, w, req)
+	c.body = n.body
 	env := c.run(ctx)
 	return env, nil
 }

@@ -335,6 +335,97 @@ output:
 	}
 }
 
+// TestFallbacksKeepTruncated: `??` and the ternary keep a list's truncated
+// mark, in the output and through set: `${{ vars.posts ?? [] }}` of a list
+// cut by limit says truncated, a whole one does not. Before (issue 48): both
+// said truncated: false (a search answered 25 of 55 rows as whole).
+func TestFallbacksKeepTruncated(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"post_fallbacks": `name: post_fallbacks
+description: Read the first posts' titles through fallbacks.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+  - extract: {from: posts.rows, fields: {title: posts.title}, into: all}
+  - set:
+      kept: "${{ vars.posts ?? [] }}"
+output:
+  fallback: ${{ vars.posts ?? [] }}
+  ternary: '${{ len(vars.all) > 0 ? vars.posts : [] }}'
+  kept: ${{ vars.kept }}
+  whole: ${{ vars.all ?? [] }}
+`,
+	}, withLangSelectors(t))
+	env := h.OK(h.Call("post_fallbacks", `{}`))
+	for name, want := range map[string]bool{"fallback": true, "ternary": true, "kept": true, "whole": false} {
+		if l := harness.List(t, env, name); l.Truncated != want {
+			t.Errorf("%s: truncated %v, want %v: %s", name, l.Truncated, want, env.JSON())
+		}
+	}
+}
+
+// TestIndexPastEndIsNotInternal: an output that reads a position past a
+// list's end (the page had fewer rows than the workflow expects) ends
+// assertion_failed, not needs_human, naming the expression and the way out
+// (get(list, N) ?? default), which works. Before (issue 48): internal,
+// needs_human, as if the engine had a bug.
+func TestIndexPastEndIsNotInternal(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"fourth_post": `name: fourth_post
+description: Read the fourth post's title of the first three.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+output:
+  fourth: ${{ vars.posts[3].title }}
+`,
+		"fourth_or_none": `name: fourth_or_none
+description: Read the fourth post's title of the first three, or none.
+risk: read
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: 3, into: posts}
+output:
+  fourth: ${{ get(vars.posts, 3)?.title ?? "none" }}
+`,
+	}, withLangSelectors(t))
+	env := h.Code(h.Call("fourth_post", `{}`), "assertion_failed", "read past the end")
+	if env.NeedsHuman || env.Retryable || !strings.Contains(env.Message, "vars.posts[3].title") || !strings.Contains(env.Message, "get(list, N) ?? default") {
+		t.Errorf("a position past the end: %s", env.JSON())
+	}
+	if env := h.OK(h.Call("fourth_or_none", `{}`)); env.Data["fourth"] != "none" {
+		t.Errorf("get(list, N) ?? default: %s", env.JSON())
+	}
+}
+
+// TestTemplatedLimitBelowOne: an extract limit a template gives (here an
+// argument) below 1 fails the step invalid_params, naming the rule; 2 reads
+// two. Before (issue 48): limit 0 read every match.
+func TestTemplatedLimitBelowOne(t *testing.T) {
+	t.Parallel()
+	h := harness.New(t, map[string]string{
+		"some_posts": `name: some_posts
+description: Read some posts' titles.
+risk: read
+params:
+  n: {type: integer, description: how many, min: 0, max: 5, default: 2}
+steps:
+  - goto: ${{ config.acme_base }}/posts.html
+  - extract: {from: posts.rows, fields: {title: posts.title}, limit: "${{ params.n }}", into: posts}
+output:
+  posts: ${{ vars.posts }}
+`,
+	}, withLangSelectors(t))
+	h.Code(h.Call("some_posts", `{"n": 0}`), "invalid_params", "limit is 0, and it must be at least 1")
+	if l := harness.List(t, h.OK(h.Call("some_posts", `{"n": 2}`)), "posts"); l.Count != 2 || !l.Truncated {
+		t.Errorf("limit 2: %+v", l)
+	}
+}
+
 // TestNoMatchIsNotInternal: findIndex with no match gives -1, so
 // `vars.i < 0` means "not found"; a comparison that meets no value (find
 // found nothing) ends assertion_failed, naming the expression, not internal

@@ -741,6 +741,15 @@ func (r *runner) exprFailure(err error, other func() error) error {
 		// (find found nothing): an assertion that did not hold, not a bug.
 		return errs.Wrap(errs.AssertionFailed, err, "the expression %q %s met no value: %s (find and findLast give no value when nothing matches; test it first, or write x ?? default)", ee.Source, where, ee.Reason)
 	}
+	if ee.PastEnd {
+		// The list had fewer items than the workflow reads (a search with
+		// fewer results): like a comparison that met no value, the data was
+		// not what the workflow expected. Not internal (a bug of the engine,
+		// for a person) and not config_error (the server config lacks
+		// nothing); an empty value instead would answer ok for a read that
+		// did not happen.
+		return errs.Wrap(errs.AssertionFailed, err, "the expression %q %s read past the end: %s (the list had fewer items than the workflow expects; test len(...) first, or write get(list, N) ?? default, which gives no value past the end)", ee.Source, where, ee.Reason)
+	}
 	return errs.Wrap(errs.Internal, err, "the expression %q %s failed: %s; fix the workflow", ee.Source, where, ee.Reason)
 }
 
@@ -1334,8 +1343,8 @@ func (r *runner) output(ctx context.Context) (map[string]any, error) {
 			return nil, err
 		}
 		items, isList := v.([]any)
-		isList = isList || (v == nil && o.List)                          // an unset list is an empty one
-		truncated := o.Value.ListOf != "" && r.truncated[o.Value.ListOf] // a list derived from one keeps its mark
+		isList = isList || (v == nil && o.List)     // an unset list is an empty one
+		truncated := o.Value.Truncated(r.Truncated) // a list derived from one keeps its mark
 		switch {
 		case o.Format == workflow.FormatTable && (isList || v == nil):
 			v = result.NewTable(items, truncated, max, o.Columns)

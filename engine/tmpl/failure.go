@@ -21,6 +21,10 @@ type EvalError struct {
 	// `find(...) < 3`: the data was not what the workflow expected, not a
 	// bug of the engine.
 	NoValue bool
+	// PastEnd: it read a position past a list's (or a text's) end, as in
+	// `vars.rows[3]` of 3 rows: the page had fewer items than the workflow
+	// expects, not a bug of the engine either.
+	PastEnd bool
 }
 
 func (e *EvalError) Error() string { return fmt.Sprintf("expression %q: %v", e.Source, e.Err) }
@@ -32,7 +36,7 @@ func evalFailed(code string, err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	return &EvalError{Source: strings.TrimSpace(code), Reason: reasonOf(code, err), Err: err, NoValue: noValue(err)}
+	return &EvalError{Source: strings.TrimSpace(code), Reason: reasonOf(code, err), Err: err, NoValue: noValue(err), PastEnd: pastEnd(err)}
 }
 
 var (
@@ -112,6 +116,16 @@ func noValue(err error) bool {
 	msg = strings.TrimPrefix(msg, "runtime error: ")
 	m := reBinary.FindStringSubmatch(msg)
 	return m != nil && (typeWords(m[1]) == "no value" || typeWords(m[3]) == "no value")
+}
+
+// pastEnd reports expr-lang's error for a position past a list's end.
+func pastEnd(err error) bool {
+	msg := err.Error()
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		msg = fe.Message
+	}
+	return reIndex.MatchString(strings.TrimPrefix(msg, "runtime error: "))
 }
 
 // typeWords names a Go type as an author knows the value.

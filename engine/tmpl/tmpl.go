@@ -93,10 +93,11 @@ type Template struct {
 	UsesPage bool   // evaluating needs page.url/page.title
 	VarRef   string // set when the whole template is `${{ vars.NAME }}`
 	ParamRef string // set when the whole template is `${{ params.NAME }}`
-	// ListOf names the variable a whole template's list comes from: vars.NAME
-	// itself, or a list derived from it alone (map, filter, sort, sortBy,
-	// reverse, a slice), which keeps its truncated mark.
-	ListOf  string
+	// ListOf names the variables a whole template's list comes from:
+	// vars.NAME itself, or a list derived from it alone (map, filter, sort,
+	// sortBy, reverse, a slice), which keeps its truncated mark; `??` and
+	// the ternary name both sides (Truncated).
+	ListOf  []string
 	Secrets []string // the secrets.NAME the template reads
 }
 
@@ -239,6 +240,22 @@ func (s Site) pos(offset int) lint.Pos {
 	return lint.Pos{File: s.File, Line: p.Line, Col: p.Col + col}
 }
 
+// unclosed says why the template opened at start has no }}: one brace, or
+// a YAML comment that cut an unquoted value short (` #` starts one, so
+// `${{ map(vars.rows, #.title) }}` reaches the engine as `${{ map(vars.rows,`),
+// or none at all. It returns the offset to report at.
+func unclosed(runes []rune, start int, site Site) (int, string) {
+	if n := site.Node; n != nil && n.Style == 0 && strings.HasPrefix(n.LineComment, "#") {
+		whole := string(runes) + " " + n.LineComment
+		return start, fmt.Sprintf("template ${{ is never closed: YAML read %q as a comment (in a value that is not quoted, a # after a space starts one) and cut the value there; quote the whole value, as in '%s'",
+			n.LineComment, strings.ReplaceAll(whole, "'", "''"))
+	}
+	if one := indexRunes(runes, start+3, "}"); one >= 0 {
+		return one, fmt.Sprintf("the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
+	}
+	return start, "template ${{ is never closed: end it with }}"
+}
+
 // CompileTemplate compiles a string value, reporting problems at their place.
 func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Template {
 	t := &Template{Source: src, url: sc.URL}
@@ -266,11 +283,8 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		}
 		end := templateEnd(runes, start+3)
 		if end < 0 {
-			if one := indexRunes(runes, start+3, "}"); one >= 0 {
-				ps.Addf(site.pos(one), lint.Expression, "the template closes with one brace: write ${{ %s }}", strings.TrimSpace(string(runes[start+3:one])))
-			} else {
-				ps.Addf(site.pos(start), lint.Expression, "template ${{ is never closed: end it with }}")
-			}
+			at, msg := unclosed(runes, start, site)
+			ps.Addf(site.pos(at), lint.Expression, "%s", msg)
 			ok = false
 			break
 		}
@@ -298,7 +312,7 @@ func CompileTemplate(src string, site Site, sc Scope, ps *lint.Problems) *Templa
 		t.single, t.code = parts[0].prog, parts[0].code
 		return t
 	}
-	t.VarRef, t.ParamRef, t.ListOf = "", "", ""
+	t.VarRef, t.ParamRef, t.ListOf = "", "", nil
 	t.parts = parts
 	return t
 }
@@ -330,7 +344,7 @@ type info struct {
 	usesPage bool
 	varRef   string
 	paramRef string
-	listOf   string
+	listOf   []string
 }
 
 // compile parses, checks names against the scope, then compiles.
@@ -649,15 +663,17 @@ func nilChecked(root ast.Node) map[string]bool {
 	return out
 }
 
-// derivedFrom names the variable a list expression comes from when it is
+// derivedFrom names the variables a list expression comes from when it is
 // vars.NAME or keeps a subset of its items, in any order or shape: map,
-// filter, sort, sortBy, reverse, a slice. "" otherwise.
-func derivedFrom(n ast.Node) string {
+// filter, sort, sortBy, reverse, a slice. `a ?? b` and `c ? a : b` come
+// from either side: both are named (a literal side names none, so
+// `vars.rows ?? []` is vars.rows's). nil otherwise.
+func derivedFrom(n ast.Node) []string {
 	switch x := n.(type) {
 	case *ast.MemberNode:
 		if id, ok := x.Node.(*ast.IdentifierNode); ok && id.Value == Vars {
 			if s, ok := x.Property.(*ast.StringNode); ok {
-				return s.Value
+				return []string{s.Value}
 			}
 		}
 	case *ast.SliceNode:
@@ -673,8 +689,31 @@ func derivedFrom(n ast.Node) string {
 				return derivedFrom(x.Arguments[0])
 			}
 		}
+	case *ast.BinaryNode:
+		if x.Operator == "??" {
+			return append(derivedFrom(x.Left), derivedFrom(x.Right)...)
+		}
+	case *ast.ConditionalNode:
+		return append(derivedFrom(x.Exp1), derivedFrom(x.Exp2)...)
 	}
-	return ""
+	return nil
+}
+
+// Truncated reports whether the list t evaluates to was cut: whether one
+// of the lists it comes from (ListOf) is marked truncated. Where it comes
+// from one of two (`??`, the ternary) it says truncated when either was
+// cut: never a cut list called whole, at the cost of a whole one called
+// cut when the branch not taken was.
+func (t *Template) Truncated(marked func(name string) bool) bool {
+	if t == nil {
+		return false
+	}
+	for _, name := range t.ListOf {
+		if marked(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

@@ -2,6 +2,7 @@ package tmpl_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -249,8 +250,8 @@ func TestChunk(t *testing.T) {
 	if err != nil || !cmp.Equal(got, want) {
 		t.Errorf("chunk = %v, %v; want %v", got, err, want)
 	}
-	if tm.ListOf != "rows" {
-		t.Errorf("ListOf = %q, want rows", tm.ListOf)
+	if fmt.Sprint(tm.ListOf) != "[rows]" {
+		t.Errorf("ListOf = %q, want [rows]", tm.ListOf)
 	}
 	tm = tmpl.CompileTemplate("${{ chunk(vars.rows, 0) }}", tmpl.Site{File: "f.yaml"}, scope, &ps)
 	if _, err := tm.Eval(e); err == nil || !strings.Contains(err.Error(), "at least 1") {

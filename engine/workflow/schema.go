@@ -69,6 +69,18 @@ func (p *Param) property(withDesc bool) *Obj {
 // buildSchemas generates the input and output schemas and compiles the
 // input schema for argument validation.
 func (w *Workflow) buildSchemas(set *Set) error {
+	if err := w.buildInput(); err != nil {
+		return err
+	}
+	var err error
+	w.OutputSchema, err = w.outputSchema(set).MarshalJSON()
+	return err
+}
+
+// buildInput generates the input schema: the declared parameters, then
+// task_id (and env_id for env: given). A native tool gets it from the same
+// code, so its patterns and bounds are enforced as a workflow's are.
+func (w *Workflow) buildInput() error {
 	props := NewObj()
 	var required []string
 	for _, p := range w.Params {
@@ -78,6 +90,9 @@ func (w *Workflow) buildSchemas(set *Set) error {
 		}
 	}
 	taskDesc := "Idempotency key: a repeat with the same task_id and arguments returns the first result without running again."
+	if w.Repeats {
+		taskDesc = "The task this call belongs to (a grant names it). No result is kept for a repeat: the same arguments sent again act again."
+	}
 	if w.NeedsTaskID() {
 		taskDesc += " Required: a person must grant this tool to this task_id first."
 		required = append(required, "task_id")
@@ -97,8 +112,7 @@ func (w *Workflow) buildSchemas(set *Set) error {
 		return err
 	}
 	w.InputSchema = b
-	w.OutputSchema, err = w.outputSchema(set).MarshalJSON()
-	return err
+	return nil
 }
 
 // validator compiles the input schema on first use: compiling every

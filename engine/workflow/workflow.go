@@ -60,6 +60,10 @@ type Workflow struct {
 	Viewport    *config.Viewport // its pages' size (nil: browser.viewport)
 	Output      []Output
 	Vars        []string // variables its steps set
+	// Native: its body is Go, registered with the engine (NewNative), not
+	// steps. Repeats: the same arguments sent again mean the action again,
+	// so no idempotency record is kept and task_id scopes the grant only.
+	Native, Repeats bool
 
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage

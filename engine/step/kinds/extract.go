@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 
+	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
@@ -19,7 +20,7 @@ func init() {
 		Fields: []step.Field{
 			{Name: "from", Type: step.Target, Required: true, Doc: "the element(s) to read"},
 			{Name: "list", Type: step.Bool, Doc: "read every match into a list, empty when nothing matches (default: true for a many target, else the first match, which must exist; a target parameter reads as a list only with list: true)"},
-			{Name: "limit", Type: step.Int, Doc: "read at most this many matches (the list is marked truncated)"},
+			{Name: "limit", Type: step.Int, Doc: "read at most this many matches, 1 or more (the list is marked truncated); leave it out to read every match, up to limits.max_list_items"},
 			{Name: "fields", Type: step.TargetMap, Doc: "read these targets (each declared within: the from target) from each match, into a map: NAME: TARGET, or NAME: {target: TARGET, attr: ATTR} to read another thing of that one (a link's href beside its text)"},
 			{Name: "attr", Type: step.String, Default: "text", Doc: "what to read: text, value, href (the absolute URL, resolved against the page) or an attribute name (as written, or null when absent); a field's own attr overrides it"},
 			{Name: "into", Type: step.VarName, Required: true, Doc: "the variable to store the result in", Yields: extractShape},
@@ -44,6 +45,9 @@ func init() {
 			if s.Bool("append") && !s.Bool("list") && !many {
 				c.Addf(s.Pos, lint.BadValue, "extract: append needs list: true")
 			}
+			if n, literal := s.Args["limit"].(int); literal && n < 1 {
+				c.Addf(s.Pos, lint.BadValue, "extract: limit must be at least 1, found %d (0 would read nothing); leave limit out to read every match, up to limits.max_list_items", n)
+			}
 		},
 		ReadsAhead: true,
 		Reads: func(x step.Exec, s *step.Step) (selector.ExtractSpec, bool) {
@@ -61,6 +65,11 @@ func runExtract(ctx context.Context, x step.Exec, s *step.Step) error {
 	lists, err := step.Need[step.Lists](x, s)
 	if err != nil {
 		return err
+	}
+	if s.Has("limit") && s.Int("limit") < 1 {
+		// A template gave it (a literal below 1 is a load error): refused,
+		// rather than read every match as 0 once did.
+		return errs.New(errs.InvalidParams, "extract: limit is %d, and it must be at least 1 (leave limit out to read every match)", s.Int("limit"))
 	}
 	spec := extractSpec(x, s, lists)
 	ex, err := x.Extract(ctx, spec)

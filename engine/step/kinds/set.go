@@ -24,7 +24,7 @@ func init() {
 				// A list derived from one list (map, filter, a slice)
 				// keeps its source's truncated mark.
 				l, lists := x.(step.Lists)
-				cut := lists && nv.Value != nil && nv.Value.ListOf != "" && l.Truncated(nv.Value.ListOf)
+				cut := lists && nv.Value.Truncated(l.Truncated)
 				x.SetVar(nv.Name, v, false)
 				if cut {
 					l.MarkTruncated(nv.Name)
