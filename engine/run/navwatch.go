@@ -641,12 +641,16 @@ func (w *navWatch) answered(ctx context.Context) error {
 	w.refusedSeen = true
 	w.mu.Unlock()
 	sent := f.Method + " " + f.Path
+	said := ""
+	if r := selector.Reason(ctx, w.page, f); r != "" {
+		said = fmt.Sprintf(": %q", r) // the application's own words
+	}
 	return w.judge(f.Status, f.Method,
 		func() error {
-			return errs.New(errs.NavigationFailed, "%s sent a request the server failed: %s answered HTTP %d (it may have done nothing)", w.label, sent, f.Status)
+			return errs.New(errs.NavigationFailed, "%s sent a request the server failed: %s answered HTTP %d%s (it may have done nothing)", w.label, sent, f.Status, said)
 		},
 		func() error {
-			return errs.New(errs.InvalidParams, "%s sent a request that the server refused: %s answered HTTP %d%s", w.label, sent, f.Status, refusedWhy(f.Status))
+			return errs.New(errs.InvalidParams, "%s sent a request that the server refused: %s answered HTTP %d%s%s", w.label, sent, f.Status, refusedWhy(f.Status), said)
 		})
 }
 

@@ -202,9 +202,12 @@ func (pt point) unfit(name, value string) error {
 }
 
 // clipped is a value for a message: its first 60 characters, then "…".
-func clipped(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:60]) + "…"
+func clipped(s string) string { return clipTo(s, 60) }
+
+// clipTo is s's first n characters, then "…" when it had more.
+func clipTo(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
 }

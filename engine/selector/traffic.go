@@ -78,6 +78,7 @@ type request struct {
 // the server answered with an HTTP error (RefusedSince).
 type Refusal struct {
 	n      uint64
+	id     proto.NetworkRequestID
 	Method string
 	Path   string // the URL's path: its query may carry a session's token
 	Status int
@@ -316,7 +317,7 @@ func (t *Traffic) answer(id proto.NetworkRequestID, status int) {
 		return
 	}
 	f := *r.sent
-	f.n, f.Status = r.n, status
+	f.n, f.id, f.Status = r.n, id, status
 	if len(t.refused) == maxRefused {
 		t.refused = append(t.refused[:0], t.refused[1:]...)
 	}

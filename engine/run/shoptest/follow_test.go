@@ -233,7 +233,7 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		[2]string{"fw_post_checked", `{"task_id": "post-checked"}`},
 	)
 	h.Code(refused[3], "post_refused", "the site refused the post")
-	h.Code(refused[0], "invalid_params", "upload tr.fw.files", "POST /upload answered HTTP 422")
+	h.Code(refused[0], "invalid_params", "upload tr.fw.files", `POST /upload answered HTTP 422: "this file type is not allowed"`)
 	h.Code(refused[1], "invalid_params", "click tr.fw.post_create", "Title can't be blank")
 	h.Code(refused[2], "invalid_params", "kept nothing of the value typed into it")
 	for _, env := range refused[:3] {
