@@ -107,7 +107,10 @@ func TestTrafficRefusals(t *testing.T) {
 	want := func(step string, mark, until uint64, wantOK bool, want Refusal) {
 		t.Helper()
 		got, ok := tr.refusedSince(mark, until)
-		got.n = 0
+		if ok && got.id == "" {
+			t.Errorf("%s: the refusal does not name its request (Reason reads its answer by it)", step)
+		}
+		got.n, got.id = 0, ""
 		if ok != wantOK || got != want {
 			t.Errorf("%s: refusal %+v (%v), want %+v (%v)", step, got, ok, want, wantOK)
 		}
