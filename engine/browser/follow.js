@@ -124,62 +124,34 @@
     define(obj, name, new Proxy(orig, { apply: (f, self, args) => h(self, args) }));
   };
 
-  // Timers.
+  // Timers and frames: set (its first run followed), and cancelled.
   const timers = new Map(); // id → item
-  wrap(window, "setTimeout", (orig) => (self, args) => {
-    const [fn, ms] = args;
-    const item = typeof fn === "function" ? track("timer", fn, Math.max(0, Number(ms) || 0)) : null;
-    if (!item) return apply(orig, self, args);
-    const rest = args.slice(2);
-    const id = apply(orig, self, [function () {
-      timers.delete(id);
-      return run(item, fn, this, rest);
-    }, ms]);
-    timers.set(id, item);
-    return id;
-  });
-  wrap(window, "clearTimeout", (orig) => (self, args) => {
-    done(timers.get(args[0]));
-    timers.delete(args[0]);
-    return apply(orig, self, args);
-  });
-  wrap(window, "setInterval", (orig) => (self, args) => {
-    const [fn, ms] = args;
-    let item = typeof fn === "function" ? track("timer", fn, Math.max(0, Number(ms) || 0)) : null;
-    if (!item) return apply(orig, self, args);
-    const rest = args.slice(2);
-    const id = apply(orig, self, [function () {
-      const first = item;
-      item = null;
-      timers.delete(id);
-      return first ? run(first, fn, this, rest) : apply(fn, this, rest);
-    }, ms]);
-    timers.set(id, item);
-    return id;
-  });
-  wrap(window, "clearInterval", (orig) => (self, args) => {
-    done(timers.get(args[0]));
-    timers.delete(args[0]);
-    return apply(orig, self, args);
-  });
   const frames = new Map();
-  wrap(window, "requestAnimationFrame", (orig) => (self, args) => {
-    const [fn] = args;
-    const item = typeof fn === "function" ? track("frame", fn) : null;
+  const schedule = (name, kind, ids) => wrap(window, name, (orig) => (self, args) => {
+    const [fn, ms] = args;
+    let item = typeof fn === "function" ? track(kind, fn, kind === "timer" ? Math.max(0, Number(ms) || 0) : undefined) : null;
     if (!item) return apply(orig, self, args);
-    const id = apply(orig, self, [function (t) {
-      frames.delete(id);
-      return run(item, fn, this, [t]);
-    }]);
-    frames.set(id, item);
-    native.setTimeout.call(window, () => done(item), FRAME_MAX);
+    if (kind === "frame") native.setTimeout.call(window, () => done(item), FRAME_MAX);
+    const id = apply(orig, self, [function (...given) {
+      const first = item;
+      item = null; // setInterval's later runs are not followed
+      ids.delete(id);
+      return first ? run(first, fn, this, args.length > 2 ? args.slice(2) : given) : apply(fn, this, args.slice(2));
+    }, ...args.slice(1)]);
+    ids.set(id, item);
     return id;
   });
-  wrap(window, "cancelAnimationFrame", (orig) => (self, args) => {
-    done(frames.get(args[0]));
-    frames.delete(args[0]);
+  const cancel = (name, ids) => wrap(window, name, (orig) => (self, args) => {
+    done(ids.get(args[0]));
+    ids.delete(args[0]);
     return apply(orig, self, args);
   });
+  schedule("setTimeout", "timer", timers);
+  schedule("setInterval", "timer", timers);
+  schedule("requestAnimationFrame", "frame", frames);
+  cancel("clearTimeout", timers);
+  cancel("clearInterval", timers);
+  cancel("cancelAnimationFrame", frames);
 
   // Messages: to a MessageChannel's port (its peer's handler runs the
   // item) and to the window itself (setImmediate's shims).
