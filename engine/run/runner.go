@@ -357,6 +357,12 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = s.Spec.Run(sctx, r, bound)
 	}
 	r.current = prev
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && !container(s) {
+		// The step's own time ran out: it waited all along for something
+		// that did not happen (a condition polled to its end, a target
+		// that never came).
+		r.c.addIdle(time.Since(start))
+	}
 	err = r.afterAct(ctx, sctx, s, rec, nav, mode, start, err)
 	var fe *failure
 	if err != nil && !errors.As(err, &fe) {
