@@ -37,8 +37,10 @@ names the secret to add: no secret is ever written to a file.
 
 The window needs a display (DISPLAY). Without one, --live 127.0.0.1:PORT serves
 the page's live view (its pixels, your mouse and keyboard forwarded; secrets
-masked) at a link printed on stderr, to open in your own browser. --setup TOOL runs an env: new tool first
-(to sign in) and records in the environment it made.`
+masked) at a link printed on stderr, to open in your own browser. Whoever opens that link drives the
+browser, so a live recording is held to policy.allowed_hosts: a --page outside it is refused, and so is
+every navigation outside it. --setup TOOL runs an env: new tool first (to sign in) and records in the
+environment it made.`
 
 func recordCmd(g *globals) *cobra.Command {
 	r := &recordRun{g: g}

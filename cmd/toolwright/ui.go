@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -63,6 +64,10 @@ configured. Open the printed address with ?token=TOKEN once.`,
 			key, err := run.SessionKey(cfg)
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright ui: sessions are off: %v\n", err)
+			}
+			if missing := cfg.MissingSecrets(); len(missing) > 0 {
+				// Not silent: what the live views can still mask without them.
+				fmt.Fprintf(cmd.ErrOrStderr(), "toolwright ui: secrets %s cannot be read here: live views still mask every element the engine typed a secret into (it marks them in the page) and every password field, but not other text showing those values; set them as the server does to mask that too\n", strings.Join(missing, ", "))
 			}
 			envs := &app.LiveEnvs{Store: st, Key: key, TTL: cfg.Sessions.TTL}
 			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs,

@@ -29,21 +29,25 @@ func usagef(format string, args ...any) error { return UsageError{fmt.Errorf(for
 // done closes the environment and everything opened for it.
 func OpenPage(ctx context.Context, cfg *config.Config, log *slog.Logger, setup string, setupArgs []string) (*rod.Page, func(), error) {
 	if setup == "" {
-		return openFreshPage(ctx, cfg, log)
+		return openFreshPage(ctx, cfg, log, false)
 	}
 	return openSetupPage(ctx, cfg, log, setup, setupArgs)
 }
 
-// openFreshPage is a temporary environment of a manager of its own.
-func openFreshPage(ctx context.Context, cfg *config.Config, log *slog.Logger) (*rod.Page, func(), error) {
+// openFreshPage is a temporary environment of a manager of its own; a
+// guarded one keeps policy.allowed_hosts (and policy.subresources) as a
+// workflow call's environment does.
+func openFreshPage(ctx context.Context, cfg *config.Config, log *slog.Logger, guarded bool) (*rod.Page, func(), error) {
 	bo, err := BrowserOptions(cfg, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	// An operator's own check, not an agent's call: any page, and all it
-	// loads (policy.subresources holds requests by the allowed hosts,
-	// which this environment does not apply).
-	bo.AllowURL, bo.HoldSubresources, bo.ConnectSrc = nil, false, nil
+	if !guarded {
+		// An operator's own check, not an agent's call: any page, and all
+		// it loads (policy.subresources holds requests by the allowed
+		// hosts, which this environment does not apply).
+		bo.AllowURL, bo.HoldSubresources, bo.ConnectSrc = nil, false, nil
+	}
 	bo.Spare = 0
 	bm, err := browser.NewManager(bo)
 	if err != nil {

@@ -8,11 +8,15 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/go-rod/rod"
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/lint"
+	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/record"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
@@ -66,10 +70,7 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 	if o.Say == nil {
 		o.Say = func(string) {}
 	}
-	headless := cfg.Browser.Headless
-	cfg.Browser.Headless = o.LiveAddr != "" // the person's window, or the live view's pixels
-	tab, done, err := OpenPage(ctx, cfg, log, o.Setup, o.SetupArgs)
-	cfg.Browser.Headless = headless
+	tab, done, err := openRecordPage(ctx, cfg, log, o)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +110,32 @@ func Record(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordO
 		return nil, recErr
 	}
 	return out, nil
+}
+
+// openRecordPage opens the page to record in: a window on this machine's
+// display, or (LiveAddr) a headless page for the live view. The live view
+// lets a person who may be anywhere the loopback address is forwarded to
+// drive the browser, so that page is held to policy.allowed_hosts as an
+// agent's call is: a start page outside it is refused (a UsageError) and
+// the browser's host guard refuses every navigation outside it.
+func openRecordPage(ctx context.Context, cfg *config.Config, log *slog.Logger, o RecordOptions) (*rod.Page, func(), error) {
+	live := o.LiveAddr != ""
+	if live && len(cfg.Policy.AllowedHosts) > 0 {
+		hosts, err := policy.NewHostMatcher(cfg.Policy.AllowedHosts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("policy.allowed_hosts: %w", err)
+		}
+		if ok, _ := hosts.AllowedURL(o.URL); !ok {
+			return nil, nil, usagef("--page %s is outside policy.allowed_hosts (%s): a recording in the live view is held to the policy, since whoever opens the view drives the browser; add the page's host to policy.allowed_hosts, or record in a window on this machine's display", o.URL, strings.Join(hosts.Patterns(), ", "))
+		}
+	}
+	headless := cfg.Browser.Headless
+	cfg.Browser.Headless = live // the person's window, or the live view's pixels
+	defer func() { cfg.Browser.Headless = headless }()
+	if o.Setup != "" {
+		return openSetupPage(ctx, cfg, log, o.Setup, o.SetupArgs) // the app's own environments: guarded
+	}
+	return openFreshPage(ctx, cfg, log, live)
 }
 
 // Replay validates a recording's written files and runs its tool once in

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // Live is the live view of one page: a person sees the page's pixels and
@@ -45,10 +47,13 @@ import (
 // to (`toolwright ui` does that).
 //
 // Secrets: before the first frame is sent, and every 300 ms while anyone
-// watches, every input and textarea of the top document whose value
-// contains one of LiveOptions.Secrets is drawn masked (CSS
-// -webkit-text-security: disc), as password fields are. The values are
-// compared in Go: no secret is ever sent into the page.
+// watches, every element the engine marked as one it typed a secret into
+// (selector.SecretMark: a field, an editor) is drawn masked with what it
+// holds (CSS -webkit-text-security: disc), whatever its value is now, so
+// masking needs no secret's value; a password field is marked when seen,
+// so one the page later shows as text stays masked. Besides, every input
+// and textarea whose value contains one of LiveOptions.Secrets is masked;
+// those values are compared in Go: no secret is ever sent into the page.
 type Live struct {
 	opts LiveOptions
 	page *rod.Page // the caller's page (its browser, its target)
@@ -268,9 +273,7 @@ func (l *Live) startLocked(ctx context.Context) error {
 		l.stopLocked()
 		return fmt.Errorf("start the screencast: %w", err)
 	}
-	if len(l.opts.Secrets) > 0 {
-		go l.maskLoop(sctx)
-	}
+	go l.maskLoop(sctx)
 	return nil
 }
 
@@ -384,20 +387,36 @@ const walkFieldsJS = `(function walk(root, out) {
   return out;
 })(document, [])`
 
-// maskPage draws masked every field whose value holds a secret, in the
-// page and in the out-of-process frames of its browser context.
+// maskMarkedJS draws masked every element marked (selector.SecretMark)
+// and all it holds, in the document, its open shadow roots and the
+// documents of same-process frames. It marks each password field first:
+// a page's "show password" turns one into a text field.
+const maskMarkedJS = `(mark) => { let n = 0; (function walk(root) {
+  for (const e of root.querySelectorAll('*')) {
+    if (e.tagName === 'INPUT' && e.type === 'password') e.setAttribute(mark, '');
+    if (e.hasAttribute(mark)) { for (const d of [e, ...e.querySelectorAll('*')]) d.style.setProperty('-webkit-text-security', 'disc', 'important'); n++; }
+    if (e.shadowRoot) walk(e.shadowRoot);
+    if (e.tagName === 'IFRAME' || e.tagName === 'FRAME') { let d = null; try { d = e.contentDocument } catch (_) {} if (d) walk(d); }
+  }
+})(document); return n; }`
+
+// maskPage draws masked every marked element and every field whose value
+// holds a secret, in the page and in the out-of-process frames of its
+// browser context.
 func (l *Live) maskPage(sess *cdpSession) {
-	if len(l.opts.Secrets) == 0 {
-		return
-	}
 	l.maskIn(sess)
 	for _, fs := range l.frameSessions(sess) {
 		l.maskIn(fs)
 	}
 }
 
-// maskIn masks the secret-holding fields of the document sess evaluates in.
+// maskIn masks the marked elements and the secret-holding fields of the
+// document sess evaluates in.
 func (l *Live) maskIn(sess *cdpSession) {
+	_ = sess.eval(maskMarkedJS, nil, selector.SecretMark)
+	if len(l.opts.Secrets) == 0 {
+		return
+	}
 	var vals []string
 	if sess.eval(fieldsJS, &vals) != nil {
 		return

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf16"
 
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/browser"
@@ -295,6 +296,14 @@ func (rs *recorders) snapshot(ctx context.Context, r *recording, _ map[string]an
 	if err := json.Unmarshal(raw, &snap); err != nil {
 		return nil, err
 	}
+	red := rs.s.eng.Redactor()
+	for i, l := range snap.Lines {
+		// A value cut short ends `"…` (its quote, then …): redact the start of a secret the
+		// cut left there (the answer's own redaction sees whole values).
+		if v, cut := strings.CutSuffix(l, "\"\u2026"); cut {
+			snap.Lines[i] = red.RedactCut(v) + "\"\u2026"
+		}
+	}
 	return map[string]any{"url": snap.URL, "title": snap.Title, "elements": strings.Join(snap.Lines, "\n")}, nil
 }
 
@@ -344,8 +353,12 @@ func (rs *recorders) fill(ctx context.Context, r *recording, args map[string]any
 	if err := rs.mouse(ctx, r, ref); err != nil {
 		return nil, err
 	}
-	if _, err := r.rec.Call(ctx, "focus", ref); err != nil {
+	raw, err := r.rec.Call(ctx, "focus", ref, secret != "")
+	if err != nil {
 		return nil, refErr(err)
+	}
+	if err := fits(raw, ref, value, secret); err != nil {
+		return nil, err
 	}
 	if err := (proto.InputInsertText{Text: value}).Call(r.rec.Page().Context(ctx)); err != nil {
 		return nil, err
@@ -354,6 +367,24 @@ func (rs *recorders) fill(ctx context.Context, r *recording, args map[string]any
 		return nil, refErr(err)
 	}
 	return map[string]any{"filled": ref}, nil
+}
+
+// fits refuses, before anything is typed, a value longer than the
+// field's maxlength (raw: the capture script's answer to focus), as the
+// fill step does: the field would keep only its start, and of a secret
+// that start would be drafted as a parameter's recorded argument.
+func fits(raw []byte, ref, value, secret string) error {
+	var max int
+	_ = json.Unmarshal(raw, &max)
+	n := len(utf16.Encode([]rune(value))) // maxlength counts UTF-16 code units
+	if max <= 0 || n <= max {
+		return nil
+	}
+	what := "value"
+	if secret != "" {
+		what = "secret " + secret
+	}
+	return errs.New(errs.InvalidParams, "%s is %d characters and field %s keeps at most %d (its maxlength): it would keep only part of it; nothing was typed", what, n, ref, max)
 }
 
 func (rs *recorders) choose(ctx context.Context, r *recording, args map[string]any) (map[string]any, error) {

@@ -19,7 +19,12 @@ type Redactor struct {
 	// second pass runs when the first changed something
 	twice bool
 	names []string
+	// tails are every form of every secret with its marker, for RedactCut
+	tails []pair
 }
+
+// pair is a text to replace and its marker.
+type pair struct{ old, marker string }
 
 // NewRedactor builds a Redactor for secrets (name → value). Empty values are
 // ignored. Besides each raw value it catches the forms a value takes on its
@@ -37,7 +42,6 @@ func NewRedactor(secrets map[string]string) *Redactor {
 		}
 	}
 	sort.Strings(names)
-	type pair struct{ old, marker string }
 	seen := map[string]bool{}
 	var pairs []pair
 	var markers []string
@@ -53,7 +57,7 @@ func NewRedactor(secrets map[string]string) *Redactor {
 			pairs = append(pairs, pair{form, marker})
 		}
 	}
-	r := &Redactor{names: names}
+	r := &Redactor{names: names, tails: pairs}
 	if len(pairs) == 0 {
 		return r
 	}
@@ -100,6 +104,35 @@ func (r *Redactor) Redact(s string) string {
 		out = r.rep.Replace(out)
 	}
 	return out
+}
+
+// minCutPrefix is the shortest start of a secret RedactCut replaces: a
+// shorter one is too common a text to take for a secret's.
+const minCutPrefix = 4
+
+// RedactCut is Redact for s, a text cut short at its end (a value shown
+// up to a length): besides whole secrets, the start of a secret (in any of
+// its forms, at least minCutPrefix bytes) that the cut left at the end of
+// s is replaced by its marker. Redact alone finds only whole values, so
+// the first 80 characters of a long secret passed it.
+func (r *Redactor) RedactCut(s string) string {
+	s = r.Redact(s)
+	if r == nil {
+		return s
+	}
+	best, marker := 0, ""
+	for _, p := range r.tails {
+		for n := len(p.old) - 1; n >= minCutPrefix && n > best; n-- {
+			if strings.HasSuffix(s, p.old[:n]) {
+				best, marker = n, p.marker
+				break
+			}
+		}
+	}
+	if best == 0 {
+		return s
+	}
+	return s[:len(s)-best] + marker
 }
 
 // RedactBytes is Redact for bytes; it returns a new slice (b itself when

@@ -270,3 +270,21 @@ func TestRedactLegacyCharsetsAndHex(t *testing.T) {
 		t.Error("ISO-8859-1 has no €")
 	}
 }
+
+// TestRedactCut: the start of a secret (4 characters or more, in any of
+// its forms) that a cut left at the end of a text is redacted; a shorter
+// one, and a secret's start elsewhere in the text, are not.
+func TestRedactCut(t *testing.T) {
+	r := NewRedactor(map[string]string{"tok": "Lq9-wZr4-secret/part"})
+	for in, want := range map[string]string{
+		`value="Lq9-wZr4-sec`:      `value="[redacted:tok]`,
+		`value="Lq9-wZr4-secret\/`: `value="[redacted:tok]`,
+		`value="Lq9`:               `value="Lq9`,
+		`Lq9-wZr4 then more`:       `Lq9-wZr4 then more`,
+		`a Lq9-wZr4-secret/part b`: `a [redacted:tok] b`,
+	} {
+		if got := r.RedactCut(in); got != want {
+			t.Errorf("RedactCut(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -131,6 +131,30 @@
     return pathCSS(el, null);
   };
 
+  // ---- secret fields ----
+  // A field that ever was a password field stays one, for what is read and
+  // sent from it: a page's "show password" turns it into a text field. So
+  // does a field drawn as dots (-webkit-text-security: a PIN in a text
+  // field), one for a one-time code, one the engine marked as typed a
+  // secret into (selector.SecretMark) and one page_fill typed a secret into.
+  const MARK = "data-toolwright-secret";
+  const secretEls = new WeakSet();
+  const secretField = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    if (secretEls.has(el)) return true;
+    if (el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") return false;
+    const dots = getComputedStyle(el).webkitTextSecurity;
+    const s = el.type === "password" || el.hasAttribute(MARK) || /\bone-time-code\b/.test(el.getAttribute("autocomplete") || "") || (!!dots && dots !== "none");
+    if (s) secretEls.add(el);
+    return s;
+  };
+  try {
+    new MutationObserver((recs) => {
+      for (const m of recs) if (m.oldValue && m.oldValue.toLowerCase() === "password") secretEls.add(m.target);
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ["type"], attributeOldValue: true });
+  } catch (e) { /* no document yet: the snapshot and the typing still look */ }
+  W.addEventListener("focusin", (ev) => secretField(targetOf(ev)), true);
+
   // ---- elements ----
   const actionable = "a[href],button,input,select,textarea,summary,label,[role=button],[role=link],[role=tab],[role=menuitem],[role=option],[role=checkbox],[role=switch],[role=radio],[onclick]";
   const targetOf = (ev) => {
@@ -149,13 +173,13 @@
       if (c.value && one(document, c) === el) cands.unshift(c);
     }
     e.cands = cands;
-    e.password = el.tagName === "INPUT" && el.type === "password";
+    e.password = secretField(el);
     e.maxLength = el.maxLength > 0 ? el.maxLength : 0;
     const known = KNOWN.find((k) => resolvesTo(k.locs, el));
     e.reuse = known ? known.name : "";
     return e;
   };
-  const read = (el) => twNorm(el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" ? (el.type === "password" ? "" : el.value) : el.innerText);
+  const read = (el) => twNorm(el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" ? (secretField(el) ? "" : el.value) : el.innerText);
 
   // ---- rows, their fields, the next-page control ----
   const rowOf = (el) => {
@@ -340,7 +364,10 @@
   const textLike = (el) => (el.tagName === "INPUT" && !["checkbox", "radio", "file", "submit", "button", "reset", "image", "range", "color"].includes(el.type)) || el.tagName === "TEXTAREA";
   W.addEventListener("input", (ev) => {
     const el = targetOf(ev);
-    if (ev.isTrusted && el && textLike(el)) pending.add(el);
+    if (ev.isTrusted && el && textLike(el)) {
+      secretField(el);
+      pending.add(el);
+    }
   }, true);
   W.addEventListener("change", (ev) => {
     const el = targetOf(ev);
@@ -408,6 +435,10 @@
   W.addEventListener("pagehide", flush, true);
 
   // ---- refs: how an agent (serve --record) points at elements ----
+  // cut quotes s, at most n characters of it; a cut one is followed by
+  // "…" so the Go side redacts the start of a secret the cut left at the
+  // end (policy.Redactor.RedactCut).
+  const cut = (s, n) => s.length > n ? JSON.stringify(s.slice(0, n)) + "\u2026" : JSON.stringify(s);
   const refs = new Map();
   let refSeq = 0;
   const snapshot = () => {
@@ -422,9 +453,9 @@
         if (kind && kind !== "frame") {
           const e = twInfo(el, el.getRootNode(), false, kind, 0);
           line = `${e.role || kind} ${JSON.stringify(e.accName || e.name || e.placeholder || "")}`;
-          if (kind === "field" && el.type !== "password" && "value" in el && el.value) line += ` value=${JSON.stringify(String(el.value).slice(0, 80))}`;
+          if (kind === "field" && !secretField(el) && "value" in el && el.value) line += ` value=${cut(String(el.value), 80)}`;
         } else if (!kind && Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.data.trim()) && !el.closest(actionable)) {
-          line = `text ${JSON.stringify(twNorm(el.innerText).slice(0, 120))}`;
+          line = `text ${cut(twNorm(el.innerText), 120)}`;
         }
         if (!line) continue;
         const ref = "e" + (++refSeq);
@@ -452,7 +483,15 @@
       const r = el.getBoundingClientRect();
       return [r.x + r.width / 2, r.y + r.height / 2];
     },
-    focus(ref) { const el = byRef(ref); el.focus(); if (el.select) el.select(); return true; },
+    // focus: ref focused (its text selected) → its maxlength (0: none). A
+    // secret typed into it (page_fill secret) makes it a secret field.
+    focus(ref, secret) {
+      const el = byRef(ref);
+      if (secret) secretEls.add(el);
+      el.focus();
+      if (el.select) el.select();
+      return el.maxLength > 0 ? el.maxLength : 0;
+    },
     choose(ref, value) {
       const el = byRef(ref);
       if (el.tagName !== "SELECT") throw new Error(`${ref} is not a <select>`);

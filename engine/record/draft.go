@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/selsuggest"
@@ -441,6 +442,9 @@ func (d *drafter) value(ev *Event, target string) (string, error) {
 	if ev.El.Password {
 		return "", &SecretNeeded{Field: label(ev.El), Secret: secretName(d.o.Prefix)}
 	}
+	if n := d.cutSecret(ev); n != "" {
+		return "", fmt.Errorf("%s keeps at most %d characters (its maxlength) and kept only the start of secrets.%s typed into it: a workflow cannot type that secret there; record with a field that takes the whole secret; the part it kept was not written anywhere", label(ev.El), ev.El.MaxLength, n)
+	}
 	p := d.param(target, "")
 	max := ev.El.MaxLength
 	if max <= 0 {
@@ -452,6 +456,22 @@ func (d *drafter) value(ev *Event, target string) (string, error) {
 	d.params.set(p, newMap(true, "type", "string", "description", "The text typed into "+label(ev.El), "max_length", max, "required", true))
 	d.args[p] = ev.Value
 	return "${{ params." + p + " }}", nil
+}
+
+// cutSecret names the secret whose start ev's field kept when its
+// maxlength cut the secret typed into it (the value fills the field and a
+// secret starts with it, longer), or "".
+func (d *drafter) cutSecret(ev *Event) string {
+	max := ev.El.MaxLength
+	if max <= 0 || len(ev.Value) < 4 || len(utf16.Encode([]rune(ev.Value))) != max {
+		return ""
+	}
+	for n, v := range d.o.Secrets {
+		if len(v) > len(ev.Value) && strings.HasPrefix(v, ev.Value) {
+			return n
+		}
+	}
+	return ""
 }
 
 func secretName(prefix string) string {

@@ -7,15 +7,20 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // maskJS hides, for a screenshot, every form field whose value holds a
 // secret and every element whose text does (the innermost ones, with their
-// descendants), in the document and its open shadow roots. It runs in an
+// descendants), and every element the engine marked as one it typed a
+// secret into (selector.SecretMark, with its descendants: its value may
+// have been rewritten past recognition, or be an editor's text), in the
+// document and its open shadow roots. It runs in an
 // isolated world, so the page's own scripts see neither the secrets nor
 // the functions used to look for them; the world keeps what it changed
 // for unmaskJS.
-const maskJS = `function (secrets) {
+const maskJS = `function (secrets, mark) {
 	const forms = [];
 	for (const s of secrets) {
 		forms.push(s, encodeURIComponent(s), JSON.stringify(s).slice(1, -1));
@@ -33,6 +38,10 @@ const maskJS = `function (secrets) {
 	const visit = (root) => {
 		for (const el of root.querySelectorAll("*")) {
 			if (el.shadowRoot) visit(el.shadowRoot);
+			if (el.hasAttribute(mark)) {
+				hideAll(el);
+				continue;
+			}
 			const tag = el.tagName;
 			if ((tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") && (has(el.value) || el.type === "password")) {
 				hide(el);
@@ -58,13 +67,12 @@ const unmaskJS = `function () {
 // maskWorld is the isolated world the mask runs in.
 const maskWorld = "toolwright-mask"
 
-// maskSecrets hides every element of page's frames showing one of secrets
-// (see maskJS) and returns how to show them again. It fails closed: when a
-// frame cannot be masked the error says so and nothing should be captured.
+// maskSecrets hides every element of page's frames showing one of secrets,
+// or marked as typed a secret into (see maskJS), and returns how to show
+// them again. It runs with no secrets too: a mark needs no value. It fails
+// closed: when a frame cannot be masked the error says so and nothing
+// should be captured.
 func maskSecrets(ctx context.Context, page *rod.Page, secrets []string) (restore func(), err error) {
-	if len(secrets) == 0 {
-		return func() {}, nil
-	}
 	page = page.Context(ctx)
 	tree, err := proto.PageGetFrameTree{}.Call(page)
 	if err != nil {
@@ -79,7 +87,11 @@ func maskSecrets(ctx context.Context, page *rod.Page, secrets []string) (restore
 		}
 	}
 	walk(tree.FrameTree)
+	if secrets == nil {
+		secrets = []string{} // JSON [], not null
+	}
 	arg, _ := json.Marshal(secrets)
+	mark, _ := json.Marshal(selector.SecretMark)
 	var worlds []proto.RuntimeExecutionContextID
 	restore = func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failureCaptureMax)
@@ -94,7 +106,7 @@ func maskSecrets(ctx context.Context, page *rod.Page, secrets []string) (restore
 			continue // a frame that went away meanwhile (or lives in another process)
 		}
 		res, err := proto.RuntimeCallFunctionOn{
-			FunctionDeclaration: "function () { return (" + maskJS + ")(" + string(arg) + "); }",
+			FunctionDeclaration: "function () { return (" + maskJS + ")(" + string(arg) + ", " + string(mark) + "); }",
 			ExecutionContextID:  w.ExecutionContextID,
 		}.Call(page)
 		if err == nil && res.ExceptionDetails != nil {

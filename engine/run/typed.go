@@ -39,6 +39,17 @@ func (c *call) noteTyped(text string) {
 	}
 }
 
+// HoldsSecret implements step.Secrets: text holds a redacted secret's
+// value.
+func (r *runner) HoldsSecret(text string) bool {
+	for _, v := range r.c.e.cfg.RedactedValues() {
+		if v != "" && strings.Contains(text, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // typedInto is the secret typed into the environment's page, or "".
 func (e *Engine) typedInto(envID string) string {
 	if v, ok := e.typed.Load(envID); ok {

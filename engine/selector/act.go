@@ -43,6 +43,8 @@ import (
 // ActOptions name the target for messages.
 type ActOptions struct {
 	Name string // the target's name
+	// Secret: Fill types a secret; the element is marked first (SecretMark).
+	Secret bool
 }
 
 // point is what prepare reports.
@@ -561,6 +563,11 @@ func Fill(ctx context.Context, el *rod.Element, value string, o ActOptions) erro
 	pt, err := prepare(ctx, el, o.Name, prep{fill: &value})
 	if err != nil || pt.Set {
 		return err
+	}
+	if o.Secret {
+		if err := markSecret(el.Page().Context(ctx), el.Object); err != nil {
+			return err
+		}
 	}
 	return typeInto(el.Page().Context(ctx), el.Object, value, o.Name)
 }

@@ -164,6 +164,14 @@ type Artifacts interface {
 	MaxArtifactBytes() int64
 }
 
+// Secrets is what an Exec may tell a kind that types text.
+type Secrets interface {
+	// HoldsSecret reports whether text holds a configured secret's value:
+	// the element it is typed into is then marked in the page
+	// (selector.SecretMark), so every view of the page masks it.
+	HoldsSecret(text string) bool
+}
+
 // Uploads is what an Exec offers a kind that hands files to the page.
 type Uploads interface {
 	// UploadsDir is config uploads_dir, the only folder a step takes files from.

@@ -27,18 +27,30 @@ func init() {
 			// Found, in view, enabled, not covered, focused and cleared in
 			// one round trip when the page can tell on its own, then typed
 			// into (see selector.Typing); else the way below, which waits.
+			secret := holdsSecret(x, value)
 			ty, err := typing(ctx, x, s.Str("target"), &value)
 			if err != nil {
 				return err
 			}
 			if ty != nil {
+				if secret {
+					if err := ty.MarkSecret(ctx); err != nil {
+						return err
+					}
+				}
 				return ty.Fill(ctx, value)
 			}
 			el, err := element(ctx, x, s, "target", 0)
 			if err != nil {
 				return err
 			}
-			return selector.Fill(ctx, el, value, selector.ActOptions{Name: targetLabel(x, s, "target")})
+			return selector.Fill(ctx, el, value, selector.ActOptions{Name: targetLabel(x, s, "target"), Secret: secret})
 		},
 	})
+}
+
+// holdsSecret reports whether value holds a secret, as far as x can tell.
+func holdsSecret(x step.Exec, value string) bool {
+	sx, ok := x.(step.Secrets)
+	return ok && sx.HoldsSecret(value)
 }
