@@ -321,13 +321,39 @@
     });
   }
 
+  // What the page says to a person when it refuses something: an alert
+  // region, an error box, a field's error message. Their texts are noted
+  // when a step is armed; alerts() is what shows since that is new.
+  const ALERTS = '[role=alert], [role=alertdialog], [aria-live=assertive], .alert-danger, .alert-error, .error-message, ' +
+    '.errorlist, .errors, #error_explanation, .invalid-feedback, .field-error, .form-error, .notice-error, .notice--error, #login_error';
+  let before = new Map();
+  const alertTexts = () => {
+    const m = new Map();
+    for (const el of document.querySelectorAll(ALERTS)) {
+      const t = (el.innerText || "").replace(/\s+/g, " ").trim();
+      if (t && el.getClientRects().length) m.set(el, t);
+    }
+    return m;
+  };
+
   const api = Object.freeze({
     // arm starts a step's cause: its trusted input is followed until the
     // next arm.
     arm() {
       causes.act = newCause("act");
       armed = causes.act;
+      before = document.documentElement ? alertTexts() : new Map();
       return true;
+    },
+    // alerts: the texts of the alert regions and error boxes shown now
+    // that were not shown (or said something else) when the last step was
+    // armed.
+    alerts() {
+      const out = [];
+      for (const [el, t] of alertTexts()) {
+        if (before.get(el) !== t) out.push(t.slice(0, 200));
+      }
+      return out;
     },
     // quiet: a promise of {waited, idle, left} once the cause of kind
     // ("act", "load") has nothing pending, or after max ms (idle: true,

@@ -366,7 +366,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	err = r.afterAct(ctx, sctx, s, rec, nav, mode, start, err)
 	var fe *failure
 	if err != nil && !errors.As(err, &fe) {
-		err = r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err))
+		err = r.refusedByPage(ctx, r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err)))
 	}
 	r.endAttempt(rec, start, n, err)
 	return err
@@ -398,6 +398,26 @@ func (r *runner) afterAct(ctx, sctx context.Context, s *step.Step, rec int, nav 
 		}
 	}
 	return err
+}
+
+// refusedByPage is err, a step's failure to find what it looked for after
+// an acting step, as what the page says when it shows a person why
+// (selector.PageSays: an alert region, an error box or a field's message
+// that appeared since that step acted, such as "Wrong email or
+// password"): invalid_params, not retryable (the same input is refused
+// again), quoting it. Any other failure stands.
+func (r *runner) refusedByPage(ctx context.Context, err error) error {
+	env := r.c.currentEnv()
+	if errs.CodeOf(err) != errs.TargetNotFound || env == nil || r.c.latestNav() == nil {
+		return err
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	says := selector.PageSays(lctx, r.actPage(env))
+	if says == "" {
+		return err
+	}
+	return errs.Wrap(errs.InvalidParams, err, "%s; the page says %q: it refused what was sent, and the same input is refused again", errs.As(err).Message, says)
 }
 
 // stepDialog is how step s answers dialogs (its dialog: rule, the text

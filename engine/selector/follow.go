@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
 	"github.com/ysmood/gson"
 )
 
@@ -77,4 +78,16 @@ func ErrorShown(ctx context.Context, page *rod.Page) string {
 		return ""
 	}
 	return res.Value.Str()
+}
+
+// PageSays is what the page shows a person since the last acting step was
+// armed (the follow hook's alerts: an alert region, an error box, a
+// field's error message that appeared or changed), the first of them; ""
+// when nothing new shows or the page has no hook.
+func PageSays(ctx context.Context, page *rod.Page) string {
+	res, err := proto.RuntimeEvaluate{Expression: `(() => { const f = window.__toolwright_follow; const a = f ? f.alerts() : []; return a.length ? a[0] : ""; })()`, ReturnByValue: true}.Call(page.Context(ctx))
+	if err != nil || res.ExceptionDetails != nil {
+		return ""
+	}
+	return res.Result.Value.Str()
 }

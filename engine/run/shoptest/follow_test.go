@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/result"
@@ -133,6 +134,23 @@ steps:
 output:
   heading: ${{ vars.heading }}
 `,
+	// A sign-in by script that says why it refused. Before: target_not_found,
+	// retryable, after the wait's 3 s: the agent signed in again.
+	"fw_signin": `
+name: fw_signin
+description: Sign in and read the account.
+risk: write
+params:
+  pw: {type: string, description: the password, max_length: 20}
+steps:
+  - goto: ${{ config.shop_base }}/fwsignin.html
+  - fill: {target: tr.fw.pw, value: "${{ params.pw }}"}
+  - click: tr.fw.signin
+  - wait: {visible: tr.fw.saved_note, timeout: 3s}
+  - extract: {from: tr.fw.saved_note, into: account}
+output:
+  account: ${{ vars.account }}
+`,
 	// WordPress's log-in page empties its password field 200 ms after it
 	// is parsed. Before: on a busy machine the fill came first and the
 	// form was sent without it ("" saved, or "emptied the field").
@@ -207,6 +225,7 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		{"fw_tag", `{"task_id": "tag"}`, []check{list("chips", "urgent")}},
 		{"fw_post", `{"task_id": "post", "title": "Hello"}`, []check{field("heading", "Saved")}},
 		{"fw_login", `{"task_id": "login"}`, []check{field("sent", "s3cret-pass")}},
+		{"fw_signin", `{"task_id": "signin", "pw": "right"}`, []check{field("account", "account")}},
 	}
 	var calls [][2]string
 	for _, c := range oks {
@@ -231,7 +250,12 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		[2]string{"fw_post", `{"task_id": "post-blank"}`},
 		[2]string{"fw_tag", `{"task_id": "qty", "field": "tr.fw.qty", "value": "call me"}`},
 		[2]string{"fw_post_checked", `{"task_id": "post-checked"}`},
+		[2]string{"fw_signin", `{"task_id": "signin-wrong", "pw": "wrong"}`},
 	)
+	h.Code(refused[4], "invalid_params", `the page says "Wrong email or password"`)
+	if strings.Contains(refused[4].Message, "Maintenance") || refused[4].Retryable {
+		t.Errorf("the refused sign-in: %s, want the page's new words only, not retryable", refused[4].JSON())
+	}
 	h.Code(refused[3], "post_refused", "the site refused the post")
 	h.Code(refused[0], "invalid_params", "upload tr.fw.files", `POST /upload answered HTTP 422: "this file type is not allowed"`)
 	h.Code(refused[1], "invalid_params", "click tr.fw.post_create", "Title can't be blank")
