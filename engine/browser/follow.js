@@ -64,7 +64,11 @@
   };
   if (loading) cur = { cause: causes.load, gen: 0 };
 
-  // current is the context work set going now belongs to, or null.
+  // current is the context work set going now belongs to, or null. An
+  // input event's listeners run with window.event set, and so do the
+  // promise reactions they leave (the microtask checkpoint comes before
+  // the event is put back: React's render after a click, an async
+  // handler's continuation).
   const current = () => {
     const e = window.event;
     if (armed && e && UI.has(e.type)) return { cause: armed, gen: 0 };

@@ -47,6 +47,20 @@ steps:
 output:
   rows: ${{ vars.rows }}
 `,
+	// A click whose handler's work resumes in a promise reaction and goes
+	// on by a MessageChannel message to a fetch (React's render and
+	// scheduler). Before the hook heard the click itself: no rows.
+	"fw_springs": `
+name: fw_springs
+description: Show the springs.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/fwsearch.html
+  - click: tr.fw.springs
+  - extract: {from: tr.fw.spring_rows, into: rows}
+output:
+  rows: ${{ vars.rows }}
+`,
 	// A click whose handler submits the form 400 ms later. Before: the
 	// heading of the old page ("Late").
 	"fw_late": `
@@ -217,6 +231,7 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		checks     []check
 	}{
 		{"fw_search", `{}`, []check{list("rows", "gear 01", "gear 06", "gear 11", "gear 16", "gear 21")}},
+		{"fw_springs", `{}`, []check{list("rows", "spring 04", "spring 09", "spring 14", "spring 19", "spring 24")}},
 		{"fw_live", `{}`, []check{list("rows", "valve 05", "valve 10", "valve 15", "valve 20", "valve 25")}},
 		{"fw_late", `{"task_id": "late"}`, []check{field("heading", "Saved")}},
 		{"fw_item", `{}`, []check{field("title", "Quarterly report"), field("state", "Published")}},
