@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/input"
@@ -584,6 +585,12 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 	names := []string{"change"}
 	if value != "" {
 		if err := (proto.InputInsertText{Text: value}).Call(p); err != nil {
+			return err
+		}
+		// A person's typing ends with a key let go: a search box that
+		// searches on keyup (jQuery-era editors, Node-RED's) sees it.
+		last, _ := utf8.DecodeLastRuneInString(value)
+		if err := keyEvent(keyInfo(input.Key(last), string(last)), proto.InputDispatchKeyEventTypeKeyUp, 0, "").Call(p); err != nil {
 			return err
 		}
 		names = []string{"input", "change"}

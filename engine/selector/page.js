@@ -1082,7 +1082,42 @@ function (op, req, ...nodes) {
     // press guard (PRESS) holds back a press that lands elsewhere, and the
     // click is aimed again.
     const still = req.press && !scrolled && !background && !animating(el.ownerDocument);
-    return (req.settle && !still ? (scrolled && maySkip(shadowRoots()) ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(() => {
+    // A cover that is still moving or fading (a dialog sliding in, a
+    // shade fading out, a tree opening: a jQuery animation changes styles
+    // frame by frame, which no CSS animation shows) is waited for until
+    // what is at the element's centre stands still for two frames, at most
+    // coverMax ms: then it covers, or it has gone.
+    const coverMax = 1500;
+    const coverSettled = () => new Promise((resolve) => {
+      const until = performance.now() + coverMax;
+      const sig = () => {
+        const r = el.getBoundingClientRect();
+        const x = r.left + r.width / 2, y = r.top + r.height / 2;
+        const hit = el.ownerDocument.elementFromPoint(x, y);
+        const c = hit && !contains(el, hit) ? hit : null;
+        // The boxes around the element too: one growing over it (a
+        // sliding panel whose overflow hides it until it has grown).
+        const around = [];
+        for (let a = parentOf(el), i = 0; a && isEl(a) && i < 6; a = parentOf(a), i++) around.push(rectKey(a.getBoundingClientRect()));
+        return [rectKey(r), around.join(";"), c ? rectKey(c.getBoundingClientRect()) + describe(c) + getComputedStyle(c).opacity : ""].join("|");
+      };
+      let last = sig(), still = 0;
+      const look = () => {
+        const tick = () => {
+          const now = sig();
+          still = now === last ? still + 1 : 0;
+          last = now;
+          if (still >= 2 || performance.now() > until) resolve();
+          else look();
+        };
+        // A tab the browser draws no frame of runs no animation frame.
+        const t = setTimeout(tick, 60);
+        requestAnimationFrame(() => { clearTimeout(t); setTimeout(tick, 16); });
+      };
+      look();
+    });
+    let coverWaited = !req.settle || background;
+    const measure = () => {
       const r = el.getBoundingClientRect();
       let x = r.left + r.width / 2, y = r.top + r.height / 2;
       // A pointer reaches only what is drawn inside the window: an element
@@ -1099,6 +1134,10 @@ function (op, req, ...nodes) {
       const out = { disabled: unusable(el, req.clear) };
       if (out.disabled && !isDisabled(el)) out.readonly = true;
       out.cover = coverAt(el.ownerDocument, x, y, el);
+      if (out.cover && !coverWaited) {
+        coverWaited = true;
+        return coverSettled().then(measure);
+      }
       // Up through same-process iframes: their offsets, and what covers them.
       for (let w = el.ownerDocument.defaultView; !out.cover && w.frameElement; w = w.parent) {
         const f = w.frameElement, fr = f.getBoundingClientRect();
@@ -1145,7 +1184,8 @@ function (op, req, ...nodes) {
         }
       }
       return out;
-    });
+    };
+    return (req.settle && !still ? (scrolled && maySkip(shadowRoots()) ? settle(10, 2) : settle(5, 1)) : Promise.resolve()).then(measure);
   };
 
   // Scrolling: `this` scrolls by itself when it is not the document and its

@@ -61,6 +61,25 @@ steps:
 output:
   rows: ${{ vars.rows }}
 `,
+	// Issue 46's Node-RED: a confirm box that slides down over a shade
+	// (a script's animation) is cancelled once it stands still (before:
+	// target_covered by the shade at once, retryable); a search box that
+	// searches on keyup finds (before: nothing, ok).
+	"fw_motion": `
+name: fw_motion
+description: Decline the deploy, then find the sensors.
+risk: write
+steps:
+  - goto: ${{ config.shop_base }}/fwmotion.html
+  - click: tr.fw.deploy
+  - click: tr.fw.cancel
+  - extract: {from: tr.status, into: status}
+  - fill: {target: tr.fw.find, value: sensor}
+  - extract: {from: tr.fw.found, into: found}
+output:
+  status: ${{ vars.status }}
+  found: ${{ vars.found }}
+`,
 	// A click whose handler submits the form 400 ms later. Before: the
 	// heading of the old page ("Late").
 	"fw_late": `
@@ -232,6 +251,7 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 	}{
 		{"fw_search", `{}`, []check{list("rows", "gear 01", "gear 06", "gear 11", "gear 16", "gear 21")}},
 		{"fw_springs", `{}`, []check{list("rows", "spring 04", "spring 09", "spring 14", "spring 19", "spring 24")}},
+		{"fw_motion", `{"task_id": "motion"}`, []check{field("status", "cancelled"), list("found", "sensor 1", "sensor 2")}},
 		{"fw_live", `{}`, []check{list("rows", "valve 05", "valve 10", "valve 15", "valve 20", "valve 25")}},
 		{"fw_late", `{"task_id": "late"}`, []check{field("heading", "Saved")}},
 		{"fw_item", `{}`, []check{field("title", "Quarterly report"), field("state", "Published")}},
