@@ -10,6 +10,10 @@ import (
 // keys and a parameter's fields. Decoding, lint, docs and the published
 // JSON Schema all read them.
 
+// KeyInternal is the workflow key that keeps a helper workflow from being
+// served as a tool (Workflow.Internal).
+const KeyInternal = "internal"
+
 // FileDecl declares a workflow file's top-level keys.
 var FileDecl = &decl.Object{
 	Name:  "workflow",
@@ -23,6 +27,8 @@ var FileDecl = &decl.Object{
 		{Name: "risk", Type: decl.Enum, Enum: policy.Risks, Default: Write,
 			Doc: "read tools are on; write and destructive tools need a grant for each task"},
 		{Name: "idempotent", Type: decl.Bool, Default: false, Doc: "calling twice with the same arguments has the effect of calling once (MCP idempotentHint)"},
+		{Name: KeyInternal, Type: decl.Bool, Default: false,
+			Doc: "true: a helper (a sign-in other workflows call:) that is not an MCP tool: not listed, not callable by an agent (calling it is an unknown tool), not in toolwright tools or docs; call: still runs it"},
 		{Name: "env", Type: decl.Enum, Enum: []string{EnvTemporary, EnvGiven, EnvNew}, Default: EnvTemporary,
 			Doc: "temporary: a fresh environment per call; given: the call names an env_id; new: the workflow opens an environment and returns its id"},
 		{Name: "purposes", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "env: given: the purposes of the environments this tool may run on; env: temporary: one, its environment's purpose (whose saved session it starts with)"},
