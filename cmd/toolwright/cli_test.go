@@ -420,9 +420,9 @@ func TestCLITracesAndReplay(t *testing.T) {
 	out, _ = c.mustCLI(t, 0, "traces", failed.TraceID)
 	var tr store.Trace
 	cliMust(t, json.Unmarshal([]byte(out), &tr))
-	// page.html only: the call typed a secret, so no screenshot of its page
-	// is kept (README, Reliability: screenshots after a secret was typed).
-	if tr.Code != "target_not_found" || len(tr.Steps) != 7 || len(tr.Artifacts) != 1 || !strings.HasSuffix(tr.Artifacts[0], "page.html") {
+	// The failure screenshot (masked, the operator's) and page.html, kept
+	// though the call typed a secret (README, Reliability: screenshots).
+	if tr.Code != "target_not_found" || len(tr.Steps) != 7 || len(tr.Artifacts) != 2 || !strings.HasSuffix(tr.Artifacts[0], "failure.png") || !strings.HasSuffix(tr.Artifacts[1], "page.html") {
 		t.Errorf("traces %s: code %s, %d steps, artifacts %v", failed.TraceID, tr.Code, len(tr.Steps), tr.Artifacts)
 	}
 	if n := len(tr.Steps); n > 0 {

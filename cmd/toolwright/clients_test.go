@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolwright/toolwright/engine/config"
 	"io"
 	"os"
 	"path/filepath"
@@ -195,6 +196,58 @@ audit:
 		for _, v := range []string{"Osprey", "9931"} {
 			if strings.Contains(stdout+stderr, v) {
 				t.Errorf("%s: a value is printed:\n%s\n%s", client, stdout, stderr)
+			}
+		}
+	}
+}
+
+// TestClientExamplesCarryEnv: each shipped client config in
+// examples/clients starts toolwright with the env block `toolwright
+// clients` prints for the demo's config (examples/demo/toolwright.yaml):
+// every variable it reads, by name, as that client's reference to it, and
+// for VS Code a hidden prompt for each. Before (issue 48): Claude Desktop's
+// and Cursor's held made-up values, VS Code's none, so a pasted example
+// did not match what the command prints.
+func TestClientExamplesCarryEnv(t *testing.T) {
+	t.Parallel()
+	demo, err := config.Load(repoPath(t, "examples", "demo", "toolwright.yaml"))
+	cliMust(t, err)
+	vars := demo.EnvVars()
+	if len(vars) == 0 {
+		t.Fatal("the demo's config reads no variable: the test proves nothing")
+	}
+	files := map[string]string{
+		"claude-desktop": "claude_desktop_config.json",
+		"claude-code":    "claude_code.mcp.json",
+		"cursor":         "cursor_mcp.json",
+		"vscode":         "vscode_mcp.json",
+	}
+	for _, client := range clientNames {
+		b, err := os.ReadFile(repoPath(t, "examples", "clients", files[client]))
+		cliMust(t, err)
+		var shipped struct {
+			MCPServers map[string]struct{ Env map[string]string } `json:"mcpServers"`
+			Servers    map[string]struct{ Env map[string]string } `json:"servers"`
+			Inputs     []map[string]any                           `json:"inputs"`
+		}
+		cliMust(t, json.Unmarshal(b, &shipped))
+		s := shipped.MCPServers["toolwright"]
+		if client == "vscode" {
+			s = shipped.Servers["toolwright"]
+		}
+		if got, want := fmt.Sprint(s.Env), fmt.Sprint(clientEnvBlock(client, vars)); got != want {
+			t.Errorf("%s: the toolwright server's env is %s; toolwright clients prints %s", files[client], got, want)
+		}
+		if client != "vscode" {
+			continue
+		}
+		for _, in := range vscodeInputs(vars) {
+			found := false
+			for _, have := range shipped.Inputs {
+				found = found || fmt.Sprint(have) == fmt.Sprint(in)
+			}
+			if !found {
+				t.Errorf("%s: no input %v", files[client], in)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +21,12 @@ func sessionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions list|clear|export|import",
 		Short: "Saved sign-in state per purpose (sessions: in the config)",
-		Long: `Saved sign-in state per purpose: the cookies and local storage of an
-environment, sealed with sessions.key in the store. export and import use
-Playwright's storage-state JSON ({cookies: [...], origins: [{origin,
-localStorage: [{name, value}]}]}).`,
+		Long: `Saved sign-in state per purpose: the cookies and the local and session
+storage of an environment, sealed with sessions.key in the store. export and
+import use Playwright's storage-state JSON ({cookies: [...], origins:
+[{origin, localStorage: [{name, value}]}]}); session storage goes under an
+extra key of each origin, sessionStorage: [{name, value}], which Playwright
+ignores.`,
 	}
 	cmd.AddCommand(sessionsListCmd(g), sessionsClearCmd(g), sessionsExportCmd(g), sessionsImportCmd(g))
 	return cmd
@@ -34,32 +37,34 @@ func sessionsListCmd(g *globals) *cobra.Command {
 	var format string
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "The saved sessions: purpose, saved, expires, by what (never their content)",
+		Short: "The saved sessions: purpose, saved, expires, by what, what they hold (never a value)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			key, _ := run.SessionKey(cfg) // without one, what a session holds is not known
 			return g.withStore(func(st store.Store) error {
-				ss, err := st.ListSessions(cmd.Context())
-				if err != nil {
+				rows, err := listSessions(cmd.Context(), st, key)
+				if err != nil || format == "json" {
+					if err == nil {
+						err = printJSON(cmd.OutOrStdout(), rows)
+					}
 					return err
 				}
-				if format == "json" {
-					if ss == nil {
-						ss = []store.Session{}
-					}
-					return printJSON(cmd.OutOrStdout(), ss)
-				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "PURPOSE\tSAVED\tEXPIRES\tBY\tBYTES")
+				fmt.Fprintln(tw, "PURPOSE\tSAVED\tEXPIRES\tBY\tBYTES\tHOLDS")
 				now := time.Now()
-				for _, s := range ss {
+				for _, s := range rows {
 					exp := s.Expires.Local().Format(time.DateTime)
 					if !s.Expires.After(now) {
 						exp += " (expired)"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", s.Purpose, s.Saved.Local().Format(time.DateTime), exp, s.SavedBy, s.Bytes)
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.Purpose, s.Saved.Local().Format(time.DateTime), exp, s.SavedBy, s.Bytes, s.Holds)
 				}
 				return tw.Flush()
 			})
@@ -67,6 +72,34 @@ func sessionsListCmd(g *globals) *cobra.Command {
 	}
 	list.Flags().StringVar(&format, "format", "text", "text or json")
 	return list
+}
+
+// sessionRow is one line of `sessions list`: the stored session and what
+// it holds, if the key opens it ("empty" for a session with nothing in it,
+// which signs no call in; "?" when it cannot be opened).
+type sessionRow struct {
+	store.Session
+	Holds string `json:"holds"`
+}
+
+// listSessions is every saved session, each opened with key (nil: sessions
+// off) to say what it holds.
+func listSessions(ctx context.Context, st store.Store, key *store.SessionKey) ([]sessionRow, error) {
+	ss, err := st.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]sessionRow, 0, len(ss))
+	for _, s := range ss {
+		row := sessionRow{Session: s, Holds: "?"}
+		if key != nil {
+			if state, _, err := run.LoadSession(ctx, st, key, s.Purpose); err == nil {
+				row.Holds = state.Summary()
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // sessionsClearCmd is `sessions clear`.
@@ -190,7 +223,10 @@ func sessionsImportCmd(g *globals) *cobra.Command {
 				if err := run.SaveSession(cmd.Context(), st, key, purpose, state, cfg.Sessions.TTL, "import"); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "saved the session of purpose %q: %d cookies, %d origins\n", purpose, len(state.Cookies), len(state.Origins))
+				fmt.Fprintf(cmd.ErrOrStderr(), "saved the session of purpose %q: %s\n", purpose, state.Summary())
+				if state.Empty() {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: purpose %q: %s\n", purpose, run.EmptySession)
+				}
 				return nil
 			})
 		},

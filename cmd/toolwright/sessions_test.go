@@ -187,3 +187,61 @@ func TestCLISessionsExportIsPrivate(t *testing.T) {
 		t.Errorf("temporary files left: %v", tmp)
 	}
 }
+
+// TestCLISessionsSessionStorage: import reads each origin's sessionStorage
+// (the extra key Playwright ignores) and export writes it back; an origin
+// with only session storage still has its localStorage list. A session
+// with nothing in it is imported with a warning naming the purpose, and
+// list shows it as empty. Before (issue 48): export dropped sessionStorage
+// and an empty session said nothing anywhere.
+func TestCLISessionsSessionStorage(t *testing.T) {
+	dir, run := sessionsCLI(t)
+	state := `{"cookies": [], "origins": [
+  {"origin": "http://127.0.0.1:8000", "localStorage": [], "sessionStorage": [{"name": "token", "value": "s3ss-t0ken"}]}
+]}`
+	in, blank := filepath.Join(dir, "state.json"), filepath.Join(dir, "blank.json")
+	if err := os.WriteFile(in, []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blank, []byte(`{"cookies": [], "origins": []}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr := run(0, "sessions", "import", "--purpose", "tab", in); strings.Contains(stderr, "warning") {
+		t.Errorf("import of a session holding a token warned: %s", stderr)
+	}
+	out, _ := run(0, "sessions", "export", "--purpose", "tab")
+	var got, want any
+	_ = json.Unmarshal([]byte(out), &got)
+	_ = json.Unmarshal([]byte(state), &want)
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+		t.Errorf("export after import:\n%s\nwant\n%s", g, w)
+	}
+	_, stderr := run(0, "sessions", "import", "--purpose", "blank", blank)
+	if !strings.Contains(stderr, `warning: purpose "blank": the saved session holds nothing`) {
+		t.Errorf("import of an empty session: stderr %q", stderr)
+	}
+	out, _ = run(0, "sessions", "list", "--format", "json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
+		t.Fatalf("list = %s (%v)", out, err)
+	}
+	holds := map[any]any{}
+	for _, s := range list {
+		holds[s["purpose"]] = s["holds"]
+	}
+	if holds["blank"] != "empty" || holds["tab"] != "0 cookies, 1 origin (0 local, 1 session storage items)" {
+		t.Errorf("list holds = %v", holds)
+	}
+	if out, _ := run(0, "sessions", "list"); !strings.Contains(out, "empty") {
+		t.Errorf("list (text) does not show the empty session:\n%s", out)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

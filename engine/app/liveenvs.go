@@ -186,6 +186,9 @@ func (l *LiveEnvs) FinishEnv(ctx context.Context, id, by string) (string, error)
 			return "", err
 		}
 		msg = fmt.Sprintf("saved as the session of purpose %q: the agent's next call runs signed in", purpose)
+		if state.Empty() {
+			msg = fmt.Sprintf("saved as the session of purpose %q, but %s", purpose, run.EmptySession)
+		}
 	}
 	if handoff {
 		if _, err := l.Store.FinishHandoff(ctx, id, by); err != nil {

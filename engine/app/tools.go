@@ -13,12 +13,13 @@ import (
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
-// Tools is every tool a server of set can serve: its workflows, then the
-// recording tools serve --record adds (workflow.Workflow.Native). It is
-// the one list toolwright tools prints and toolwright grant checks a name
-// against, so a tool the server can answer not_granted for can be granted.
+// Tools is every tool a server of set can serve: its workflows but the
+// internal ones (set.Served), then the recording tools serve --record adds
+// (workflow.Workflow.Native). It is the one list toolwright tools prints
+// and toolwright grant checks a name against, so a tool the server can
+// answer not_granted for can be granted.
 func Tools(set *workflow.Set) []*workflow.Workflow {
-	out := set.Tools()
+	out := set.Served()
 	have := make(map[string]bool, len(out))
 	for _, w := range out {
 		have[w.Name] = true
@@ -31,10 +32,11 @@ func Tools(set *workflow.Set) []*workflow.Workflow {
 	return out
 }
 
-// Tool looks a tool up by name in Tools(set).
+// Tool looks a tool up by name in Tools(set): an internal workflow is
+// not one.
 func Tool(set *workflow.Set, name string) (*workflow.Workflow, bool) {
 	if w, ok := set.Tool(name); ok {
-		return w, true
+		return w, !w.Internal
 	}
 	for _, w := range mcpserver.RecordTools() {
 		if w.Name == name {
@@ -51,6 +53,8 @@ func Tool(set *workflow.Set, name string) (*workflow.Workflow, bool) {
 func CheckGrant(set *workflow.Set, tool, task string, ttl time.Duration, reason string) error {
 	w, ok := Tool(set, tool)
 	switch {
+	case w != nil && w.Internal:
+		return fmt.Errorf("workflow %q is internal: %s: no agent can call it, and a call: to it runs under its caller's grant; grant the tool that calls it", tool, workflow.KeyInternal+": true")
 	case !ok:
 		return fmt.Errorf("unknown tool %q (see toolwright tools)", tool)
 	case !w.Writes():

@@ -12,8 +12,8 @@ import (
 
 // StorageState is an environment's sign-in state in Playwright's
 // storage-state format (what `toolwright sessions export` writes and
-// `import` reads): its cookies, and the local storage of the origins its
-// page visited.
+// `import` reads): its cookies, and the local and session storage of the
+// origins its page visited.
 type StorageState struct {
 	Cookies []StateCookie `json:"cookies"`
 	Origins []StateOrigin `json:"origins"`
@@ -32,20 +32,54 @@ type StateCookie struct {
 	SameSite string  `json:"sameSite"` // Strict | Lax | None
 }
 
-// StateOrigin is one origin's local storage.
+// StateOrigin is one origin's local storage, and its session storage:
+// Playwright's format has no place for it (Playwright ignores the extra
+// key), but a site that keeps its sign-in there (a token in
+// sessionStorage) is signed out without it.
 type StateOrigin struct {
-	Origin       string      `json:"origin"`
-	LocalStorage []StateItem `json:"localStorage"`
+	Origin         string      `json:"origin"`
+	LocalStorage   []StateItem `json:"localStorage"`
+	SessionStorage []StateItem `json:"sessionStorage,omitempty"`
 }
 
-// StateItem is one local storage entry.
+// StateItem is one local or session storage entry.
 type StateItem struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
-// Empty reports whether the state holds nothing.
-func (s *StorageState) Empty() bool { return len(s.Cookies) == 0 && len(s.Origins) == 0 }
+// Empty reports whether the state holds nothing: no cookie and no
+// storage item of any origin.
+func (s *StorageState) Empty() bool {
+	for _, o := range s.Origins {
+		if len(o.LocalStorage) > 0 || len(o.SessionStorage) > 0 {
+			return false
+		}
+	}
+	return len(s.Cookies) == 0
+}
+
+// Summary says what the state holds, without a value: "2 cookies, 1
+// origin (3 local, 1 session storage items)", or "empty".
+func (s *StorageState) Summary() string {
+	if s.Empty() {
+		return "empty"
+	}
+	local, session := 0, 0
+	for _, o := range s.Origins {
+		local += len(o.LocalStorage)
+		session += len(o.SessionStorage)
+	}
+	return fmt.Sprintf("%s, %s (%d local, %d session storage items)",
+		plural(len(s.Cookies), "cookie"), plural(len(s.Origins), "origin"), local, session)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
 
 // Merge adds old's origins that s does not have (the page shows one
 // origin at a time; what it saved of others stays).
@@ -86,21 +120,27 @@ func ParseStorageState(b []byte) (*StorageState, error) {
 		if !strings.HasPrefix(o.Origin, "http://") && !strings.HasPrefix(o.Origin, "https://") {
 			return nil, fmt.Errorf("origins[%d]: origin %q: want http(s)://host[:port]", i, o.Origin)
 		}
+		if o.LocalStorage == nil { // Playwright reads localStorage as a list, never null
+			s.Origins[i].LocalStorage = []StateItem{}
+		}
 	}
 	return &s, nil
 }
 
-// localStorageJS reads the top document's origin and local storage.
-const localStorageJS = `() => { try { const o = location.origin; if (!/^https?:/.test(o)) return null; const items = []; for (let i = 0; i < localStorage.length; i++) { const k = localStorage.key(i); items.push({name: k, value: localStorage.getItem(k)}); } return {origin: o, localStorage: items}; } catch (e) { return null; } }`
+// storageJS reads the top document's origin and its local and session
+// storage, leaving out restoreJS's own mark.
+const storageJS = `() => { try { const o = location.origin; if (!/^https?:/.test(o)) return null;
+	const read = (st) => { const items = []; for (let i = 0; i < st.length; i++) { const k = st.key(i); if (k !== '` + restoredMark + `') items.push({name: k, value: st.getItem(k)}); } return items; };
+	return {origin: o, localStorage: read(localStorage), sessionStorage: read(sessionStorage)}; } catch (e) { return null; } }`
 
 // CaptureState reads the environment's cookies (every cookie of its
-// browser context) and its page's local storage.
+// browser context) and its page's local and session storage.
 func (e *Env) CaptureState(ctx context.Context) (*StorageState, error) {
 	return CaptureState(ctx, e.conn.browser, e.ctxID, e.page)
 }
 
 // CaptureState reads the cookies of browser context ctxID of b and the
-// local storage of page's origin: an environment's sign-in state, also
+// local and session storage of page's origin: an environment's sign-in state, also
 // from a process that only attached to its browser (the ui).
 func CaptureState(ctx context.Context, b *rod.Browser, ctxID proto.BrowserBrowserContextID, page *rod.Page) (*StorageState, error) {
 	res, err := proto.StorageGetCookies{BrowserContextID: ctxID}.Call(b.Context(ctx))
@@ -120,23 +160,31 @@ func CaptureState(ctx context.Context, b *rod.Browser, ctxID proto.BrowserBrowse
 		st.Cookies = append(st.Cookies, StateCookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
 			Expires: exp, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: ss})
 	}
-	obj, err := page.Context(ctx).Evaluate(rod.Eval(localStorageJS).ByUser())
+	obj, err := page.Context(ctx).Evaluate(rod.Eval(storageJS).ByUser())
 	if err == nil && !obj.Value.Nil() {
 		var o StateOrigin
-		if json.Unmarshal([]byte(obj.Value.JSON("", "")), &o) == nil && o.Origin != "" && len(o.LocalStorage) > 0 {
+		if json.Unmarshal([]byte(obj.Value.JSON("", "")), &o) == nil && o.Origin != "" && (len(o.LocalStorage) > 0 || len(o.SessionStorage) > 0) {
 			st.Origins = append(st.Origins, o)
 		}
 	}
 	return st, nil
 }
 
-// restoreJS puts saved local storage back, once per tab and origin,
-// before the page's own scripts run.
-const restoreJS = `(() => { const saved = %s; try { const items = saved[location.origin]; if (!items || sessionStorage.getItem('__toolwright_restored')) return; for (const it of items) localStorage.setItem(it.name, it.value); sessionStorage.setItem('__toolwright_restored', '1'); } catch (e) {} })()`
+// restoredMark is the session storage key restoreJS marks a tab with.
+const restoredMark = "__toolwright_restored"
+
+// restoreJS puts saved local and session storage back, once per tab and
+// origin (session storage is the tab's own), before the page's own
+// scripts run.
+const restoreJS = `(() => { const saved = %s; try { const o = saved[location.origin]; if (!o || sessionStorage.getItem('` + restoredMark + `')) return;
+	for (const it of o.local || []) localStorage.setItem(it.name, it.value);
+	for (const it of o.session || []) sessionStorage.setItem(it.name, it.value);
+	sessionStorage.setItem('` + restoredMark + `', '1'); } catch (e) {} })()`
 
 // RestoreState puts st into the environment before its first step: its
-// cookies into the browser context, its local storage into every document
-// of a saved origin the page opens (before the document's scripts run).
+// cookies into the browser context, its local and session storage into
+// every document of a saved origin the page opens (before the document's
+// scripts run).
 // It returns the cookies Chromium refused (CookieLabel each), which are
 // left out while the rest is restored.
 func (e *Env) RestoreState(ctx context.Context, st *StorageState) (refused []string, err error) {
@@ -149,16 +197,20 @@ func (e *Env) RestoreState(ctx context.Context, st *StorageState) (refused []str
 		}
 	}
 	if len(st.Origins) > 0 {
-		saved := map[string][]StateItem{}
+		type items struct {
+			Local   []StateItem `json:"local"`
+			Session []StateItem `json:"session"`
+		}
+		saved := map[string]items{}
 		for _, o := range st.Origins {
-			saved[o.Origin] = o.LocalStorage
+			saved[o.Origin] = items{o.LocalStorage, o.SessionStorage}
 		}
 		b, err := json.Marshal(saved)
 		if err != nil {
 			return refused, err
 		}
 		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: fmt.Sprintf(restoreJS, b)}).Call(e.page.Context(ctx)); err != nil {
-			return refused, fmt.Errorf("restore local storage: %w", err)
+			return refused, fmt.Errorf("restore local and session storage: %w", err)
 		}
 	}
 	return refused, nil

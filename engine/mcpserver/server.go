@@ -227,15 +227,16 @@ func (s *Server) Sync(set *workflow.Set) (added, changed, removed int) {
 }
 
 // served is every tool to serve: the engine's native tools, then set's
-// workflows but those a native tool shadows (run.Engine.Call answers the
-// native one), each logged.
+// workflows but the internal ones (only call: runs them) and those a
+// native tool shadows (run.Engine.Call answers the native one), each
+// logged.
 func (s *Server) served(set *workflow.Set) []*workflow.Workflow {
 	out := s.eng.Natives()
 	native := make(map[string]bool, len(out))
 	for _, w := range out {
 		native[w.Name] = true
 	}
-	for _, w := range set.Tools() {
+	for _, w := range set.Served() {
 		if native[w.Name] {
 			s.log.Error("workflow not served: a recording tool has its name; rename it", "tool", w.Name, "file", w.File)
 			continue
@@ -292,6 +293,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	defer context.AfterFunc(s.base, cancel)()
 
 	name := req.Params.Name
+	if w, ok := s.eng.Workflows().Tool(name); ok && w.Internal {
+		// Hot reload made it internal between tools/list and this call.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	}
 	r := run.Request{Tool: name, Args: req.Params.Arguments}
 	if req.Session != nil {
 		r.Session = s.sessionKey(req.Session)

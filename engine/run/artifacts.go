@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,11 +88,11 @@ func (c *call) saveFailure(ctx context.Context) {
 	} else if err := os.WriteFile(filepath.Join(dir, "page.html"), []byte(cutHTML(c.e.redactor.Redact(res.Value.Str()), bound)), 0o600); err != nil {
 		miss("page.html", err)
 	}
-	// No screenshot of a page a secret was typed into (typed.go), and none
-	// unless every field and text showing a secret is hidden.
-	if name := c.e.typedInto(env.ID); name != "" {
-		miss("failure.png", errors.New(withheld(name)))
-	} else if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err != nil {
+	// The failure screenshot is the operator's (artifacts_dir, toolwright
+	// ui; never a link in the envelope), so it is kept even after a secret
+	// was typed into the page (typed.go), masked as every screenshot is;
+	// none is kept unless every field and text showing a secret is hidden.
+	if restore, err := maskSecrets(ctx, page, c.e.secretValues()); err != nil {
 		miss("failure.png", err)
 	} else {
 		if _, err := page.Eval(blankPasswordsForShotJS); err != nil {

@@ -297,6 +297,11 @@ func (r *runner) handle(ctx context.Context, s *step.Step) (bool, error) {
 	return ran, nil
 }
 
+// Handle is handle for a kind that acts on the page itself (step.Handling).
+func (r *runner) Handle(ctx context.Context, s *step.Step) (bool, error) { return r.handle(ctx, s) }
+
+var _ step.Handling = (*runner)(nil)
+
 // attempt runs a step once, records it and classifies its error.
 func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	sctx := ctx

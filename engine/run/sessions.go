@@ -82,6 +82,12 @@ func LoadSession(ctx context.Context, st store.Store, key *store.SessionKey, pur
 	return state, ss, nil
 }
 
+// EmptySession is the warning about a saved session that holds nothing:
+// every call of its purpose signs in again, which otherwise looks like
+// sessions not working (a site whose sign-in lives where no session
+// reaches, or a workflow that saves before it has signed in).
+const EmptySession = "the saved session holds nothing (no cookies, no local or session storage): every call of this purpose will sign in again; check that the workflow saving it ends signed in"
+
 // SaveSession seals state as purpose's session for ttl.
 func SaveSession(ctx context.Context, st store.Store, key *store.SessionKey, purpose string, state *browser.StorageState, ttl time.Duration, by string) error {
 	plain, err := json.Marshal(state)
@@ -130,7 +136,9 @@ func (s *sessions) restore(ctx context.Context, env *browser.Env) {
 }
 
 // save captures env's sign-in state as its purpose's session, keeping
-// the local storage of origins the page is not on now.
+// the storage of origins the page is not on now. A session with nothing in
+// it is still saved (the site signed out: the old one no longer holds) and
+// logged as a warning naming the purpose.
 func (s *sessions) save(ctx context.Context, env *browser.Env, by string) {
 	if s == nil || env == nil {
 		return
@@ -146,6 +154,9 @@ func (s *sessions) save(ctx context.Context, env *browser.Env, by string) {
 	if err := SaveSession(ctx, s.st, s.key, env.Purpose, state, s.ttl, by); err != nil {
 		s.log.Warn("the session cannot be saved", "purpose", env.Purpose, "env", env.ID, "err", err)
 		return
+	}
+	if state.Empty() {
+		s.log.Warn(EmptySession, "purpose", env.Purpose, "env", env.ID, "by", by)
 	}
 	s.log.Debug("session saved", "purpose", env.Purpose, "env", env.ID, "cookies", len(state.Cookies), "origins", len(state.Origins), "by", by)
 }

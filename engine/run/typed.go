@@ -11,12 +11,14 @@ import (
 // secret, but a page can draw a value where no mask reaches: CSS generated
 // content (::after {content: attr(...)}), a canvas, text split by inserted
 // spaces. So once a redacted secret was typed into an environment's page,
-// no screenshot of that environment is kept: a failure keeps page.html
-// (redacted) and its trace says why there is no failure.png, and a
-// screenshot step fails with limit_exceeded. A temporary environment is
-// forgotten when its call ends; an env: new or given one stays marked for as
-// long as this server runs (a replica that did not see the secret typed
-// does not know of it).
+// a screenshot step, whose file goes to the agent, fails with
+// limit_exceeded. A failed call's own screenshot is not refused: it goes
+// only to the operator (artifacts_dir, toolwright ui), who holds the
+// secrets, and a call that signed in would otherwise keep no picture of its
+// failure; it is masked like every screenshot (artifacts.go). A temporary
+// environment is forgotten when its call ends; an env: new or given one
+// stays marked for as long as this server runs (a replica that did not see
+// the secret typed does not know of it).
 
 // noteTyped marks the call's environment when text, a template's value
 // about to be used by a step (fill.value is the only place secrets.* may

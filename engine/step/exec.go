@@ -18,7 +18,7 @@ import (
 //
 // What only some kinds need comes through small optional interfaces the
 // executor also implements and a kind type-asserts (Need), as Caddy's
-// modules offer Provisioner: Nesting (containers), Lists, Readying,
+// modules offer Provisioner: Nesting (containers), Handling, Lists, Readying,
 // Scrolling, Popups, Caller, Environments, Artifacts, Uploads, Downloads
 // and Handover. The core asks a kind through its Spec and names none.
 type Exec interface {
@@ -72,6 +72,16 @@ type Nesting interface {
 	// TestIn checks a condition with f's loop.* in scope: a loop's own
 	// condition (repeat's while and until see the round's loop.index).
 	TestIn(ctx context.Context, e *tmpl.Expr, f *Frame) (bool, error)
+}
+
+// Handling is what an Exec offers a kind that acts on the page itself
+// rather than through a nested step (paginate's click on next): the
+// workflow's handlers run first, as before any acting step, so a dialog a
+// handler answers does not cover what the kind clicks.
+type Handling interface {
+	// Handle runs, before s acts, every handler whose condition holds now
+	// and that has runs left in this call; it reports whether one ran.
+	Handle(ctx context.Context, s *Step) (bool, error)
 }
 
 // Lists is what an Exec may tell of its list variables.

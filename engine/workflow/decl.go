@@ -10,6 +10,10 @@ import (
 // keys and a parameter's fields. Decoding, lint, docs and the published
 // JSON Schema all read them.
 
+// KeyInternal is the workflow key that keeps a helper workflow from being
+// served as a tool (Workflow.Internal).
+const KeyInternal = "internal"
+
 // FileDecl declares a workflow file's top-level keys.
 var FileDecl = &decl.Object{
 	Name:  "workflow",
@@ -23,10 +27,12 @@ var FileDecl = &decl.Object{
 		{Name: "risk", Type: decl.Enum, Enum: policy.Risks, Default: Write,
 			Doc: "read tools are on; write and destructive tools need a grant for each task"},
 		{Name: "idempotent", Type: decl.Bool, Default: false, Doc: "calling twice with the same arguments has the effect of calling once (MCP idempotentHint)"},
+		{Name: KeyInternal, Type: decl.Bool, Default: false,
+			Doc: "true: a helper (a sign-in other workflows call:) that is not an MCP tool: not listed, not callable by an agent (calling it is an unknown tool), not in toolwright tools or docs; call: still runs it"},
 		{Name: "env", Type: decl.Enum, Enum: []string{EnvTemporary, EnvGiven, EnvNew}, Default: EnvTemporary,
 			Doc: "temporary: a fresh environment per call; given: the call names an env_id; new: the workflow opens an environment and returns its id"},
 		{Name: "purposes", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "env: given: the purposes of the environments this tool may run on; env: temporary: one, its environment's purpose (whose saved session it starts with)"},
-		{Name: "session", Type: decl.Enum, Enum: []string{"save"}, Doc: "save: after this workflow succeeds, its environment's sign-in state (cookies, local storage) is saved as its purpose's session (sessions: in the config)"},
+		{Name: "session", Type: decl.Enum, Enum: []string{"save"}, Doc: "save: after this workflow succeeds, its environment's sign-in state (cookies, local and session storage) is saved as its purpose's session (sessions: in the config)"},
 		{Name: "deadline", Type: decl.String, Raw: true, Default: "60s", Schema: templateOr("string"),
 			Doc: "how long a call may take: a duration like 60s or 2m, or a template; capped by limits.max_deadline"},
 		{Name: "params", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Nested, Obj: ParamDecl},
@@ -35,7 +41,7 @@ var FileDecl = &decl.Object{
 			Doc: "the browser steps, run in order"},
 		{Name: "viewport", Type: decl.Nested, Obj: config.ViewportDecl, Doc: "the size of this workflow's pages, {width, height} (default: browser.viewport)"},
 		{Name: "handlers", Type: decl.List, Raw: true, Schema: func() *decl.Obj { return decl.NewObj("type", "array", "items", HandlerDecl.Schema()) },
-			Doc: "like Playwright's addLocatorHandler: whenever a step is about to act (click, fill, press, select, check, upload, ...) and a handler's when holds, its steps run first, at most max times a call; a step that failed on a target because of what a handler answers (a banner that came late) runs again once after it"},
+			Doc: "like Playwright's addLocatorHandler: whenever a step is about to act (click, fill, press, select, check, upload, ..., and paginate before it clicks next) and a handler's when holds, its steps run first, at most max times a call; a step that failed on a target because of what a handler answers (a banner that came late) runs again once after it"},
 		{Name: "output", Type: decl.Map, Raw: true, Elem: &decl.Field{Type: decl.Any, Schema: outputSchema},
 			Doc: "the data returned to the agent: NAME: value, usually a template such as ${{ vars.rows }}; for a list also NAME: {rows: TEMPLATE, format: objects|table} (table: columns once, then rows of values)"},
 	},

@@ -9,15 +9,16 @@ import (
 	"github.com/toolwright/toolwright/engine/step"
 )
 
-// WriteDocs writes a Markdown catalogue of the set's tools.
+// WriteDocs writes a Markdown catalogue of the set's tools: those served
+// (an internal workflow is not one).
 func (s *Set) WriteDocs(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# Tools\n\n")
 	b.WriteString("| tool | risk | env | what it does |\n|---|---|---|---|\n")
-	for _, t := range s.Tools() {
+	for _, t := range s.Served() {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", t.Name, t.Name, t.Risk, t.Env, oneLine(t.Description))
 	}
-	for _, t := range s.Tools() {
+	for _, t := range s.Served() {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.Name)
 		if t.Title != "" {
 			fmt.Fprintf(&b, "**%s.** ", t.Title)

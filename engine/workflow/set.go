@@ -43,6 +43,18 @@ func (s *Set) Tools() []*Workflow {
 	return out
 }
 
+// Served returns the workflows served as MCP tools, sorted by name: every
+// one but the internal ones (internal: true), which only call: runs.
+func (s *Set) Served() []*Workflow {
+	var out []*Workflow
+	for _, w := range s.Tools() {
+		if !w.Internal {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Load loads the config's workflows folder and selector map.
 func Load(cfg *config.Config) (*Set, lint.Problems) {
 	return LoadPaths(cfg, nil)

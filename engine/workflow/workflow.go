@@ -50,16 +50,19 @@ type Workflow struct {
 	Description string
 	Risk        string
 	Idempotent  bool
-	Env         string
-	Purposes    []string
-	Session     string         // "save": its environment's sign-in state is saved for its purpose after it succeeds
-	Deadline    *tmpl.Template // a duration text, or a number of seconds
-	Params      []*Param
-	Steps       []*step.Step
-	Handlers    []Handler
-	Viewport    *config.Viewport // its pages' size (nil: browser.viewport)
-	Output      []Output
-	Vars        []string // variables its steps set
+	// Internal: a helper only other workflows call:, never served over MCP
+	// (Set.Served), so an agent cannot run a sign-in step by step itself.
+	Internal bool
+	Env      string
+	Purposes []string
+	Session  string         // "save": its environment's sign-in state is saved for its purpose after it succeeds
+	Deadline *tmpl.Template // a duration text, or a number of seconds
+	Params   []*Param
+	Steps    []*step.Step
+	Handlers []Handler
+	Viewport *config.Viewport // its pages' size (nil: browser.viewport)
+	Output   []Output
+	Vars     []string // variables its steps set
 	// Native: its body is Go, registered with the engine (NewNative), not
 	// steps. Repeats: the same arguments sent again mean the action again,
 	// so no idempotency record is kept and task_id scopes the grant only.
@@ -167,7 +170,7 @@ func (d *decoder) decode(root *yaml.Node) *Workflow {
 }
 
 // header reads the keys that describe the tool: name (the file's),
-// title, description, idempotent, viewport, purposes and session.
+// title, description, idempotent, internal, viewport, purposes and session.
 func (d *decoder) header(v *decl.Values, w *Workflow) {
 	base := strings.TrimSuffix(filepath.Base(d.file), filepath.Ext(d.file))
 	w.Name = v.Str("name", "")
@@ -180,6 +183,7 @@ func (d *decoder) header(v *decl.Values, w *Workflow) {
 		d.ps.Addf(v.Pos("description"), lint.Missing, "description is empty (the agent reads it to choose this tool)")
 	}
 	w.Idempotent = v.Bool("idempotent", false)
+	w.Internal = v.Bool(KeyInternal, false)
 	if vp := v.Sub("viewport"); vp != nil {
 		x := config.ViewportOf(vp, d.cfg.Browser.Viewport)
 		w.Viewport = &x

@@ -1,6 +1,7 @@
 package safetytest
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"image/png"
@@ -179,10 +180,12 @@ output:
 
 // TestScreenshotsMaskSecrets: a screenshot of a page no secret was typed
 // into shows it (the red field and text); once a secret was typed into the
-// page, the screenshot step fails limit_exceeded saying why, and the
-// failure keeps no screenshot (typed.go). Masking still hides fields and
-// text holding a secret where a screenshot is taken. Before: both
-// screenshots showed the secret's field and text.
+// page, the screenshot step, whose file goes to the agent, fails
+// limit_exceeded saying why (typed.go), while the failed call keeps its
+// screenshot for the operator with the field and the text holding the
+// secret masked, and names it nowhere in the envelope. Before (issue 48):
+// the failure kept no screenshot at all, so a failed call of any workflow
+// that signs in left the operator no picture.
 func TestScreenshotsMaskSecrets(t *testing.T) {
 	t.Parallel()
 	h := harness.New(t, map[string]string{"echo_shot": echoShot}, func(c *config.Config) {
@@ -197,8 +200,15 @@ func TestScreenshotsMaskSecrets(t *testing.T) {
 		t.Fatalf("the plain screenshot shows only %d red pixels: the test proves nothing", n)
 	}
 	env := h.Code(h.Call("echo_shot", `{}`), "limit_exceeded", "secrets.enc was typed into this environment's page")
-	if _, err := os.Stat(filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")); err == nil {
-		t.Errorf("the failure screenshot was kept: %d red pixels", redPixels(t, filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")))
+	shot := filepath.Join(h.Cfg.StateDir, "artifacts", env.TraceID, "failure.png")
+	if _, err := os.Stat(shot); err != nil {
+		t.Fatalf("the failed call kept no screenshot for the operator: %v (trace: %q)", err, h.Trace(env).Error)
+	}
+	if n := redPixels(t, shot); n > 0 {
+		t.Errorf("the failure screenshot shows %d red pixels: the field or text holding the secret was not masked", n)
+	}
+	if b := env.JSON(); bytes.Contains(b, []byte("failure.png")) || bytes.Contains(b, []byte("artifacts")) {
+		t.Errorf("the envelope offers the failure screenshot to the agent: %s", b)
 	}
 }
 

@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/go-rod/rod"
@@ -73,51 +74,82 @@ func runPaginate(ctx context.Context, x step.Exec, s *step.Step) error {
 			}
 			return nil
 		}
-		page, err := x.Page(ctx)
-		if err != nil {
-			return err
-		}
-		before := pageState{mark: selector.RequestMark(page)}
-		// Next found, enabled and readied for the click, and the marker's
-		// first match kept on the page with its text read, in one round
-		// trip when the page can find both on its own.
-		rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: marker})
-		if err != nil {
-			return err
-		}
-		if rd != nil {
-			if rd.Disabled {
-				return nil
-			}
-			if rd.Marked {
-				before.url, before.text, before.list = rd.URL, rd.Text, rd.List()
-			} else if err := before.snapshot(ctx, x, marker); err != nil {
-				return err
-			}
-			// The click, then the wait for the next page, which first asks
-			// whether the press went to next (one request for both).
-			err := rd.ClickThen(ctx, func(ctx context.Context) error {
-				return arrive(ctx, x, s.Steps("steps"), before, true)
-			})
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		el, err := nextControl(ctx, x, next)
-		if err != nil || el == nil {
-			return err
-		}
-		if err := before.snapshot(ctx, x, marker); err != nil {
-			return err
-		}
-		if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
-			return err
-		}
-		if err := arrive(ctx, x, s.Steps("steps"), before, false); err != nil {
+		last, err := turnAnswered(ctx, x, s, next, marker)
+		if err != nil || last {
 			return err
 		}
 	}
+}
+
+// turnAnswered turns the page once the workflow's handlers ran (x's
+// step.Handling), as they run before any acting step: a dialog a handler
+// answers would otherwise cover next, and the call fail target_covered
+// into the same dialog at every retry. A click refused by its target (a
+// dialog come after that look) has them answer and is made once more, as
+// an acting step is.
+func turnAnswered(ctx context.Context, x step.Exec, s *step.Step, next, marker string) (last bool, err error) {
+	h, ok := x.(step.Handling)
+	if !ok {
+		return turn(ctx, x, s, next, marker)
+	}
+	if _, err := h.Handle(ctx, s); err != nil {
+		return false, err
+	}
+	last, err = turn(ctx, x, s, next, marker)
+	if err == nil || ctx.Err() != nil || !strings.HasPrefix(errs.CodeOf(err), "target_") {
+		return last, err
+	}
+	ran, herr := h.Handle(ctx, s)
+	switch {
+	case herr != nil:
+		return false, herr
+	case !ran:
+		return last, err
+	}
+	return turn(ctx, x, s, next, marker)
+}
+
+// turn clicks next and waits for the next page to arrive; last reports
+// that there was none (next disabled, or missing).
+func turn(ctx context.Context, x step.Exec, s *step.Step, next, marker string) (last bool, err error) {
+	page, err := x.Page(ctx)
+	if err != nil {
+		return false, err
+	}
+	before := pageState{mark: selector.RequestMark(page)}
+	// Next found, enabled and readied for the click, and the marker's
+	// first match kept on the page with its text read, in one round
+	// trip when the page can find both on its own.
+	rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: marker})
+	if err != nil {
+		return false, err
+	}
+	if rd != nil {
+		if rd.Disabled {
+			return true, nil
+		}
+		if rd.Marked {
+			before.url, before.text, before.list = rd.URL, rd.Text, rd.List()
+		} else if err := before.snapshot(ctx, x, marker); err != nil {
+			return false, err
+		}
+		// The click, then the wait for the next page, which first asks
+		// whether the press went to next (one request for both).
+		return false, rd.ClickThen(ctx, func(ctx context.Context) error {
+			return arrive(ctx, x, s.Steps("steps"), before, true)
+		})
+	}
+	el, err := nextControl(ctx, x, next)
+	if err != nil || el == nil {
+		return el == nil && err == nil, err
+	}
+	if err := before.snapshot(ctx, x, marker); err != nil {
+		return false, err
+	}
+	if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
+		return false, err
+	}
+	return false, arrive(ctx, x, s.Steps("steps"), before, false)
 }
 
 // hasNext reports whether the next control is there and enabled.
