@@ -20,14 +20,8 @@ import (
 	"github.com/toolwright/toolwright/engine/selsuggest"
 )
 
-func selectorsCmd(g *globals) *cobra.Command {
-	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
-	var pages, setupArgs []string
-	var prefix, format, setup, reportDir string
-	check := &cobra.Command{
-		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
-		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
-		Long: `Open pages and report, per target, which locator resolves it.
+// checkLong is `selectors check --help`.
+const checkLong = `Open pages and report, per target, which locator resolves it.
 
 Pages are opened one after the other in one browser environment. With
 --setup TOOL (an env: new workflow, such as one that signs in) that tool runs
@@ -49,8 +43,17 @@ suggest's rules), the features that agreed, and the entry to paste after
 review ("repairs" in --format json). Two alike elements are no proposal
 ("ambiguous").
 
-Exit 0 when every target on every page resolved by its primary locator.`,
-		Args: cobra.NoArgs,
+Exit 0 when every target on every page resolved by its primary locator.`
+
+func selectorsCmd(g *globals) *cobra.Command {
+	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
+	var pages, setupArgs []string
+	var prefix, format, setup, reportDir string
+	check := &cobra.Command{
+		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
+		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
+		Long:  checkLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(pages) == 0 {
 				return usagef("give at least one --page URL or FILE")
