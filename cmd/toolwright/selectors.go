@@ -14,19 +14,14 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/repair"
 	"github.com/toolwright/toolwright/engine/selcheck"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/selsuggest"
 )
 
-func selectorsCmd(g *globals) *cobra.Command {
-	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
-	var pages, setupArgs []string
-	var prefix, format, setup, reportDir string
-	check := &cobra.Command{
-		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
-		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
-		Long: `Open pages and report, per target, which locator resolves it.
+// checkLong is `selectors check --help`.
+const checkLong = `Open pages and report, per target, which locator resolves it.
 
 Pages are opened one after the other in one browser environment. With
 --setup TOOL (an env: new workflow, such as one that signs in) that tool runs
@@ -40,8 +35,25 @@ boxed and labelled (green: primary, amber: a fallback, red: ambiguous or
 missing) with the locator that matched. It works offline; secret values are
 masked in the pictures.
 
-Exit 0 when every target on every page resolved by its primary locator.`,
-		Args: cobra.NoArgs,
+Every target that resolves leaves its element's fingerprint in the state
+store (as calls do); a target that does not resolve gets a repair proposal
+when exactly one element of the page matches its last fingerprint well: a
+"repair" line with the locators (verified to match that element alone, by
+suggest's rules), the features that agreed, and the entry to paste after
+review ("repairs" in --format json). Two alike elements are no proposal
+("ambiguous").
+
+Exit 0 when every target on every page resolved by its primary locator.`
+
+func selectorsCmd(g *globals) *cobra.Command {
+	sel := &cobra.Command{Use: "selectors", Short: "Selector map tools"}
+	var pages, setupArgs []string
+	var prefix, format, setup, reportDir string
+	check := &cobra.Command{
+		Use:   "check --page URL|FILE ... [--setup TOOL [--arg k=v]] [--report DIR]",
+		Short: "Open pages and report, per target, which locator resolves it (exit 0 when all by primary)",
+		Long:  checkLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(pages) == 0 {
 				return usagef("give at least one --page URL or FILE")
@@ -62,9 +74,12 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 			for _, v := range cfg.RedactedValues() {
 				secrets = append(secrets, v)
 			}
+			red := policy.NewRedactor(cfg.RedactedValues())
+			prints, closeStore := checkPrints(cmd, cfg, red)
+			defer closeStore()
 			res, err := selcheck.Run(cmd.Context(), tab, pages, selcheck.Options{
 				Map: m, MapPath: cfg.Selectors, Names: m.WithPrefix(prefix), ReportDir: reportDir,
-				Redactor: policy.NewRedactor(cfg.RedactedValues()), Secrets: secrets,
+				Redactor: red, Secrets: secrets, Prints: prints,
 			})
 			if err != nil {
 				return err
@@ -90,6 +105,19 @@ Exit 0 when every target on every page resolved by its primary locator.`,
 	formatFlag(check, &format)
 	sel.AddCommand(check, suggestCmd(g))
 	return sel
+}
+
+// checkPrints keeps the fingerprints `selectors check` reads in the
+// config's store, where calls keep theirs, so a broken target gets a
+// repair proposal from what the last call or check saw. Without a store
+// the check goes on without them, and says so.
+func checkPrints(cmd *cobra.Command, cfg *config.Config, red *policy.Redactor) (*repair.Keeper, func()) {
+	st, err := app.OpenStore(cfg)
+	if err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: no repair proposals: the state store did not open: %s\n", red.Redact(err.Error()))
+		return nil, func() {}
+	}
+	return repair.NewKeeper(st, red.Redact), func() { _ = st.Close() }
 }
 
 func suggestCmd(g *globals) *cobra.Command {

@@ -45,16 +45,17 @@ type call struct {
 	// a refused navigation noticed by a watch, and the acting step that
 	// started it, until blocked() reports it
 	blockedURL, blockedBy string
-	stepCancel            context.CancelCauseFunc // ends the step running now
-	deadline              context.Context         // ends at the call's deadline (execute)
-	running               int                     // the trace record of the innermost step running; -1 for none
-	dialog                *dialogAnswer           // how the running step answers dialogs (nil: the default)
-	lastDialog            string                  // page.dialog
-	unloadDismissed       bool                    // a beforeunload was dismissed since Navigate began
-	refusal               error                   // the first refusal a page showed (navwatch.go's noteRefusal)
-	declined              *declined               // the running step's first question dismissed by default, not yet judged (dialogs.go)
-	stopDialogs           func()                  // ends watchDialogs on the environment's page
-	capture               string                  // why the failure capture kept less (artifacts.go)
+	stepCancel            context.CancelCauseFunc  // ends the step running now
+	deadline              context.Context          // ends at the call's deadline (execute)
+	running               int                      // the trace record of the innermost step running; -1 for none
+	dialog                *dialogAnswer            // how the running step answers dialogs (nil: the default)
+	lastDialog            string                   // page.dialog
+	unloadDismissed       bool                     // a beforeunload was dismissed since Navigate began
+	refusal               error                    // the first refusal a page showed (navwatch.go's noteRefusal)
+	declined              *declined                // the running step's first question dismissed by default, not yet judged (dialogs.go)
+	stopDialogs           func()                   // ends watchDialogs on the environment's page
+	capture               string                   // why the failure capture kept less (artifacts.go)
+	repairs               map[string]*store.Repair // the repair proposed per broken target in this call (repairs.go)
 	// the running step, whether it can navigate, and the latest step that
 	// acted on the page or navigated it (navwatch.go)
 	stepLabel, actor string

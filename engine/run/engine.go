@@ -18,6 +18,7 @@ import (
 	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/repair"
 	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/workflow"
@@ -54,8 +55,9 @@ type Engine struct {
 	hosts       *policy.HostMatcher
 	stepTimeout time.Duration
 	artifacts   string
-	sessions    *sessions // nil: sessions off
-	typed       sync.Map  // env id → the secret typed into its page (typed.go)
+	sessions    *sessions      // nil: sessions off
+	prints      *repair.Keeper // targets' fingerprints (nil: no store)
+	typed       sync.Map       // env id → the secret typed into its page (typed.go)
 
 	nmu     sync.Mutex
 	natives map[string]native // native tools by name (native.go)
@@ -90,6 +92,9 @@ func New(o Options) (*Engine, error) {
 		e.stepTimeout = DefaultStepTimeout
 	}
 	e.sessions = newSessions(o.Config, o.Store, e.log)
+	if o.Store != nil {
+		e.prints = repair.NewKeeper(o.Store, e.redactor.Redact)
+	}
 	if e.sessions != nil {
 		// An environment the reaper closes leaves its sign-in behind,
 		// as one close_env closes does.

@@ -374,6 +374,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = r.refusedByPage(ctx, r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err)))
 	}
 	r.endAttempt(rec, start, n, err)
+	r.proposeRepair(ctx, rec, err)
 	return err
 }
 
@@ -884,6 +885,9 @@ func (r *runner) Find(ctx context.Context, name string, opt step.FindOpt) (*sele
 	if opt.Parent == nil && !opt.Quiet {
 		r.recordStrategy(name, m.Describe())
 	}
+	if opt.Parent == nil && !m.Hidden {
+		r.fingerprint(ctx, name, page, m.Element())
+	}
 	return m, nil
 }
 
@@ -915,6 +919,9 @@ func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions
 		return nil, err
 	}
 	r.recordStrategy(name, rd.Describe())
+	if !rd.Disabled {
+		r.fingerprint(ctx, name, page, nil)
+	}
 	return rd, nil
 }
 
@@ -930,6 +937,7 @@ func (r *runner) Typing(ctx context.Context, name string, fill *string) (*select
 		return nil, err
 	}
 	r.recordStrategy(name, ty.Describe())
+	r.fingerprint(ctx, name, page, nil)
 	return ty, nil
 }
 
@@ -980,6 +988,9 @@ func (r *runner) Extract(ctx context.Context, spec selector.ExtractSpec) (ex *se
 	}
 	if err != nil {
 		return nil, r.frameBlocked(spec.From, err)
+	}
+	if spec.Parent == nil && ex.Match != "" {
+		r.fingerprint(ctx, spec.From, page, nil)
 	}
 	if r.current >= 0 && spec.Parent == nil && ex.Match != "" {
 		strategy := ex.Match

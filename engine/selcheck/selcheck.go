@@ -23,6 +23,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/policy"
+	"github.com/toolwright/toolwright/engine/repair"
 	"github.com/toolwright/toolwright/engine/selector"
 )
 
@@ -41,6 +42,10 @@ type Options struct {
 	Secrets  []string // secret values, masked in the screenshots
 	// ReportDir, when set, gets index.html and one screenshot per page.
 	ReportDir string
+	// Prints keeps the fingerprints of the targets that resolve, and is
+	// where a broken target's last one is read for a repair proposal
+	// (nil: neither).
+	Prints *repair.Keeper
 }
 
 // Page is the result for one page.
@@ -53,7 +58,10 @@ type Page struct {
 	// Elsewhere are the targets not checked here: their pages: (their own,
 	// or their prefix's) do not include this page.
 	Elsewhere []string `json:"elsewhere,omitempty"`
-	report    htmlview.ReportPage
+	// Repairs are the repair proposals for the targets not found here
+	// (Options.Prints): for the maintainer to review.
+	Repairs []repair.Proposal `json:"repairs,omitempty"`
+	report  htmlview.ReportPage
 }
 
 // OK reports whether the page loaded where asked and every target resolved by its primary.
@@ -87,6 +95,7 @@ func Write(w io.Writer, pages []*Page, format string) error {
 		if err := selector.FormatHealth(w, p.Targets); err != nil {
 			return err
 		}
+		writeRepairs(w, p.Repairs)
 		if n := len(p.Elsewhere); n > 0 {
 			names := p.Elsewhere
 			more := ""
@@ -173,6 +182,9 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 			picture(ctx, tab, i, &res.report, nil, o)
 		}
 		return res
+	}
+	if o.Prints != nil {
+		res.Repairs = repairs(ctx, tab, hs, pathOf(after), o)
 	}
 	for j := range hs {
 		hs[j].Message = red.Redact(hs[j].Message)
@@ -388,6 +400,18 @@ func moved(asked, now string) bool {
 	}
 	return now != "" && norm(asked) != norm(now)
 }
+
+// pathOf is the path of URL u, as fingerprints record where they were seen.
+func pathOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Path == "" {
+		return "/"
+	}
+	return p.Path
+}
+
+// splitLines splits s into its lines, without a last empty one.
+func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
 // URLOf turns a file path into a file:// URL; URLs pass through.
 func URLOf(p string) string {

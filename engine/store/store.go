@@ -183,6 +183,7 @@ type Store interface {
 	Environments
 	Published
 	Sessions
+	Fingerprints
 	// Stats counts what the store holds.
 	Stats(ctx context.Context) (Stats, error)
 	// Purge deletes traces that started before olderThan, and idempotency

@@ -77,10 +77,31 @@ type StepRecord struct {
 	// state_dir/downloads/TRACE_ID: the only files of that folder
 	// resources/read serves.
 	Files []string `json:"files,omitempty"`
+	// Repair is the repair proposal for the step's target, when the step
+	// failed because it was not found (engine/repair): for the people who
+	// keep the selector map; the agent never sees it.
+	Repair *Repair `json:"repair,omitempty"`
 	// ReadWith is the path of the step (a wait or an extract just before
 	// this extract) whose request read this step's value, in the same look
 	// at the page: this step asked the page nothing.
 	ReadWith string `json:"read_with,omitempty"`
+}
+
+// Repair is a repair proposal for a target that stopped resolving: a
+// locator for the one element of the page that matches the target's last
+// fingerprint well (Status "proposed"), or why there is none ("ambiguous":
+// several match about as well; "none").
+type Repair struct {
+	Status string `json:"status"`
+	// Locators are the proposed locator, primary first, as `selectors
+	// check` prints them; YAML is the entry to paste after review.
+	Locators []string `json:"locators,omitempty"`
+	YAML     string   `json:"yaml,omitempty"`
+	// Agreed are the features of the last fingerprint the element shares.
+	Agreed  []string `json:"agreed,omitempty"`
+	Message string   `json:"message"`
+	// DurationMS is what looking for the repair added to the call.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // Failed reports whether the call did not end ok.

@@ -161,6 +161,17 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX IF NOT EXISTS published_envs_owner ON published_envs (owner)`,
 	},
+	{ // 8: what each target's element looked like when it last resolved,
+		// for repair proposals once it stops resolving (engine/repair)
+		`CREATE TABLE IF NOT EXISTS fingerprints (
+			target     TEXT   NOT NULL PRIMARY KEY,
+			data       TEXT   NOT NULL,
+			hash       TEXT   NOT NULL,
+			page       TEXT   NOT NULL DEFAULT '',
+			seen_ms    BIGINT NOT NULL,
+			changed_ms BIGINT NOT NULL
+		)`,
+	},
 }
 
 // migrate creates or upgrades the schema in one write transaction, under

@@ -1,8 +1,8 @@
 // Package storetest is the contract every store.Store implementation
 // passes: idempotency under concurrent callers on several handles (each
 // handle stands for another process or replica), stale-lease takeover,
-// one audit chain under concurrent writers, tamper detection, grants and
-// traces. An implementation's test calls Run with a Backend; sqlstore runs
+// one audit chain under concurrent writers, tamper detection, grants,
+// traces and fingerprints. An implementation's test calls Run with a Backend; sqlstore runs
 // it on SQLite and on PostgreSQL.
 package storetest
 
@@ -93,6 +93,7 @@ func Run(t *testing.T, b Backend) {
 		{"Sessions", testSessions},
 		{"Handoffs", testHandoffs},
 		{"PublishedEnvs", testPublishedEnvs},
+		{"Fingerprints", testFingerprints},
 		{"EnvTemporaryLostClosed", testEnvTemporaryLostClosed},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, b) })
