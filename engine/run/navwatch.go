@@ -820,6 +820,35 @@ func (c *call) noteRefusal(err error) {
 	}
 }
 
+// deferRefusal keeps err, a server's refusal of what an acting step sent
+// (invalid_params: a form or a save answered 4xx), for later when the
+// step about to run does not act (acts false): the workflow may read the
+// page's own words and fail with its own code (a sign-in's "wrong
+// password", needs_human), and the refusal ends the call only before the
+// next acting step (takeRefusal) or at its end (withRefusal). Any other
+// error is returned as it is.
+func (c *call) deferRefusal(err error, acts bool) error {
+	if err == nil || acts || errs.CodeOf(err) != errs.InvalidParams {
+		return err
+	}
+	c.noteRefusal(err)
+	return nil
+}
+
+// takeRefusal is the refusal kept (noteRefusal), once: an acting step
+// fails with it, as an earlier step's failure.
+func (c *call) takeRefusal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.refusal
+	c.refusal = nil
+	var fe *failure
+	if errors.As(err, &fe) {
+		fe.earlier = true // never retried or skipped as the acting step's own
+	}
+	return err
+}
+
 // withRefusal is the call's outcome err once its steps ran: the refusal a
 // page showed when the call would otherwise end ok, or when a later step
 // did not find what it looked for (the page that refused never shows it);

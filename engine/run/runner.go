@@ -245,7 +245,7 @@ func (r *runner) holds(ctx context.Context, s *step.Step, cond *step.Step) (bool
 	}
 	// The page a late navigation of the latest acting step leads to, not
 	// the one it leaves (navwatch.go).
-	if err := r.c.awaitNav(hctx); err != nil {
+	if err := r.c.deferRefusal(r.c.awaitNav(hctx), false); err != nil {
 		return false, err
 	}
 	bound, err := cond.Bind(r.scope)
@@ -336,7 +336,14 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	// A navigation the latest acting step started, however late, has
 	// arrived before this step acts (navwatch.go).
 	if !container(s) {
-		if err := r.c.awaitNav(sctx); err != nil {
+		acts := s.Spec.Acts || s.Spec.Navigates
+		err := r.c.deferRefusal(r.c.awaitNav(sctx), acts)
+		if err == nil && acts {
+			// A refusal a step before saw is this acting step's end: it
+			// never acts on a page that refused what was sent.
+			err = r.c.takeRefusal()
+		}
+		if err != nil {
 			r.current = prev
 			r.endAttempt(rec, start, n, err)
 			return err
@@ -395,7 +402,7 @@ func (r *runner) afterAct(ctx, sctx context.Context, s *step.Step, rec int, nav 
 		err = r.blocked()
 	}
 	if err == nil {
-		err = nav.answered(ctx)
+		err = r.c.deferRefusal(nav.answered(ctx), false)
 	}
 	if s.Spec.Risk == policy.RiskWrite {
 		// Taken after a failure too, so no later step is blamed for it.

@@ -184,6 +184,26 @@ steps:
 output:
   account: ${{ vars.account }}
 `,
+	// The same sign-in, as its author wrote it for a person to fix: the
+	// workflow reads the page's words and fails with its own code, though
+	// the server refused the sign-in (403) before. Before: the refusal's
+	// invalid_params, needs_human false, ended the call first.
+	"fw_signin_checked": `
+name: fw_signin_checked
+description: Sign in, saying when the credentials are refused.
+risk: write
+params:
+  pw: {type: string, description: the password, max_length: 20}
+steps:
+  - goto: ${{ config.shop_base }}/fwsignin.html
+  - fill: {target: tr.fw.pw, value: "${{ params.pw }}"}
+  - click: tr.fw.signin
+  - wait: {any: [{visible: tr.fw.saved_note}, {visible: tr.fw.problem}], into: outcome, timeout: 3s}
+  - fail: {code: sign_in_failed, message: the site refused the account's credentials, needs_human: true}
+    if: vars.outcome == 1
+output:
+  signed_in: true
+`,
 	// WordPress's log-in page empties its password field 200 ms after it
 	// is parsed. Before: on a busy machine the fill came first and the
 	// form was sent without it ("" saved, or "emptied the field").
@@ -288,6 +308,9 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		[2]string{"fw_signin", `{"task_id": "signin-wrong", "pw": "wrong"}`},
 	)
 	h.Code(refused[4], "invalid_params", `the page says "Wrong email or password"`)
+	if env := h.Code(h.Call("fw_signin_checked", `{"task_id": "signin-checked", "pw": "wrong"}`), "sign_in_failed", "refused the account's credentials"); !env.NeedsHuman {
+		t.Errorf("the workflow's own failure: %s, want needs_human", env.JSON())
+	}
 	if strings.Contains(refused[4].Message, "Maintenance") || refused[4].Retryable {
 		t.Errorf("the refused sign-in: %s, want the page's new words only, not retryable", refused[4].JSON())
 	}
