@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one command of a real-application example (examples/mediawiki,
-# examples/phpmyadmin): set the application up on loopback (its setup.sh),
+# examples/phpmyadmin, examples/node-red, examples/adminer): set the
+# application up on loopback (its setup.sh),
 # run the deployment's tests (toolwright test) against it, stop it again.
 #   bash examples/realapp-run.sh APP [toolwright test flags, e.g. --run 'search']
 # TOOLWRIGHT=BIN uses a built binary; otherwise it is built from this tree.
