@@ -335,19 +335,10 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	defer r.c.enterStep(r.label(s), s.Spec.Navigates, container(s))()
 	// A navigation the latest acting step started, however late, has
 	// arrived before this step acts (navwatch.go).
-	if !container(s) {
-		acts := s.Spec.Acts || s.Spec.Navigates
-		err := r.c.deferRefusal(r.c.awaitNav(sctx), acts)
-		if err == nil && acts {
-			// A refusal a step before saw is this acting step's end: it
-			// never acts on a page that refused what was sent.
-			err = r.c.takeRefusal()
-		}
-		if err != nil {
-			r.current = prev
-			r.endAttempt(rec, start, n, err)
-			return err
-		}
+	if err := r.beforeAct(sctx, s); err != nil {
+		r.current = prev
+		r.endAttempt(rec, start, n, err)
+		return err
 	}
 	// An acting step watches for a navigation it starts (navwatch.go).
 	var nav *navWatch
@@ -369,12 +360,6 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = s.Spec.Run(sctx, r, bound)
 	}
 	r.current = prev
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil && !container(s) {
-		// The step's own time ran out: it waited all along for something
-		// that did not happen (a condition polled to its end, a target
-		// that never came).
-		r.c.addIdle(time.Since(start))
-	}
 	err = r.afterAct(ctx, sctx, s, rec, nav, mode, start, err)
 	var fe *failure
 	if err != nil && !errors.As(err, &fe) {
@@ -385,12 +370,35 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 	return err
 }
 
+// beforeAct waits, before step s (not a container) runs, for what the
+// latest acting step set going and judges it (navwatch.go): a refusal it
+// met is kept while s only looks, and ends an acting s.
+func (r *runner) beforeAct(sctx context.Context, s *step.Step) error {
+	if container(s) {
+		return nil
+	}
+	acts := s.Spec.Acts || s.Spec.Navigates
+	err := r.c.deferRefusal(r.c.awaitNav(sctx), acts)
+	if err == nil && acts {
+		// A refusal a step before saw is this acting step's end: it never
+		// acts on a page that refused what was sent.
+		err = r.c.takeRefusal()
+	}
+	return err
+}
+
 // afterAct is step s's outcome once it ran, begun at start (err, the run's
 // own): what the page did after it decides too. A navigation it had to
 // start (mode expect), one it started that was refused or that failed, a
 // request it began that the server refused, a question the page asked it
 // that the workflow does not answer.
 func (r *runner) afterAct(ctx, sctx context.Context, s *step.Step, rec int, nav *navWatch, mode string, start time.Time, err error) error {
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && !container(s) {
+		// The step's own time ran out: it waited all along for something
+		// that did not happen (a condition polled to its end, a target
+		// that never came).
+		r.c.addIdle(time.Since(start))
+	}
 	if err == nil && mode == "expect" {
 		err = nav.expect(sctx, start)
 	}
