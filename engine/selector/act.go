@@ -587,17 +587,15 @@ func typeInto(p *rod.Page, el *proto.RuntimeRemoteObject, value, name string) er
 		if err := (proto.InputInsertText{Text: value}).Call(p); err != nil {
 			return err
 		}
-		// A person's typing ends with a key let go: a search box that
-		// searches on keyup (jQuery-era editors, Node-RED's) sees it.
-		last, _ := utf8.DecodeLastRuneInString(value)
-		if err := keyEvent(keyInfo(input.Key(last), string(last)), proto.InputDispatchKeyEventTypeKeyUp, 0, "").Call(p); err != nil {
-			return err
-		}
-		names = []string{"input", "change"}
+		names = []string{"input", "keyup", "change"}
 	} else if err := emptyEditor(p, el); err != nil {
 		return err
 	}
-	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value}, true, false)
+	// A person's typing ends with a key let go: a search box that searches
+	// on keyup (jQuery-era editors, Node-RED's) sees the last one, fired
+	// with the events (no request of its own).
+	last, _ := utf8.DecodeLastRuneInString(value)
+	res, err := evalOp(p, el, "events", map[string]any{"names": names, "typed": value, "key": string(last)}, true, false)
 	if err != nil {
 		return err
 	}

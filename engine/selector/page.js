@@ -1677,7 +1677,9 @@ function (op, req, ...nodes) {
       const asked = hook ? hook.said() : 0;
       const mo = new MutationObserver(() => {});
       mo.observe(doc, { childList: true, subtree: true, characterData: true });
-      for (const name of req.names) root.dispatchEvent(new Event(name, { bubbles: true }));
+      for (const name of req.names) {
+        root.dispatchEvent(name === "keyup" ? new KeyboardEvent(name, { key: req.key, bubbles: true, composed: true }) : new Event(name, { bubbles: true }));
+      }
       const changes = mo.takeRecords();
       mo.disconnect();
       const field = fieldOf(root), editor = !field && root.isContentEditable;
