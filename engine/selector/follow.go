@@ -39,8 +39,10 @@ func followedOf(v gson.JSON) Followed {
 // now: what its trusted events set going is followed (LateFollowed waits
 // for it). False when the page has no hook.
 func Arm(ctx context.Context, page *rod.Page) bool {
-	res, err := evalOp(page.Context(ctx), nil, "arm", map[string]any{}, true, false)
-	return err == nil && res.Value.Bool()
+	// A small expression of its own, not page.js: this comes before every
+	// acting step.
+	res, err := proto.RuntimeEvaluate{Expression: `(() => { const f = window.__toolwright_follow; return f ? f.arm() : false; })()`, ReturnByValue: true}.Call(page.Context(ctx))
+	return err == nil && res.ExceptionDetails == nil && res.Result.Value.Bool()
 }
 
 // LateFollowed is LateAfterClick once what the armed step set going has

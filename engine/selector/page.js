@@ -21,7 +21,6 @@ function (op, req, ...nodes) {
   //   op "unskip", "reskip": render skipped content (content-visibility) across calls, and stop
   //   op "late":    after a click: was its form submit held back, has the page begun a navigation since?
   //                 (with req.follow: once what the step set going has run, as the follow hook tells)
-  //   op "arm":     before an acting step's input: the follow hook follows what it sets going
   //   op "quiet":   after a document loaded: once what its scripts set going while loading has run
   //   op "crossframes": the iframes whose documents are out of reach here (other sites)
   //   op "read":    the element's text, value, href or attribute (password inputs read "")
@@ -1567,13 +1566,6 @@ function (op, req, ...nodes) {
         if (win.requestIdleCallback) win.requestIdleCallback(() => resolve(settled()), { timeout: req.idle });
         else setTimeout(() => resolve(settled()), 0);
       });
-    }
-
-    case "arm": {
-      // Before an acting step's input: the follow hook follows what its
-      // trusted events set going (op "late" with req.follow waits for it).
-      const f = doc.defaultView[FOLLOW];
-      return f ? f.arm() : false;
     }
 
     case "errorbox": {
