@@ -27,7 +27,12 @@
   const KEY = "__toolwright_follow";
   if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
   const HORIZON = 2000; // a timer set for longer is not followed
-  const REACH = 8000; // nor one due later than this after its cause began
+  const REACH = 3000; // nor one due later than this after its cause began
+  // A document's own timers are followed for its first second only: a
+  // page's start-up (a timer that fills or empties a field) is, a
+  // framework's deferred work (MediaWiki's modules, a poll) is not.
+  const LOAD_REACH = 1000;
+  const LATER_MAX = 500; // the longest timer followed that a followed callback sets
   const MAXGEN = 6;
   const FRAME_MAX = 250; // a frame the page never draws (a tab at the back) is not waited for longer
   const UI = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "auxclick", "contextmenu",
@@ -74,17 +79,33 @@
     if (armed && e && UI.has(e.type)) return { cause: armed, gen: 0 };
     return cur;
   };
+  // sourceOf is fn's source text (its first 300 characters), what two
+  // closures of the same code share.
+  const fnText = Function.prototype.toString;
+  const sourceOf = (fn) => {
+    try {
+      return apply(fnText, fn, []).slice(0, 300);
+    } catch (e) {
+      return "";
+    }
+  };
   // track makes an item of kind in the current context, or null.
   const track = (kind, fn, delay) => {
     const c = current();
     if (!c || c.gen >= MAXGEN || !c.cause.pending) return null;
-    if (delay !== undefined && (delay > HORIZON || now() + delay > c.cause.at + REACH)) return null;
+    if (delay !== undefined && (delay > HORIZON || now() + delay > c.cause.at + (c.cause.kind === "load" ? LOAD_REACH : REACH))) return null;
+    // A long timer set by what an input set going (not by its handler):
+    // a message that hides itself, a poll after the answer came. Short
+    // ones are the work going on (a redraw after a render).
+    if (delay !== undefined && c.gen >= 1 && delay > LATER_MAX) return null;
     // A callback that schedules itself again, directly or through a
-    // request (a poll, an animation loop): followed once.
+    // request (a poll, an animation loop), or a new closure of the same
+    // code (setTimeout(() => poll(), 1000)): followed once.
+    const src = fn ? sourceOf(fn) : "";
     for (let p = c; fn && p; p = p.parent) {
-      if (p.fn === fn) return null;
+      if (p.fn === fn || (p.src && p.src === src)) return null;
     }
-    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, parent: c.kind ? c : null, at: now() };
+    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, src, parent: c.kind ? c : null, at: now() };
     c.cause.pending.add(item);
     return item;
   };
