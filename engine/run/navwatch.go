@@ -510,9 +510,7 @@ func (w *navWatch) quiet(ctx context.Context) {
 	if _, seen, _ := w.state(); !seen || ctx.Err() != nil {
 		return
 	}
-	if f, err := selector.Quiet(ctx, w.page, quietMax); err == nil && f.Idle {
-		w.idle(quietMax)
-	}
+	quietLoaded(ctx, w.page, w.idle)
 }
 
 // unsent notes, after a click (or Enter) whose form submit the page held
@@ -866,10 +864,10 @@ func (c *call) withRefusal(err error) error {
 // quietLoaded waits, after goto's document loaded, until what it set
 // going while it loaded has run (a fetch of its data, a timer that fills
 // or empties a field), at most quietMax; a bound run out is the step's
-// idle time.
-func (c *call) quietLoaded(ctx context.Context, page *rod.Page) {
+// idle time (noted with idle).
+func quietLoaded(ctx context.Context, page *rod.Page, idle func(time.Duration)) {
 	if f, err := selector.Quiet(ctx, page, quietMax); err == nil && f.Idle {
-		c.addIdle(quietMax)
+		idle(quietMax)
 	}
 }
 

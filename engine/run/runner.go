@@ -1127,7 +1127,7 @@ func (r *runner) Navigate(ctx context.Context, url, waitUntil string) (int, erro
 	if err := r.blocked(); err != nil {
 		return 0, err
 	}
-	r.c.quietLoaded(ctx, page)
+	quietLoaded(ctx, page, r.c.addIdle)
 	return selector.DocumentStatus(ctx, page), nil
 }
 
