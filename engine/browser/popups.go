@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/selector"
 )
 
 // Popups' dialogs from their first instant. The guard attaches to every new
@@ -155,6 +156,6 @@ const popupRule = `(() => {
 // the page's scripts set going is followed from before the first of them
 // runs.
 func blockPopups(ctx context.Context, page *rod.Page) error {
-	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule + ";\n" + followJS}.Call(page.Context(ctx))
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule + ";\n" + followJS + ";\n" + selector.DocumentScript()}.Call(page.Context(ctx))
 	return err
 }

@@ -218,13 +218,17 @@ output:
 		"laterole": strings.Replace(page("laterole", "redraw=120", ""), "next: ahead.more", "next: ahead.more_role", 1),
 		// Next drawn again 80 ms after the rows: not the last page.
 		"pager": page("pager", "pager=80", ""),
+		// Rows drawn, then their names filled 120 ms later by a timer the
+		// drawing set: read once the click's work has run (the follow
+		// hook), not once the list stood still for a moment.
+		"details": page("details", "details=120", ""),
 		// Pages with no rows on a page that never stands still.
 		"busyempty": page("busyempty", "busy=1&empty=1", ""),
 	}, func(c *config.Config) {
 		harness.AddSelectors(t, c, "ahead.rows:\n  css: \"#rows li.row\"\n  many: true\nahead.name:\n  within: ahead.rows\n  css: .name\nahead.more:\n  css: \"#more\"\nahead.more_role:\n  role: button\n  name: More\n")
 	})
 	want := map[string]string{"busyempty": "[row 1 row 2 row 3 row 4]"}
-	for _, name := range []string{"busy", "busywait", "late", "laterole", "pager", "busyempty"} {
+	for _, name := range []string{"busy", "busywait", "late", "laterole", "pager", "details", "busyempty"} {
 		env := h.Call(name, `{}`)
 		if !env.OK {
 			t.Errorf("%s: %s", name, env.JSON())

@@ -942,12 +942,12 @@ func (r *runner) Ready(ctx context.Context, name string, o selector.ReadyOptions
 
 // Typing finds a one-element target and readies it for typing in one
 // round trip when the page can do both (selector.Map.Typing).
-func (r *runner) Typing(ctx context.Context, name string, fill *string) (*selector.Typing, error) {
+func (r *runner) Typing(ctx context.Context, name string, fill *string, secret bool) (*selector.Typing, error) {
 	name, page, err := r.targetPage(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	ty, err := r.c.set.Selectors.Typing(ctx, page, name, fill)
+	ty, err := r.c.set.Selectors.Typing(ctx, page, name, fill, secret)
 	if err != nil || ty == nil {
 		return nil, err
 	}

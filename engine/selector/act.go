@@ -703,7 +703,8 @@ func (t *Typing) Press(ctx context.Context, keys Keys) error {
 // can find it on its own (as Map.Ready: the css, xpath, text or label
 // locators before any role locator; no frame, no within), readies its first
 // visible match for typing in the same Runtime.callFunctionOn: in view,
-// enabled, not covered, focused, and, for a fill of *fill (nil: a press),
+// enabled, not covered, focused, marked when a secret is typed (secret: see
+// SecretMark), and, for a fill of *fill (nil: a press),
 // its value cleared — Resolve (Visible, Once) and prepare in one request
 // instead of three; a value the field does not take fails invalid_params
 // with nothing cleared (see prepare), and a picker field's value is set
@@ -716,7 +717,7 @@ func (t *Typing) Press(ctx context.Context, keys Keys) error {
 // disabled element, or a page behind another tab: the caller then resolves
 // and waits (for it to show, to be enabled; brings the tab to the front)
 // the usual way.
-func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *string) (*Typing, error) {
+func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *string, secret bool) (*Typing, error) {
 	t, ok := m.Lookup(name)
 	if !ok {
 		return nil, nil
@@ -727,6 +728,9 @@ func (m *Map) Typing(ctx context.Context, page *rod.Page, name string, fill *str
 		req := map[string]any{"locs": locs[from:], "clear": fill != nil, "submits": fill == nil}
 		if fill != nil {
 			req["value"] = *fill
+		}
+		if secret {
+			req["secret"] = SecretMark // marked before it is typed (see SecretMark)
 		}
 		res, err := evalOp(p, nil, "typing", req, false, true)
 		if err != nil {
@@ -1008,6 +1012,9 @@ type ReadyOptions struct {
 	// or within) is left out: Marked stays false.
 	Mark       bool
 	MarkTarget string
+	// Arm has the page's follow hook follow what the click about to come
+	// sets going (see Before.Follow), in the same call.
+	Arm bool
 	// Choose, when set, is the option to choose in the element when it is
 	// a native <select> (the select step): chosen in the same call as
 	// Select would, with no press to follow. Another element is only
@@ -1034,7 +1041,7 @@ func (m *Map) Ready(ctx context.Context, page *rod.Page, name string, o ReadyOpt
 		return nil, nil
 	}
 	p := page.Context(ctx)
-	req := map[string]any{"locs": locs, "settle": true, "press": o.Choose == nil, "off": o.ClassDisabled, "probe": o.Probe}
+	req := map[string]any{"locs": locs, "settle": true, "press": o.Choose == nil, "off": o.ClassDisabled, "probe": o.Probe, "arm": o.Arm}
 	if o.Choose != nil {
 		req["choose"] = *o.Choose
 	}

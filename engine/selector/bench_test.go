@@ -15,12 +15,18 @@ import (
 )
 
 // countingPage opens path of testdata/real/resolve in a browser whose CDP
-// requests are counted.
+// requests are counted, with page.js in its documents as an environment's
+// page has it (DocumentScript).
 func countingPage(t testing.TB, path string) (*rod.Page, *testsite.Counter) {
 	t.Helper()
 	site := testsite.StartDir(t, "real/resolve")
 	b, c := testsite.LaunchCounting(t)
-	return testsite.NewPage(t, b, site.URL(path)), c
+	p := testsite.NewPage(t, b, "")
+	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: DocumentScript()}).Call(p); err != nil {
+		t.Fatal(err)
+	}
+	testsite.Goto(t, p, site.URL(path))
+	return p, c
 }
 
 // TestRequestsPerAction counts the CDP requests of each action with its
@@ -142,7 +148,7 @@ b.by_role:
 	// more when a fallback matched (the page names it, then readies it).
 	typing := func(name, value string, act func(*Typing) error) func() error {
 		return func() error {
-			ty, err := m.Typing(ctx, p, name, &value)
+			ty, err := m.Typing(ctx, p, name, &value, false)
 			if err != nil || ty == nil {
 				return fmt.Errorf("typing %s: %v, %v", name, ty, err)
 			}
@@ -398,5 +404,64 @@ func BenchmarkExtractCost(b *testing.B) {
 			b.ReportMetric(float64(med["extract8"])/float64(med["extract1"]), "extract-8f/1f")
 			b.ReportMetric(float64(med["evaluate8"])/float64(med["evaluate1"]), "evaluate-8f/1f")
 		})
+	}
+}
+
+// TestPageJSKeptInTheDocument: a call names page.js where the document
+// has it (an environment's page, DocumentScript) and sends it whole only to
+// a document without it, once: that call defines it there. A page's own
+// script can neither replace nor redefine it.
+func TestPageJSKeptInTheDocument(t *testing.T) {
+	t.Parallel() // its own counting browser
+	site := testsite.StartDir(t, "real/resolve")
+	b, c := testsite.LaunchCounting(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	m := loadMap(t, "b.name:\n  label: Your name\n")
+	look := func(p *rod.Page) int64 {
+		t.Helper()
+		before := c.Requests()
+		if _, err := m.Resolve(ctx, p, "b.name", Options{Visible: true}); err != nil {
+			t.Fatal(err)
+		}
+		return c.Requests() - before
+	}
+	// A page with it from the start: as many requests from the first look
+	// on as from the second.
+	p := testsite.NewPage(t, b, "")
+	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: DocumentScript()}).Call(p); err != nil {
+		t.Fatal(err)
+	}
+	testsite.Goto(t, p, site.URL("/banner.html"))
+	first, second := look(p), look(p)
+	if first != second {
+		t.Errorf("looks in a document with page.js: %d requests, then %d; want as many", first, second)
+	}
+	// A page without the script: its first look sends page.js whole after
+	// the named call failed (one request more), the next ones name it.
+	bare := testsite.NewPage(t, b, site.URL("/banner.html"))
+	if n := look(bare); n != second+1 {
+		t.Errorf("first look in a document without page.js: %d requests, want %d (named, then whole)", n, second+1)
+	}
+	if n := look(bare); n != second {
+		t.Errorf("second look in that document: %d requests, want %d (page.js defined by the first)", n, second)
+	}
+	// The page's scripts cannot swap it.
+	res, err := p.Eval(`(key) => {
+		const was = window[key];
+		try { window[key] = () => "forged"; } catch (e) { /* strict mode */ }
+		let redefined = true;
+		try { Object.defineProperty(window, key, { value: () => "forged" }); } catch (e) { redefined = false; }
+		try { delete window[key]; } catch (e) { /* strict mode */ }
+		return { same: window[key] === was, redefined };
+	}`, pageKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Value.Get("same").Bool() || res.Value.Get("redefined").Bool() {
+		t.Errorf("a page's script changed page.js in its document: %s", res.Value.JSON("", ""))
+	}
+	if n := look(p); n != second {
+		t.Errorf("look after the page tried to swap page.js: %d requests, want %d", n, second)
 	}
 }

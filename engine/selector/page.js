@@ -816,6 +816,15 @@ function (op, req, ...nodes) {
   };
   // The follow hook's name on the page's window (engine/browser/follow.js).
   const FOLLOW = "__toolwright_follow";
+  // markSecret: op "secret".
+  const markSecret = (el, mark) => {
+    const set = (e) => { if (e && e.nodeType === 1) e.setAttribute(mark, ""); };
+    set(el);
+    const d = el.ownerDocument;
+    let a = d && d.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    if (a && a !== d.body && a !== d.documentElement) set(a);
+  };
   // drew: whether the DOM changes recorded (a MutationObserver's) drew
   // text showing value: a node added or a text changed that holds it.
   const drew = (changes, value) => {
@@ -1505,6 +1514,10 @@ function (op, req, ...nodes) {
         if (req.choose != null && !out.gone && !out.background && !out.unreachable && !out.cover && !out.disabled) {
           out.chosen = el.tagName === "SELECT" ? chooseNative(el, req.choose) : { aria: true };
         }
+        // With arm, the page's follow hook follows what the click about
+        // to come sets going (a "settled" condition with follow waits
+        // for it instead of a window).
+        if (req.arm && !out.gone && !out.background && doc.defaultView[FOLLOW]) doc.defaultView[FOLLOW].arm();
         if (req.mark && !out.gone && !out.background) {
           const mk = req.mark.length === 0 ? null : textual(req.mark) ? withUnskipped(() => first(req.mark, null, true, false)) : first(req.mark, null, true, false);
           const mel = mk ? mk.els[0] : doc.body;
@@ -1648,9 +1661,22 @@ function (op, req, ...nodes) {
         el = t;
       }
       if (unusable(el, req.clear)) return JSON.stringify({ disabled: true });
-      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value, submits: !!req.submits })).then((out) =>
-        out.background || out.gone || out.notfield || out.unfocused || out.inert || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done ? JSON.stringify(out) : el);
+      return Promise.resolve(prepareEl(el, { focus: true, clear: !!req.clear, value: req.value, submits: !!req.submits })).then((out) => {
+        if (out.background || out.gone || out.notfield || out.unfocused || out.inert || out.cover || out.disabled || out.toolong !== undefined || out.rejected || out.done) return JSON.stringify(out);
+        // With req.secret (the mark's name), what is typed next is a
+        // secret: marked before it is typed (op "secret").
+        if (req.secret) markSecret(el, req.secret);
+        return el;
+      });
     }
+
+    case "secret":
+      // Mark this element, about to be typed a secret into, and the
+      // deepest element focused in its document (an editor's inner node)
+      // when that is not the body, with the attribute req.mark: the live
+      // view and screenshots draw them masked, whatever they hold.
+      markSecret(this, req.mark);
+      return true;
 
     case "events": {
       // Fire events on the element a fill of this typed into (see
@@ -1779,6 +1805,7 @@ function (op, req, ...nodes) {
           // be drawn), however the rest of the page moves.
           case "settled": {
             if (c.url && location.href === c.url) return false;
+            if (c.followed) return true;
             const now = performance.now();
             let left = c.quiet - (now - changedAt);
             if (c.list) {
@@ -1830,47 +1857,64 @@ function (op, req, ...nodes) {
         const grew = i >= 0 && req.conds[i].kind === "grown";
         return { i, screen: grew && req.scroll.more ? scrollScreen(old) : null };
       };
-      const now = check();
-      if (now >= 0 || req.timeout <= 0) return answer(now);
-      return new Promise((resolve) => {
-        let done = false;
-        const finish = (i) => {
-          if (done) return;
-          done = true;
-          obs.disconnect();
-          clearTimeout(timer);
-          clearTimeout(wake);
-          clearInterval(tick);
-          removeEventListener("popstate", again);
-          removeEventListener("hashchange", again);
-          soon.port1.close();
-          resolve(answer(i));
-        };
-        let queued = false;
-        // Mutations are checked once the task that made them is over (a
-        // message to ourselves runs after its microtasks: a framework's
-        // batched render is complete, and layout queries are current),
-        // at most once per batch of mutations; a poll covers what no
-        // mutation shows (CSS transitions, pushState, network quiet, frames).
-        const soon = new MessageChannel();
-        soon.port1.onmessage = () => { queued = false; if (done) return; const i = check(); if (i >= 0) finish(i); };
-        const again = () => {
-          if (queued || done) return;
-          queued = true;
-          soon.port2.postMessage(0);
-        };
-        const obs = domChanges(doc, new MutationObserver(() => { changedAt = performance.now(); again(); }));
-        wakeIn = (ms) => {
-          clearTimeout(wake);
-          wake = setTimeout(again, ms + 1);
-        };
-        if (settling) again(); // arms the wake
-        addEventListener("popstate", again);
-        addEventListener("hashchange", again);
-        doc.addEventListener("DOMContentLoaded", again);
-        const tick = setInterval(() => { const i = check(); if (i >= 0) finish(i); }, req.poll || 50);
-        const timer = setTimeout(() => finish(-1), req.timeout);
-      });
+      const look = () => {
+        const now = check();
+        if (now >= 0 || req.timeout <= 0) return answer(now);
+        return new Promise((resolve) => {
+          let done = false;
+          const finish = (i) => {
+            if (done) return;
+            done = true;
+            obs.disconnect();
+            clearTimeout(timer);
+            clearTimeout(wake);
+            clearInterval(tick);
+            removeEventListener("popstate", again);
+            removeEventListener("hashchange", again);
+            soon.port1.close();
+            resolve(answer(i));
+          };
+          let queued = false;
+          // Mutations are checked once the task that made them is over (a
+          // message to ourselves runs after its microtasks: a framework's
+          // batched render is complete, and layout queries are current),
+          // at most once per batch of mutations; a poll covers what no
+          // mutation shows (CSS transitions, pushState, network quiet, frames).
+          const soon = new MessageChannel();
+          soon.port1.onmessage = () => { queued = false; if (done) return; const i = check(); if (i >= 0) finish(i); };
+          const again = () => {
+            if (queued || done) return;
+            queued = true;
+            soon.port2.postMessage(0);
+          };
+          const obs = domChanges(doc, new MutationObserver(() => { changedAt = performance.now(); again(); }));
+          wakeIn = (ms) => {
+            clearTimeout(wake);
+            wake = setTimeout(again, ms + 1);
+          };
+          if (settling) again(); // arms the wake
+          addEventListener("popstate", again);
+          addEventListener("hashchange", again);
+          doc.addEventListener("DOMContentLoaded", again);
+          const tick = setInterval(() => { const i = check(); if (i >= 0) finish(i); }, req.poll || 50);
+          const timer = setTimeout(() => finish(-1), req.timeout);
+        });
+      };
+      // A settled condition with follow (ms): on a page whose follow hook
+      // followed the click that changed it (op "ready" with arm), the page
+      // has arrived once what the click set going has run (its timers,
+      // requests, renders): it holds then, with no quiet to wait out. When
+      // the hook ran out of time or the page began to leave, the windows
+      // above apply.
+      const after = req.conds.find((c) => c.kind === "settled" && c.follow);
+      if (after && win[FOLLOW]) {
+        return followed(win, win[FOLLOW], "act", Math.min(after.follow, req.timeout)).then((q) => {
+          if (!q.idle && !q.leaving) after.followed = true;
+          req.timeout = Math.max(0, req.timeout - (q.waited || 0));
+          return look();
+        });
+      }
+      return look();
     }
   }
   throw new Error("unknown op " + op);

@@ -1,8 +1,6 @@
 package selector
 
 import (
-	"context"
-
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 )
@@ -19,30 +17,11 @@ import (
 // every process attached to the browser sees it; it names no value.
 const SecretMark = "data-toolwright-secret"
 
-// markJS marks this element and the deepest focused element of its
-// document (through open shadow roots) when that is not the body.
-const markJS = `function (mark) {
-	const set = (e) => { if (e && e.nodeType === 1) e.setAttribute(mark, ""); };
-	set(this);
-	const doc = this.ownerDocument;
-	let a = doc && doc.activeElement;
-	while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-	if (a && a !== doc.body && a !== doc.documentElement) set(a);
-}`
-
-// markSecret marks el (focused already) as holding a secret; see
+// markSecret marks el (focused already) as holding a secret, and the
+// deepest element focused in its document (page.js op "secret"); see
 // SecretMark. It runs before the text is typed, so no frame of the live
-// view shows it unmasked.
+// view shows it unmasked. Map.Typing marks in its own call (TypingOptions.Secret).
 func markSecret(p *rod.Page, el *proto.RuntimeRemoteObject) error {
-	_, err := p.Evaluate(&rod.EvalOptions{JS: markJS, ThisObj: el, JSArgs: []any{SecretMark}})
+	_, err := evalOp(p, el, "secret", map[string]any{"mark": SecretMark}, true, false)
 	return err
-}
-
-// MarkSecret marks the readied element as the one a secret is typed into
-// (see SecretMark); call it before Fill.
-func (t *Typing) MarkSecret(ctx context.Context) error {
-	if t.set || t.el == nil {
-		return nil // a picker's value, set by the page: nothing is typed
-	}
-	return markSecret(t.page.Context(ctx), t.el)
 }

@@ -491,6 +491,7 @@ type Change struct {
 	// left to wait for).
 	Parsed bool
 	list   List // Before.List, in the same document
+	follow bool // Before.Follow
 }
 
 // A List is the list of rows a click on a next-page control must change
@@ -507,6 +508,11 @@ type Before struct {
 	Pressed bool
 	// List: the rows the next page shows (the zero List: none known).
 	List List
+	// Follow: the page's follow hook was armed for the click (Arm,
+	// ReadyOptions.Arm). A page that changed in place has then arrived
+	// once what the click set going has run, as the hook tells: no window
+	// of standing still is waited out (WaitArrived).
+	Follow bool
 }
 
 // WaitChanged waits until the page moved on from a state seen before: its
@@ -540,7 +546,7 @@ func WaitChanged(ctx context.Context, page *rod.Page, el *rod.Element, b Before,
 		var nf *rod.ObjectNotFoundError
 		switch {
 		case err == nil && i == 0:
-			return Change{list: b.List}, nil // the same document changed
+			return Change{list: b.List, follow: b.Follow}, nil // the same document changed
 		case err == nil && i == 1:
 			// No mark: another document, which answered once parsed (the
 			// page's check waits for a document still loading).
@@ -603,6 +609,9 @@ func WaitArrived(ctx context.Context, page *rod.Page, ch Change, notURL string, 
 	quiet := map[string]any{"kind": "settled", "quiet": settleQuiet.Milliseconds()}
 	if len(ch.list.locs) > 0 {
 		quiet["list"], quiet["steady"], quiet["steadyEmpty"] = ch.list.locs, settleSteady.Milliseconds(), settleSteadyEmpty.Milliseconds()
+	}
+	if ch.follow {
+		quiet["follow"] = settleRequests.Milliseconds()
 	}
 	bound := time.Now().Add(settleRequests)
 	for {

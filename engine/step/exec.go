@@ -107,7 +107,7 @@ type Readying interface {
 	// (focused; for a fill of *fill, cleared) in the same round trip when the page
 	// can find it alone (selector.Map.Typing), recording the strategy like
 	// Find.
-	Typing(ctx context.Context, target string, fill *string) (*selector.Typing, error)
+	Typing(ctx context.Context, target string, fill *string, secret bool) (*selector.Typing, error)
 	// List is the many target as a wait for the next page watches it
 	// (selector.Map.List).
 	List(target string) selector.List

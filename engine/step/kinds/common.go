@@ -130,9 +130,9 @@ func ready(ctx context.Context, x step.Exec, target string, o selector.ReadyOpti
 
 // typing is the executor's Readying.Typing when it offers one; nil, nil
 // otherwise: the caller finds the target and waits.
-func typing(ctx context.Context, x step.Exec, target string, fill *string) (*selector.Typing, error) {
+func typing(ctx context.Context, x step.Exec, target string, fill *string, secret bool) (*selector.Typing, error) {
 	if r, ok := x.(step.Readying); ok {
-		return r.Typing(ctx, target, fill)
+		return r.Typing(ctx, target, fill, secret)
 	}
 	return nil, nil
 }

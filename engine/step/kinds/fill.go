@@ -28,16 +28,11 @@ func init() {
 			// one round trip when the page can tell on its own, then typed
 			// into (see selector.Typing); else the way below, which waits.
 			secret := holdsSecret(x, value)
-			ty, err := typing(ctx, x, s.Str("target"), &value)
+			ty, err := typing(ctx, x, s.Str("target"), &value, secret)
 			if err != nil {
 				return err
 			}
 			if ty != nil {
-				if secret {
-					if err := ty.MarkSecret(ctx); err != nil {
-						return err
-					}
-				}
 				return ty.Fill(ctx, value)
 			}
 			el, err := element(ctx, x, s, "target", 0)

@@ -120,7 +120,7 @@ func turn(ctx context.Context, x step.Exec, s *step.Step, next, marker string) (
 	// Next found, enabled and readied for the click, and the marker's
 	// first match kept on the page with its text read, in one round
 	// trip when the page can find both on its own.
-	rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: marker})
+	rd, err := ready(ctx, x, next, selector.ReadyOptions{ClassDisabled: true, Mark: true, MarkTarget: marker, Arm: true})
 	if err != nil {
 		return false, err
 	}
@@ -128,6 +128,7 @@ func turn(ctx context.Context, x step.Exec, s *step.Step, next, marker string) (
 		if rd.Disabled {
 			return true, nil
 		}
+		before.follow = true // the ready call armed the page's follow hook
 		if rd.Marked {
 			before.url, before.text, before.list = rd.URL, rd.Text, rd.List()
 		} else if err := before.snapshot(ctx, x, marker); err != nil {
@@ -146,6 +147,7 @@ func turn(ctx context.Context, x step.Exec, s *step.Step, next, marker string) (
 	if err := before.snapshot(ctx, x, marker); err != nil {
 		return false, err
 	}
+	before.follow = selector.Arm(ctx, page)
 	if err := selector.Click(ctx, el, selector.ActOptions{Name: next}); err != nil {
 		return false, err
 	}
@@ -225,6 +227,9 @@ type pageState struct {
 	text string
 	mark uint64        // the page's requests before next was clicked (selector.RequestMark)
 	list selector.List // the marked list (Ready.List), watched as the next page arrives
+	// follow: the page's follow hook was armed for the click on next
+	// (selector.Before.Follow)
+	follow bool
 }
 
 // snapshot finds the marker's first match (or the body), what going stale
@@ -285,7 +290,7 @@ func waitChanged(ctx context.Context, x step.Exec, before pageState, pressed boo
 	if el != nil {
 		el = el.Context(ctx)
 	}
-	ch, err := selector.WaitChanged(ctx, page, el, selector.Before{URL: before.url, Text: before.text, Pressed: pressed, List: before.list}, rd)
+	ch, err := selector.WaitChanged(ctx, page, el, selector.Before{URL: before.url, Text: before.text, Pressed: pressed, List: before.list, Follow: before.follow}, rd)
 	var mp *selector.MissedPress
 	if errors.As(err, &mp) {
 		return err // the click is made again (Ready.ClickThen)

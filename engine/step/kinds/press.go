@@ -39,7 +39,7 @@ func init() {
 				// Found and focused in one round trip when the page can
 				// tell on its own (see selector.Typing); else the way
 				// below, which waits.
-				ty, err := typing(ctx, x, s.Str("target"), nil)
+				ty, err := typing(ctx, x, s.Str("target"), nil, false)
 				if err != nil {
 					return err
 				}
