@@ -1,6 +1,9 @@
 function (op, req, ...nodes) {
-  // The page side of the selector engine, sent with every call (so a page
-  // can never hold a stale or tampered copy). `this` is the scope element
+  // The page side of the selector engine: defined in each document of an
+  // environment's page before its scripts, unwritable, under a name that
+  // holds a hash of this text (so a page can hold neither a stale nor a
+  // tampered copy), and sent whole to a document without it (resolve.go's
+  // DocumentScript). It keeps nothing between calls. `this` is the scope element
   // (a within parent, or an <iframe> whose document is the scope when
   // req.frame is set) or the window.
   //
