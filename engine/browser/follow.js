@@ -35,6 +35,7 @@
   const LATER_MAX = 500; // the longest timer followed that a followed callback sets
   const MAXGEN = 6;
   const FRAME_MAX = 250; // a frame the page never draws (a tab at the back) is not waited for longer
+  const MESSAGE_MAX = 250; // nor a message nobody here takes (a port handed to a frame or a worker)
   const UI = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick", "auxclick", "contextmenu",
     "keydown", "keyup", "keypress", "beforeinput", "input", "change", "submit", "reset", "select",
     "compositionstart", "compositionend", "paste", "cut", "drop", "focus", "blur", "focusin", "focusout"]);
@@ -179,9 +180,18 @@
   cancel("cancelAnimationFrame", frames);
 
   // Messages: to a MessageChannel's port (its peer's handler runs the
-  // item) and to the window itself (setImmediate's shims).
+  // item) and to the window itself (setImmediate's shims). Only a message
+  // this document will take is followed: to a port whose peer was started
+  // here (its onmessage set, or start() called), or to this window for its
+  // own origin; and none longer than MESSAGE_MAX (the peer handed to a
+  // frame or a worker after it started).
   const peers = new WeakMap();
   const queued = new WeakMap(); // port → items, in order
+  const started = new WeakSet(); // ports whose messages are delivered here
+  const expire = (item) => {
+    if (item) native.setTimeout.call(window, () => done(item), MESSAGE_MAX);
+    return item;
+  };
   if (native.MessageChannel) {
     const MC = native.MessageChannel;
     const Channel = function MessageChannel() {
@@ -196,7 +206,7 @@
     const MP = window.MessagePort && window.MessagePort.prototype;
     wrap(MP, "postMessage", (orig) => (self, args) => {
       const to = peers.get(self);
-      const item = to ? track("message") : null;
+      const item = to && started.has(to) ? expire(track("message")) : null;
       if (item) {
         if (!queued.has(to)) queued.set(to, []);
         queued.get(to).push(item);
@@ -224,16 +234,26 @@
         get() { return given.has(this) ? given.get(this) : apply(d.get, this, []); },
         set(h) {
           given.set(this, h);
+          if (typeof h === "function") started.add(this); // setting onmessage starts the port
           apply(d.set, this, [handlerOf(this, h)]);
         },
       });
     }
+    wrap(MP, "start", (orig) => (self, args) => {
+      started.add(self);
+      return apply(orig, self, args);
+    });
     wrap(MP, "addEventListener", (orig) => (self, args) => apply(orig, self, args[0] === "message" ? [args[0], handlerOf(self, args[1]), ...args.slice(2)] : args));
     wrap(MP, "removeEventListener", (orig) => (self, args) => apply(orig, self, args[0] === "message" && typeof args[1] === "function" && handlers.has(args[1]) ? [args[0], handlers.get(args[1]), ...args.slice(2)] : args));
   }
   const selfPosts = [];
+  // A message to this window for another origin is dropped by the browser.
+  const ownOrigin = (to) => {
+    if (typeof to === "object" && to !== null) to = to.targetOrigin; // postMessage(msg, {targetOrigin})
+    return to === undefined || to === "*" || to === "/" || String(to) === location.origin;
+  };
   wrap(window, "postMessage", (orig) => (self, args) => {
-    const item = self === window ? track("message") : null;
+    const item = self === window && ownOrigin(args[1]) ? expire(track("message")) : null;
     if (item) selfPosts.push(item);
     return apply(orig, self, args);
   });
