@@ -3,22 +3,7 @@
   // row it sits in (an element with at least two siblings (three in all) of its tag and
   // class, as table rows, list items and cards are), as a CSS selector
   // that matches every row, and the element's selector inside its row.
-  const esc = (s) => (window.CSS && CSS.escape ? CSS.escape(s) : s);
-  const stable = (c) => c && !/\d{3,}|^(is-|has-)?(active|selected|hover|odd|even|first|last)$/.test(c);
-  const part = (e) => {
-    let s = e.tagName.toLowerCase();
-    const c = [...e.classList].filter(stable)[0];
-    if (c) s += '.' + esc(c);
-    return s;
-  };
-  const pathTo = (e) => {
-    const parts = [];
-    for (let x = e; x && x.nodeType === 1 && x !== document.documentElement; x = x.parentElement) {
-      if (x.id && !/\d{3,}/.test(x.id)) { parts.unshift('#' + esc(x.id)); return parts.join(' > '); }
-      parts.unshift(part(x));
-    }
-    return parts.join(' > ');
-  };
+  /* rowparts.js */
   const out = [];
   for (let n = start; n < end; n++) {
     const el = document.querySelector('[data-tw-suggest="' + n + '"]');

@@ -42,13 +42,25 @@ var collectJS = strings.Replace(collectSource, "/* describe.js */", DescribeJS, 
 //go:embed cleanup.js
 var cleanupJS string
 
+//go:embed rowparts.js
+var rowPartsJS string
+
 //go:embed rows.js
-var rowsJS string
+var rowsSource string
+
+//go:embed textrows.js
+var textRowsSource string
+
+// rowsJS and textRowsJS name rows with the same parts (rowparts.js).
+var (
+	rowsJS     = strings.Replace(rowsSource, "  /* rowparts.js */\n", rowPartsJS, 1)
+	textRowsJS = strings.Replace(textRowsSource, "  /* rowparts.js */\n", rowPartsJS, 1)
+)
 
 // Entry is one proposed selector-map entry.
 type Entry struct {
 	Name        string             `json:"name"`
-	Kind        string             `json:"kind"` // field, button, link or frame
+	Kind        string             `json:"kind"` // field, button, link, frame, rows or text (a text in each row)
 	Description string             `json:"description"`
 	Frame       string             `json:"frame,omitempty"`  // the frame entry of the iframe it is in
 	Within      string             `json:"within,omitempty"` // the many entry it is read inside (record's row fields)
@@ -270,6 +282,7 @@ func suggest(ctx context.Context, tab *rod.Page, page, prefix string, opt Option
 			var rowEntries []Entry
 			rowEntries, inRows = d.rows(els, first, next, used, opt.Secrets)
 			out = append(out, rowEntries...)
+			out = append(out, d.textRows(rowEntries, used, opt.Secrets)...)
 		}
 		for i, e := range els {
 			if inRows[i] {
@@ -378,6 +391,92 @@ func (d document) rows(els []Element, first, end int, used map[string]int, secre
 		}
 	}
 	return out, taken
+}
+
+// Text rows: at most this many kinds of them, and this many fields each.
+const (
+	maxTextRows   = 4
+	maxTextFields = 8
+)
+
+type textRow struct {
+	Row    string `json:"row"`
+	Rows   int    `json:"rows"`
+	Fields []struct {
+		Inner  string `json:"inner"`
+		Name   string `json:"name"`
+		Sample string `json:"sample"`
+	} `json:"fields"`
+}
+
+// textRows proposes the repeating rows that hold text only (a table of
+// plain cells, a list of items), which rows, starting from the controls
+// in them, never meets: a many entry for the rows and a within entry per
+// field (a table's column, named by its header; a leaf with text every
+// row has once). known are the entries rows proposed, whose rows are not
+// proposed again.
+func (d document) textRows(known []Entry, used map[string]int, secrets []string) []Entry {
+	skip := []string{}
+	for _, e := range known {
+		if e.Many {
+			skip = append(skip, e.Locators[0].Value)
+		}
+	}
+	res, err := d.eval(textRowsJS, skip, maxTextRows, maxTextFields)
+	if err != nil {
+		return nil
+	}
+	var groups []textRow
+	if json.Unmarshal([]byte(res.Value.JSON("", "")), &groups) != nil {
+		return nil
+	}
+	var out []Entry
+	for _, g := range groups {
+		if tainted(g.Row, secrets) {
+			continue
+		}
+		rn := uniqueName(used, d.prefix+".rows")
+		desc := fmt.Sprintf("each of the %d repeating rows of text", g.Rows)
+		if len(g.Fields) == 1 && g.Fields[0].Inner == "" {
+			desc += " (extract from: it reads each row's text)"
+		} else {
+			desc += " (read their fields with extract's fields:)"
+		}
+		out = append(out, Entry{Name: rn, Kind: "rows", Many: true, Description: desc, Locators: []selector.Locator{{Strategy: selector.CSS, Value: g.Row}}})
+		for i, f := range g.Fields {
+			if f.Inner == "" || tainted(f.Inner, secrets) {
+				continue
+			}
+			slug := shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(f.Name), "_"), "_"))
+			if slug == "" || tainted(f.Name, secrets) {
+				slug = fieldSlug(f.Inner, i)
+			}
+			desc := "the text in each row"
+			switch {
+			case f.Name != "" && !tainted(f.Name, secrets):
+				desc = fmt.Sprintf("column %q in each row", f.Name)
+			case f.Sample != "" && !tainted(f.Sample, secrets):
+				desc = fmt.Sprintf("the text in each row (the first: %q)", f.Sample)
+			}
+			out = append(out, Entry{Name: uniqueName(used, d.prefix+".row_"+slug), Kind: "text", Within: rn, Description: desc,
+				Locators: []selector.Locator{{Strategy: selector.CSS, Value: f.Inner}}})
+		}
+	}
+	return out
+}
+
+// fieldSlug names the i-th field of a row by its selector inside the row:
+// its last class (span.price → price), else its position (field_2).
+func fieldSlug(inner string, i int) string {
+	parts := strings.Split(inner, " > ")
+	for j := len(parts) - 1; j >= 0; j-- {
+		if k := strings.IndexByte(parts[j], '.'); k >= 0 {
+			if s := shorten(strings.Trim(cleanRE.ReplaceAllString(strings.ToLower(parts[j][k+1:]), "_"), "_")); s != "" {
+				return s
+			}
+		}
+	}
+	return fmt.Sprintf("field_%d", i+1)
 }
 
 // rowKey is a kind of repeating element: the row's selector, the

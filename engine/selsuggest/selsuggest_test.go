@@ -319,3 +319,61 @@ func TestResultNotes(t *testing.T) {
 		t.Errorf("notes for a page read where asked: %q", got)
 	}
 }
+
+// TestSuggestTextRows: rows of plain text (a table's cells, a list's
+// items: no link or control in them) get a many entry and a within entry
+// per field, a table's columns named by their headers, and every field
+// reads its own cell in each row.
+func TestSuggestTextRows(t *testing.T) {
+	t.Parallel() // its own server and browser context
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
+	defer srv.Close()
+	p := testsite.NewPage(t, testsite.Browser(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	entries, err := entriesOf(ctx, p, srv.URL+"/parts.html", "shop.parts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Name] = e
+	}
+	// Each field, read in each row of its rows entry.
+	read := func(field string) string {
+		t.Helper()
+		f, ok := got[field]
+		if !ok {
+			t.Errorf("no entry %s; got %v", field, entries)
+			return ""
+		}
+		rows, ok := got[f.Within]
+		if !ok || !rows.Many {
+			t.Errorf("%s: within %q, not a many rows entry; got %v", field, f.Within, entries)
+			return ""
+		}
+		return p.MustEval(`(rows, inner) => [...document.querySelectorAll(rows)].map((r) => { const m = r.querySelectorAll(inner); return m.length === 1 ? m[0].textContent.trim() : "#" + m.length; }).join("|")`,
+			rows.Locators[0].Value, f.Locators[0].Value).Str()
+	}
+	for field, want := range map[string]string{
+		"shop.parts.row_sku":       "P-1|P-2|P-3|P-4|P-5",
+		"shop.parts.row_part_name": "Gear|Spring|Valve|Bolt|Nut",
+		"shop.parts.row_price":     "$1.00|$2.00|$3.00|$4.00|$5.00",
+		"shop.parts.row_when":      "May 1|May 2|May 3",
+		"shop.parts.row_what":      "Gears restocked|Springs on sale|Valves discontinued",
+	} {
+		if s := read(field); s != want {
+			t.Errorf("%s reads %q, want %q", field, s, want)
+		}
+	}
+	if e, ok := got["shop.parts.next_page"]; !ok || e.Kind != "link" {
+		t.Errorf("no next_page entry; got %v", entries)
+	}
+	var b strings.Builder
+	if err := WriteYAML(&b, srv.URL+"/parts.html", entries); err != nil {
+		t.Fatal(err)
+	}
+	if _, ps := selector.Parse("suggested.yaml", []byte(b.String())); len(ps) > 0 {
+		t.Fatalf("the proposed YAML has problems:\n%v\n%s", ps.Err(), b.String())
+	}
+}
