@@ -156,6 +156,13 @@ const popupRule = `(() => {
 // the page's scripts set going is followed from before the first of them
 // runs.
 func blockPopups(ctx context.Context, page *rod.Page) error {
-	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: popupRule + ";\n" + followJS + ";\n" + selector.DocumentScript()}.Call(page.Context(ctx))
+	_, err := proto.PageAddScriptToEvaluateOnNewDocument{Source: PageScript()}.Call(page.Context(ctx))
 	return err
+}
+
+// PageScript is what every document of an environment's page runs first:
+// the popup rule, the follow hook and page.js (selector.DocumentScript).
+// Tests that drive a bare page the way an environment's is add it too.
+func PageScript() string {
+	return popupRule + ";\n" + followJS + ";\n" + selector.DocumentScript()
 }

@@ -185,11 +185,15 @@ func navigated(err error) bool {
 	return strings.Contains(t, "navigated or closed") || strings.Contains(t, "Cannot find context") || strings.Contains(t, "Execution context was destroyed")
 }
 
-// settle waits until the page stays put: loaded, and the same document
-// for a quiet moment afterwards, so a script that sends the visitor on
-// (one redirect or a chain of them) is followed to where it ends. A wait
-// whose document was replaced under it starts over on the new one.
+// settle waits until the page stays put: loaded, what its scripts set
+// going while it loaded has run (the follow hook's quiet: a single-page
+// app's fetch and the form it then draws; without the hook, a quiet moment
+// of 250 ms), and the same document afterwards, so a script that sends the
+// visitor on (one redirect or a chain of them) is followed to where it
+// ends. A wait whose document was replaced under it starts over on the
+// new one.
 func settle(ctx context.Context, tab *rod.Page) error {
+	const loadWork = 5 * time.Second // as long as goto waits for it
 	const quiet = 250 * time.Millisecond
 	for {
 		origin, err := loadedOrigin(ctx, tab)
@@ -197,10 +201,12 @@ func settle(ctx context.Context, tab *rod.Page) error {
 			return err
 		}
 		if err == nil {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(quiet):
+			if f, qerr := selector.Quiet(ctx, tab, loadWork); qerr != nil || !f.Hooked {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(quiet):
+				}
 			}
 			again, err := loadedOrigin(ctx, tab)
 			if err == nil && again == origin {

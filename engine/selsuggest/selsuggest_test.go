@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/go-rod/rod/lib/proto"
+	"github.com/toolwright/toolwright/engine/browser"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -375,5 +377,43 @@ func TestSuggestTextRows(t *testing.T) {
 	}
 	if _, ps := selector.Parse("suggested.yaml", []byte(b.String())); len(ps) > 0 {
 		t.Fatalf("the proposed YAML has problems:\n%v\n%s", ps.Err(), b.String())
+	}
+}
+
+// TestSuggestDrawnApp: a single-page app that draws its form after asking
+// its server is read once drawn (what its scripts set going while it
+// loaded has run, as an environment's page tells), and fields known only by
+// a placeholder are proposed by it.
+func TestSuggestDrawnApp(t *testing.T) {
+	t.Parallel() // its own server and browser context
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
+	defer srv.Close()
+	p := testsite.NewPage(t, testsite.Browser(t), "")
+	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: browser.PageScript()}).Call(p); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	entries, err := entriesOf(ctx, p, srv.URL+"/drawn.html", "shop.app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Name] = e
+	}
+	for name, want := range map[string]string{
+		"shop.app.search_parts": `role "textbox" name "Search parts"`,
+		"shop.app.max_price":    `role "spinbutton" name "Max price"`,
+		"shop.app.go":           `role "button" name "Go"`,
+	} {
+		e, ok := got[name]
+		if !ok {
+			t.Errorf("no entry %s; got %v", name, entries)
+			continue
+		}
+		if d := e.Locators[0].Describe(); d != want {
+			t.Errorf("%s: primary %s, want %s", name, d, want)
+		}
 	}
 }
