@@ -118,7 +118,11 @@ func TestAskHumanPersonFinishes(t *testing.T) {
 	waitFor(t, "the second-factor page", func() bool {
 		return strings.HasSuffix(env.Page().Context(ctx).MustInfo().URL, "/otp")
 	})
-	typeCodeAsPerson(t, srv.URL, envID, func() *rod.Page { return env.Page().Context(ctx) }, "type the code from the phone")
+	viewer := typeCodeAsPerson(t, srv.URL, envID, func() *rod.Page { return env.Page().Context(ctx) }, "type the code from the phone")
+	// The take-over page says until when the call waits for the person.
+	if until := viewer.MustElement("#message").MustText(); !strings.Contains(until, "the call waits for you until") {
+		t.Errorf("the take-over page's ask: %q, want it to say until when the call waits", until)
+	}
 
 	var got *result.Envelope
 	select {
@@ -133,6 +137,11 @@ func TestAskHumanPersonFinishes(t *testing.T) {
 	if open, _ := a.Store.ListHandoffs(ctx, true); len(open) != 0 {
 		t.Errorf("open handoffs after the call went on: %+v", open)
 	}
+	// The person's take-over page says the call has gone on.
+	waitFor(t, "the take-over page to say the call has gone on", func() bool {
+		v, err := viewer.Eval(`() => { const m = document.getElementById('message'); return m && m.getAttribute('data-gone') === '1' ? m.textContent : ''; }`)
+		return err == nil && strings.Contains(v.Value.Str(), "The call has gone on")
+	})
 	handoffAudited(t, a, envID, got.TraceID, "started", "finished")
 }
 

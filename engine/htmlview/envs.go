@@ -119,8 +119,24 @@ func (u *UI) liveOf(ctx context.Context, id string) (*Live, error) {
 	if view.Purpose != "" {
 		title += " (" + view.Purpose + ")"
 	}
+	var waiting func(context.Context) (string, error)
+	if view.Waiting != "" {
+		// The call waits for a person: the viewer says when it has gone on.
+		waiting = func(ctx context.Context) (string, error) {
+			list, err := u.Envs.ListEnvs(ctx)
+			if err != nil {
+				return "", err
+			}
+			for _, v := range list {
+				if v.ID == id {
+					return v.Waiting, nil
+				}
+			}
+			return "", nil // closed: the call ended
+		}
+	}
 	lv := NewLive(page, LiveOptions{
-		Title: title, Message: view.Waiting, Secrets: u.Secrets,
+		Title: title, Message: view.Waiting, Secrets: u.Secrets, Until: view.Until, Waiting: waiting,
 		Done: func(r *http.Request) (string, error) {
 			by := "ui " + r.RemoteAddr
 			msg, err := u.Envs.FinishEnv(r.Context(), id, by)

@@ -84,6 +84,12 @@ type LiveOptions struct {
 	Done func(r *http.Request) (string, error)
 	// OnInput is called (at most once) when the person first acts.
 	OnInput func()
+	// Until is when the call stops waiting for the person (zero: not
+	// said); Waiting, when set, is what the call waits for now: the
+	// message while it still waits, "" once it has gone on (what it
+	// waited for holds, or it ended), which the viewer then says.
+	Until   time.Time
+	Waiting func(ctx context.Context) (string, error)
 }
 
 // NewLive makes the live view of page. Nothing is sent to the browser
@@ -128,6 +134,8 @@ func (l *Live) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		l.frames(w, r)
 	case "input":
 		l.input(w, r)
+	case "status":
+		l.status(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -141,9 +149,29 @@ var liveJS = func() []byte {
 	return b
 }()
 
+// status answers {"waiting": MESSAGE} while the call still waits for the
+// person, {"waiting": ""} once it has gone on (LiveOptions.Waiting).
+func (l *Live) status(w http.ResponseWriter, r *http.Request) {
+	if l.opts.Waiting == nil {
+		http.NotFound(w, r)
+		return
+	}
+	msg, err := l.opts.Waiting(r.Context())
+	if err != nil {
+		http.Error(w, "the call's state cannot be read: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(map[string]string{"waiting": msg})
+}
+
 func (l *Live) viewer(w http.ResponseWriter) {
 	var b bytes.Buffer
-	data := map[string]any{"Title": l.opts.Title, "Message": l.opts.Message, "Done": l.opts.Done != nil, "Home": "../../"}
+	data := map[string]any{"Title": l.opts.Title, "Message": l.opts.Message, "Done": l.opts.Done != nil, "Home": "../../", "Watch": l.opts.Waiting != nil}
+	if !l.opts.Until.IsZero() {
+		data["Until"] = l.opts.Until.UTC().Format("15:04:05 UTC")
+	}
 	if err := pages.ExecuteTemplate(&b, "live", data); err != nil {
 		http.Error(w, "render: "+err.Error(), http.StatusInternalServerError)
 		return

@@ -83,6 +83,24 @@
       .catch(function (e) { state.textContent = 'done failed: ' + e; done.disabled = false; });
   });
 
+  // While the call waits for the person, ask now and then whether it has
+  // gone on (what it waited for holds, or it ended), and say so.
+  var message = document.getElementById('message');
+  if (message && message.getAttribute('data-watch')) {
+    var watch = setInterval(function () {
+      fetch('status', { credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (s) {
+          if (!s || s.waiting) return;
+          clearInterval(watch);
+          message.className = 'ask gone';
+          message.setAttribute('data-gone', '1');
+          message.textContent = 'The call has gone on: what it waited for is done, or it ended. You can close this page.';
+        })
+        .catch(function () { /* asked again at the next tick */ });
+    }, 2000);
+  }
+
   var frames = 0;
   var es = new EventSource('frames');
   es.onmessage = function (m) {
