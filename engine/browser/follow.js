@@ -106,22 +106,31 @@
     for (let p = c; fn && p; p = p.parent) {
       if (p.fn === fn || (p.src && p.src === src)) return null;
     }
-    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, src, parent: c.kind ? c : null, at: now() };
+    const item = { cause: c.cause, gen: c.gen + 1, kind, fn, src, parent: c.kind ? c : null, at: now(), due: delay === undefined ? 0 : now() + delay };
     c.cause.pending.add(item);
     return item;
   };
-  // done ends item; a cause left with nothing pending tells its waiters
-  // after the reactions of what ends now have run (a task later).
+  // done ends item; the cause's waiters are told, after the reactions of
+  // what ends now have run (a task later), once nothing they wait for is
+  // pending.
   const done = (item) => {
     if (!item || !item.cause.pending.delete(item)) return;
-    if (item.cause.pending.size === 0) check(item.cause);
+    if (item.cause.waiters.length) check(item.cause);
+  };
+  // left is how many of cause's pending items waiter w waits for: all of
+  // them, or (w.soon) all but the timers due later than w.soon ms after
+  // it began to wait.
+  const left = (cause, w) => {
+    if (w.soon === undefined) return cause.pending.size;
+    let n = 0;
+    for (const i of cause.pending) if (!(i.kind === "timer" && i.due > w.start + w.soon)) n++;
+    return n;
   };
   const check = (cause) => {
     native.setTimeout.call(window, () => {
-      if (cause.pending.size > 0) return;
       const ws = cause.waiters;
-      cause.waiters = [];
-      for (const w of ws) w(false);
+      cause.waiters = ws.filter((w) => left(cause, w) > 0);
+      for (const w of ws) if (left(cause, w) === 0) w.fin(false);
     }, 0);
   };
   // run calls fn under item, then ends item.
@@ -402,24 +411,25 @@
     },
     // quiet: a promise of {waited, idle, left} once the cause of kind
     // ("act", "load") has nothing pending, or after max ms (idle: true,
-    // left: the kinds still pending).
-    quiet(kind, max) {
+    // left: the kinds still pending). With soon (ms), a timer due later
+    // than soon ms from now is not waited for (it runs all the same).
+    quiet(kind, max, soon) {
       const cause = causes[kind];
-      const start = now();
+      const w = { start: now(), soon: typeof soon === "number" ? soon : undefined, fin: null };
       if (kind === "act") armed = null; // the step's input is over
-      if (!cause || cause.pending.size === 0) return Promise.resolve({ waited: 0, idle: false, left: [] });
+      if (!cause || left(cause, w) === 0) return Promise.resolve({ waited: 0, idle: false, left: [] });
       return new Promise((resolve) => {
         let timer = 0;
-        const fin = (idle) => {
+        w.fin = (idle) => {
           native.clearTimeout.call(window, timer);
-          resolve({ waited: now() - start, idle, left: idle ? [...new Set([...cause.pending].map((i) => i.kind))] : [] });
+          resolve({ waited: now() - w.start, idle, left: idle ? [...new Set([...cause.pending].map((i) => i.kind))] : [] });
         };
         timer = native.setTimeout.call(window, () => {
-          cause.waiters = cause.waiters.filter((w) => w !== fin);
-          fin(true);
+          cause.waiters = cause.waiters.filter((x) => x !== w);
+          w.fin(true);
         }, max);
-        cause.waiters.push(fin);
-        if (cause.pending.size === 0) check(cause);
+        cause.waiters.push(w);
+        check(cause);
       });
     },
     pending(kind) {

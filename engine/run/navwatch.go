@@ -68,9 +68,18 @@ const (
 // goto waits for the latter too. Time a bound ran out on is the step's
 // idle time (StepRecord.IdleMS). Without the hook (a popup's page) the
 // windows above apply.
+//
+// One exception: what a fill's typing set going is waited for before the
+// next step acts only as far as its timers due within typedSoon. A
+// page's reaction to typing that matters to the next action (a live
+// search's debounce, suggestions to pick from) comes sooner; a longer one
+// is a draft saved, an edit stashed on the server (MediaWiki waits 1 s
+// after the last key), which the next click need not wait for. A read
+// after a fill waits for all of it, as after any step.
 const (
 	followMax = 10 * time.Second
 	quietMax  = 5 * time.Second
+	typedSoon = 500 * time.Millisecond
 )
 
 // navWatch follows the main frame of the call's page from the start of an
@@ -119,6 +128,9 @@ type navWatch struct {
 	// judges: the requests the step set going are judged by their
 	// answers (a navigating step's, an upload's; not a fill's).
 	judges bool
+	// typed: the step typed (a fill); actsNext: the step awaiting it acts
+	// (see typedSoon).
+	typed, actsNext bool
 }
 
 // watchNavigation starts watching the page the step acts in (the
@@ -487,7 +499,13 @@ func (w *navWatch) waitFollowed(ctx context.Context) (selector.Late, bool) {
 	if dl, ok := ctx.Deadline(); ok {
 		max = min(max, time.Until(dl))
 	}
-	late, err := selector.LateFollowed(ctx, w.page, max)
+	var soon time.Duration
+	w.mu.Lock()
+	if w.typed && w.actsNext {
+		soon = typedSoon
+	}
+	w.mu.Unlock()
+	late, err := selector.LateFollowed(ctx, w.page, max, soon)
 	if err != nil {
 		// The document went away while it answered: a navigation.
 		w.begun(ctx)
@@ -955,9 +973,16 @@ func (r *runner) settleLast(ctx context.Context) error {
 
 // awaitNav waits, before a step acts, for a navigation the latest acting
 // step started (navWatch.awaitLate), and judges the page it led to
-// (navWatch.answered): a failure then is that earlier step's.
-func (c *call) awaitNav(ctx context.Context) error {
-	return c.latestNav().awaitJudged(ctx)
+// (navWatch.answered): a failure then is that earlier step's. acts: the
+// step about to run acts (see typedSoon).
+func (c *call) awaitNav(ctx context.Context, acts bool) error {
+	w := c.latestNav()
+	if w != nil {
+		w.mu.Lock()
+		w.actsNext = acts
+		w.mu.Unlock()
+	}
+	return w.awaitJudged(ctx)
 }
 
 // awaitNavIn is awaitNav when the latest acting step acted in page (a

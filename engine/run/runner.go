@@ -245,7 +245,7 @@ func (r *runner) holds(ctx context.Context, s *step.Step, cond *step.Step) (bool
 	}
 	// The page a late navigation of the latest acting step leads to, not
 	// the one it leaves (navwatch.go).
-	if err := r.c.deferRefusal(r.c.awaitNav(hctx), false); err != nil {
+	if err := r.c.deferRefusal(r.c.awaitNav(hctx, false), false); err != nil {
 		return false, err
 	}
 	bound, err := cond.Bind(r.scope)
@@ -350,6 +350,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Submits)
 		if nav != nil {
 			nav.judges = s.Spec.Navigates || s.Spec.Sends
+			nav.typed = s.Spec.Kind == "fill"
 		}
 		r.c.keepNav(nav)
 	}
@@ -378,7 +379,7 @@ func (r *runner) beforeAct(sctx context.Context, s *step.Step) error {
 		return nil
 	}
 	acts := s.Spec.Acts || s.Spec.Navigates
-	err := r.c.deferRefusal(r.c.awaitNav(sctx), acts)
+	err := r.c.deferRefusal(r.c.awaitNav(sctx, acts), acts)
 	if err == nil && acts {
 		// A refusal a step before saw is this acting step's end: it never
 		// acts on a page that refused what was sent.

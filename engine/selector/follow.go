@@ -47,10 +47,15 @@ func Arm(ctx context.Context, page *rod.Page) bool {
 
 // LateFollowed is LateAfterClick once what the armed step set going has
 // run, as the page's follow hook tells (at most max, by the page's
-// clock), or once the page began to leave for another document. Late's
+// clock), or once the page began to leave for another document; with
+// soon > 0, a timer due later than soon from now is not waited for. Late's
 // Followed.Hooked is false when the page has no hook.
-func LateFollowed(ctx context.Context, page *rod.Page, max time.Duration) (Late, error) {
-	res, err := evalOp(page.Context(ctx), nil, "late", map[string]any{"follow": max.Milliseconds(), "submit": lateSubmit.Milliseconds()}, true, true)
+func LateFollowed(ctx context.Context, page *rod.Page, max, soon time.Duration) (Late, error) {
+	req := map[string]any{"follow": max.Milliseconds(), "submit": lateSubmit.Milliseconds()}
+	if soon > 0 {
+		req["soon"] = soon.Milliseconds()
+	}
+	res, err := evalOp(page.Context(ctx), nil, "late", req, true, true)
 	if err != nil {
 		return Late{}, err
 	}

@@ -858,7 +858,7 @@ function (op, req, ...nodes) {
   // nothing pending (at most max ms: {waited, idle, left}), or as soon as
   // the page begins to leave for another document ({leaving: true}):
   // what is pending then never runs here.
-  const followed = (win, f, kind, max) => new Promise((resolve) => {
+  const followed = (win, f, kind, max, soon) => new Promise((resolve) => {
     const nav = navigationOf(win);
     const type = nav ? "navigate" : "beforeunload";
     const left = (e) => {
@@ -867,7 +867,7 @@ function (op, req, ...nodes) {
       resolve({ waited: 0, idle: false, left: [], leaving: true });
     };
     (nav || win).addEventListener(type, left);
-    f.quiet(kind, max).then((q) => {
+    f.quiet(kind, max, soon).then((q) => {
       (nav || win).removeEventListener(type, left);
       resolve(q);
     });
@@ -1575,7 +1575,7 @@ function (op, req, ...nodes) {
         // begins to leave (its reactions then never run here).
         const f = win[FOLLOW];
         if (!f) return Object.assign(answer(), { hooked: false });
-        return followed(win, f, "act", req.follow).then(async (q) => Object.assign(await settled(), { hooked: true }, q));
+        return followed(win, f, "act", req.follow, req.soon).then(async (q) => Object.assign(await settled(), { hooked: true }, q));
       }
       if (!req.idle) return settled();
       return new Promise((resolve) => {

@@ -122,6 +122,32 @@ steps:
 output:
   title: ${{ vars.title }}
 `,
+	// An edit stashed on the server 1.8 s after the last key: the click
+	// after the typing does not wait for it (before: 1.8 s, as MediaWiki's
+	// save waited 1 s for its edit stash), a read after the typing sees it.
+	"fw_stash_click": `
+name: fw_stash_click
+description: Type a note and save it.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/fwstash.html
+  - fill: {target: tr.fw.stash_note, value: a note}
+  - click: tr.fw.stash_save
+  - extract: {from: tr.fw.stash_said, into: said}
+output:
+  said: ${{ vars.said }}
+`,
+	"fw_stash_read": `
+name: fw_stash_read
+description: Type a note and read whether it was stashed.
+risk: read
+steps:
+  - goto: ${{ config.shop_base }}/fwstash.html
+  - fill: {target: tr.fw.stash_note, value: a note}
+  - extract: {from: tr.fw.stash, into: stash}
+output:
+  stash: ${{ vars.stash }}
+`,
 	// An uploader that takes the files, empties its input and sends them by
 	// XHR. Before: invalid_params "kept none of the files".
 	"fw_upload": `
@@ -281,6 +307,8 @@ func TestWhatAStepSetGoingIsFollowed(t *testing.T) {
 		{"fw_post", `{"task_id": "post", "title": "Hello"}`, []check{field("heading", "Saved")}},
 		{"fw_login", `{"task_id": "login"}`, []check{field("sent", "s3cret-pass")}},
 		{"fw_signin", `{"task_id": "signin", "pw": "right"}`, []check{field("account", "account")}},
+		{"fw_stash_click", `{}`, []check{field("said", "saved before the stash")}},
+		{"fw_stash_read", `{}`, []check{field("stash", "stashed")}},
 	}
 	var calls [][2]string
 	for _, c := range oks {
