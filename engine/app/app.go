@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/toolwright/toolwright/engine/browser"
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // the built-in browser providers
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
@@ -117,7 +118,7 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 	}
 	o := browser.Options{
 		Provider: cfg.Browser.Provider, Bin: cfg.Browser.Bin, Headless: cfg.Browser.Headless,
-		Endpoints: cfg.Browser.Endpoints, MaxEnvironments: cfg.Browser.MaxEnvironments,
+		Endpoints: cfg.Browser.Endpoints, Settings: cfg.Browser.Settings, MaxEnvironments: cfg.Browser.MaxEnvironments,
 		MaxPerPurpose: cfg.Browser.MaxPerPurpose, IdleTimeout: cfg.Browser.IdleTimeout,
 		Spare:    cfg.Browser.Spare,
 		Viewport: browser.Viewport{Width: cfg.Browser.Viewport.Width, Height: cfg.Browser.Viewport.Height},
@@ -239,11 +240,11 @@ func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(sto
 	// Remote browsers are shared: environments, their leases and the pool
 	// limits live in the store for every replica. The manager uses the
 	// registry only when its provider's browsers outlive this process
-	// (browser.Attacher).
-	bo.Registry = Registry(st)
+	// (provider.Attacher).
+	bo.Registry = st
 	// Browsers that die with this process (local) are in no registry:
 	// their environments are published for toolwright ui instead.
-	bo.Publisher = Publisher(st)
+	bo.Publisher = st
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		st.Close()

@@ -13,20 +13,24 @@ var layers = map[string]int{
 	"engine/yamlx": 1, "engine/result": 1,
 	"engine/decl": 2, "engine/tmpl": 2,
 	"engine/config": 3, "engine/selector": 3, "engine/store": 3,
-	"engine/policy": 4, "engine/store/sqlstore": 4, "engine/store/storetest": 4, "engine/browser": 4,
-	"engine/htmlview": 4, "engine/selsuggest": 4, "engine/step": 4,
-	"engine/step/kinds": 5, "engine/browser/providertest": 5, "engine/workflow": 5, "engine/record": 5,
-	"engine/repair": 5,
-	"engine/run":    6, "engine/selcheck": 6,
-	"engine/mcpserver":   7,
-	"engine/app":         8,
-	"engine/testrun":     9,
-	"engine/app/project": 10,
+	// The seam between the browser manager and its providers, which
+	// import it and neither the manager nor each other.
+	"engine/browser/provider": 4,
+	"engine/policy":           5, "engine/store/sqlstore": 5, "engine/store/storetest": 5, "engine/browser": 5,
+	"engine/htmlview": 5, "engine/selsuggest": 5, "engine/step": 5,
+	"engine/browser/provider/local": 5, "engine/browser/provider/cdp": 5, "engine/browser/provider/webdriver": 5,
+	"engine/step/kinds": 6, "engine/workflow": 6, "engine/record": 6, "engine/repair": 6,
+	"engine/browser/provider/all": 6,
+	"engine/run":                  7, "engine/selcheck": 7,
+	"engine/mcpserver":   8,
+	"engine/app":         9,
+	"engine/testrun":     10,
+	"engine/app/project": 11,
 	// engine/run's test-only packages. The harness their tests share
 	// builds the engine as the server does (app.BrowserOptions), so it is
 	// test support outside engine/ (internal/harness), not an engine
 	// package importing a higher layer.
-	"engine/run/pagetest": 10, "engine/run/safetytest": 10, "engine/run/shoptest": 10,
+	"engine/run/pagetest": 11, "engine/run/safetytest": 11, "engine/run/shoptest": 11,
 }
 
 const module = "github.com/toolwright/toolwright/"

@@ -48,9 +48,6 @@ type Conn struct {
 	closeOnce sync.Once
 	onClose   func() // what the provider started and must end (process, profile)
 
-	sessMu  sync.Mutex
-	session string // the WebDriver session whose browser this is (webdriver.go)
-
 	obsMu     sync.Mutex
 	observers map[string]map[*observer]bool // by CDP session id
 	syncs     chan chan struct{}            // Sync's requests to pump
@@ -139,6 +136,12 @@ func (c *Conn) Health(ctx context.Context) error {
 // started). Environments on it are gone afterwards.
 func (c *Conn) Close() {
 	c.lost(errs.New(errs.EnvUnavailable, "the browser connection was closed"))
+}
+
+// Lost marks the browser gone, saying why (its process exited, its
+// session ended), and releases the connection (provider.Conn).
+func (c *Conn) Lost(why string) {
+	c.lost(errs.New(errs.EnvUnavailable, "%s", why))
 }
 
 // lost marks the browser gone with cause and releases the connection.
@@ -344,9 +347,3 @@ func (s session) Call(ctx context.Context, _, method string, params any) ([]byte
 }
 func (s session) GetSessionID() proto.TargetSessionID { return s.id }
 func (s session) GetContext() context.Context         { return s.ctx }
-
-// isGone reports whether err means the browser went away.
-func isGone(err error) bool {
-	var e *errs.Error
-	return errors.As(err, &e) && e.Code == errs.EnvUnavailable
-}

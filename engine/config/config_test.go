@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/toolwright/toolwright/engine/browser" // its providers are browser.provider's values
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // its providers are browser.provider's values
 	"github.com/toolwright/toolwright/engine/config"
 )
 

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/toolwright/toolwright/engine/browser" // its providers are browser.provider's values
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // its providers are browser.provider's values
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
