@@ -21,7 +21,7 @@ import (
 	"github.com/toolwright/toolwright/engine/run"
 	_ "github.com/toolwright/toolwright/engine/step/kinds" // the built-in step kinds
 	"github.com/toolwright/toolwright/engine/store"
-	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	_ "github.com/toolwright/toolwright/engine/store/all" // the built-in store backends
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -72,8 +72,9 @@ func LoadSet(cfg *config.Config) (*workflow.Set, error) {
 	return set, nil
 }
 
-// OpenStore opens the state store the config names: store.url
-// (PostgreSQL), or SQLite under state_dir when it is empty.
+// OpenStore opens the state store the config names: store.url (the
+// backend registered for its scheme: PostgreSQL), or SQLite under
+// state_dir when it is empty.
 func OpenStore(cfg *config.Config) (store.Store, error) {
 	if cfg.Store.URL == "" {
 		if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
@@ -84,7 +85,7 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key})
+	st, err := store.Open(cfg.Store.URL, cfg.StateDir, store.Options{AuditKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func OpenStoreReadOnly(cfg *config.Config, oldKeys ...[]byte) (store.Store, erro
 	if err != nil {
 		return nil, err
 	}
-	return sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key, OldAuditKeys: oldKeys, ReadOnly: true})
+	return store.Open(cfg.Store.URL, cfg.StateDir, store.Options{AuditKey: key, OldAuditKeys: oldKeys, ReadOnly: true})
 }
 
 // BrowserOptions maps the config to the browser manager's options.

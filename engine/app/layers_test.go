@@ -12,16 +12,18 @@ var layers = map[string]int{
 	"engine/lint": 0, "engine/errs": 0, "engine/backoff": 0, "engine/browser/chromium": 0,
 	"engine/yamlx": 1, "engine/result": 1,
 	"engine/decl": 2, "engine/tmpl": 2,
-	"engine/config": 3, "engine/selector": 3, "engine/store": 3,
-	// The seam between the browser manager and its providers, which
-	// import it and neither the manager nor each other.
-	"engine/browser/provider": 4,
-	"engine/policy":           5, "engine/store/sqlstore": 5, "engine/store/storetest": 5, "engine/browser": 5,
+	"engine/config": 3, "engine/selector": 3,
+	// The seams whose modules register with them (and through them with
+	// the config): store backends and browser providers, which import
+	// their seam and neither what uses it nor each other.
+	"engine/store": 4, "engine/browser/provider": 4,
+	"engine/policy": 5, "engine/store/sqlstore": 5, "engine/store/storetest": 5, "engine/browser": 5,
 	"engine/htmlview": 5, "engine/selsuggest": 5, "engine/step": 5,
 	"engine/browser/provider/local": 5, "engine/browser/provider/cdp": 5, "engine/browser/provider/webdriver": 5,
 	"engine/step/kinds": 6, "engine/workflow": 6, "engine/record": 6, "engine/repair": 6,
-	"engine/browser/provider/all": 6,
-	"engine/run":                  7, "engine/selcheck": 7,
+	"engine/browser/provider/all": 6, "engine/store/sqlite": 6, "engine/store/postgres": 6,
+	"engine/store/all": 7,
+	"engine/run":       7, "engine/selcheck": 7,
 	"engine/mcpserver":   8,
 	"engine/app":         9,
 	"engine/testrun":     10,

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // its providers are browser.provider's values
 	"github.com/toolwright/toolwright/engine/config"
+	_ "github.com/toolwright/toolwright/engine/store/all" // its backends are store.url's values
 )
 
 func TestDefaults(t *testing.T) {

@@ -395,7 +395,7 @@ func (c *call) releaseEnv() {
 }
 
 // recordWait bounds recording a call that ran. The store bounds its own
-// wait for another writer's lock (sqlstore.Options.BusyTimeout); this is
+// wait for another writer's lock (store.Options.BusyTimeout); this is
 // the time a record may queue behind the other calls of this process on
 // SQLite's one write connection: 32 calls ending together on a loaded
 // machine queued past the 10 s it once was, and their results were
