@@ -9,7 +9,8 @@ import (
 // layers is engine/README.md's one-way flow as ranks: a package may import
 // only packages of a lower rank. A new engine package must be placed here.
 var layers = map[string]int{
-	"engine/lint": 0, "engine/errs": 0, "engine/backoff": 0, "engine/browser/chromium": 0,
+	"engine/lint": 0, "engine/errs": 0, "engine/backoff": 0, "engine/tick": 0, "engine/browser/chromium": 0,
+	"engine/demo":  0,
 	"engine/yamlx": 1, "engine/result": 1,
 	"engine/decl": 2, "engine/tmpl": 2,
 	"engine/config": 3, "engine/selector": 3,
@@ -24,10 +25,10 @@ var layers = map[string]int{
 	"engine/browser/provider/all": 6, "engine/store/sqlite": 6, "engine/store/postgres": 6,
 	"engine/store/all": 7,
 	"engine/run":       7, "engine/selcheck": 7,
-	"engine/mcpserver":   8,
-	"engine/app":         9,
-	"engine/testrun":     10,
-	"engine/app/project": 11,
+	"engine/mcpserver": 8,
+	"engine/app":       9,
+	"engine/testrun":   10,
+	"engine/project":   11,
 	// engine/run's test-only packages. The harness their tests share
 	// builds the engine as the server does (app.BrowserOptions), so it is
 	// test support outside engine/ (internal/harness), not an engine

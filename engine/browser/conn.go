@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
 // healthEvery is how often a connection pings its browser; a browser that
@@ -247,27 +248,21 @@ func (c *Conn) Sync(ctx context.Context) error {
 
 // watch pings the browser until it is gone.
 func (c *Conn) watch() {
-	t := time.NewTicker(healthEvery)
-	defer t.Stop()
 	misses := 0
-	for {
-		select {
-		case <-c.alive.Done():
-			return
-		case <-t.C:
-		}
+	tick.Every(c.alive.Done(), healthEvery, func() bool {
 		err := c.Health(c.alive)
 		if err == nil || c.alive.Err() != nil {
 			misses = 0
-			continue
+			return true
 		}
 		misses++
 		c.log.Warn("browser does not answer", "endpoint", c.endpoint, "misses", misses, "err", err)
 		if misses >= healthMisses {
 			c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped answering"))
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // Event implements rod.CDPClient.

@@ -25,6 +25,7 @@ import (
 	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
 // Name is browser.provider's value for this provider.
@@ -349,28 +350,22 @@ func (p *webdriverProvider) KeepSession(c provider.Conn, session string) {
 }
 
 func (p *webdriverProvider) keepAlive(c provider.Conn, session string) {
-	t := time.NewTicker(KeepAlive)
-	defer t.Stop()
-	for {
-		select {
-		case <-c.Done():
-			return
-		case <-t.C:
-		}
+	tick.Every(c.Done(), KeepAlive, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), wdRequestTimeout)
+		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, session+"/timeouts", nil)
 		res, err := http.DefaultClient.Do(req)
-		cancel()
 		if err != nil {
 			if c.Err() == nil {
 				p.log.Warn("WebDriver keep-alive failed", "session", session, "err", err)
 			}
-			continue
+			return true
 		}
 		res.Body.Close()
 		if res.StatusCode == http.StatusNotFound {
 			c.Lost("the browser's WebDriver session ended")
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
