@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwright/toolwright/engine/app/project"
+	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
 )
 

@@ -14,13 +14,14 @@ import (
 	"strings"
 
 	"github.com/toolwright/toolwright/engine/browser"
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // the built-in browser providers
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/run"
 	_ "github.com/toolwright/toolwright/engine/step/kinds" // the built-in step kinds
 	"github.com/toolwright/toolwright/engine/store"
-	"github.com/toolwright/toolwright/engine/store/sqlstore"
+	_ "github.com/toolwright/toolwright/engine/store/all" // the built-in store backends
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -71,8 +72,9 @@ func LoadSet(cfg *config.Config) (*workflow.Set, error) {
 	return set, nil
 }
 
-// OpenStore opens the state store the config names: store.url
-// (PostgreSQL), or SQLite under state_dir when it is empty.
+// OpenStore opens the state store the config names: store.url (the
+// backend registered for its scheme: PostgreSQL), or SQLite under
+// state_dir when it is empty.
 func OpenStore(cfg *config.Config) (store.Store, error) {
 	if cfg.Store.URL == "" {
 		if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
@@ -83,7 +85,7 @@ func OpenStore(cfg *config.Config) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key})
+	st, err := store.Open(cfg.Store.URL, cfg.StateDir, store.Options{AuditKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +104,7 @@ func OpenStoreReadOnly(cfg *config.Config, oldKeys ...[]byte) (store.Store, erro
 	if err != nil {
 		return nil, err
 	}
-	return sqlstore.Open(cfg.Store.URL, cfg.StateDir, sqlstore.Options{AuditKey: key, OldAuditKeys: oldKeys, ReadOnly: true})
+	return store.Open(cfg.Store.URL, cfg.StateDir, store.Options{AuditKey: key, OldAuditKeys: oldKeys, ReadOnly: true})
 }
 
 // BrowserOptions maps the config to the browser manager's options.
@@ -117,7 +119,7 @@ func BrowserOptions(cfg *config.Config, log *slog.Logger) (browser.Options, erro
 	}
 	o := browser.Options{
 		Provider: cfg.Browser.Provider, Bin: cfg.Browser.Bin, Headless: cfg.Browser.Headless,
-		Endpoints: cfg.Browser.Endpoints, MaxEnvironments: cfg.Browser.MaxEnvironments,
+		Endpoints: cfg.Browser.Endpoints, Settings: cfg.Browser.Settings, MaxEnvironments: cfg.Browser.MaxEnvironments,
 		MaxPerPurpose: cfg.Browser.MaxPerPurpose, IdleTimeout: cfg.Browser.IdleTimeout,
 		Spare:    cfg.Browser.Spare,
 		Viewport: browser.Viewport{Width: cfg.Browser.Viewport.Width, Height: cfg.Browser.Viewport.Height},
@@ -239,11 +241,11 @@ func open(cfg *config.Config, set *workflow.Set, log *slog.Logger, wrap func(sto
 	// Remote browsers are shared: environments, their leases and the pool
 	// limits live in the store for every replica. The manager uses the
 	// registry only when its provider's browsers outlive this process
-	// (browser.Attacher).
-	bo.Registry = Registry(st)
+	// (provider.Attacher).
+	bo.Registry = st
 	// Browsers that die with this process (local) are in no registry:
 	// their environments are published for toolwright ui instead.
-	bo.Publisher = Publisher(st)
+	bo.Publisher = st
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		st.Close()

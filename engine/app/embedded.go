@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolwright/toolwright"
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/internal/site"
+	"github.com/toolwright/toolwright/engine/demo"
 )
 
 // WithDefaults points a config that names no files of its own at the
@@ -116,7 +116,7 @@ func StartDemo(base *config.Config, stateDir, addr string) (*Demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demo site: %w", err)
 	}
-	srv := &http.Server{Handler: site.Handler(toolwright.DemoSite()), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: demo.Handler(toolwright.DemoSite()), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	url := "http://" + ln.Addr().String()
 	cfg.Vars["acme_base"] = url

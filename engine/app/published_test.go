@@ -191,7 +191,7 @@ func runOwnerChild(cfgPath string) {
 	if err != nil {
 		fail(err)
 	}
-	bo.Registry, bo.Publisher, bo.LeaseDuration = app.Registry(st), app.Publisher(st), childLease
+	bo.Registry, bo.Publisher, bo.LeaseDuration = st, st, childLease
 	bm, err := browser.NewManager(bo)
 	if err != nil {
 		fail(err)

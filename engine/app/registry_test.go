@@ -19,8 +19,9 @@ import (
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
-	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/browser"
+	cdpprovider "github.com/toolwright/toolwright/engine/browser/provider/cdp"
+	"github.com/toolwright/toolwright/engine/browser/provider/webdriver"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/store/sqlstore"
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) { testsite.Main(m) }
 // registry.
 func replica(t *testing.T, st store.Store, endpoints []string, lease time.Duration) *browser.Manager {
 	t.Helper()
-	return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: endpoints,
+	return newReplica(t, st, browser.Options{Provider: cdpprovider.Name, Endpoints: endpoints,
 		LeaseDuration: lease, MaxEnvironments: 3, MaxPerPurpose: 2})
 }
 
@@ -43,7 +44,7 @@ func replica(t *testing.T, st store.Store, endpoints []string, lease time.Durati
 // the end of the test.
 func newReplica(t *testing.T, st store.Store, o browser.Options) *browser.Manager {
 	t.Helper()
-	o.Headless, o.Registry = true, app.Registry(st)
+	o.Headless, o.Registry = true, st
 	m, err := browser.NewManager(o)
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +287,7 @@ func TestPopupBlockedWithTwoReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), sqlstore.FileName)
 	mk := func() *browser.Manager {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
-		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, AllowURL: allow})
+		return newReplica(t, st, browser.Options{Provider: cdpprovider.Name, Endpoints: []string{ep}, AllowURL: allow})
 	}
 	a, b := mk(), mk()
 	envB := openEnv(t, b, "other") // B is attached to the browser too
@@ -356,7 +357,7 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), sqlstore.FileName)
 	mk := func() (*browser.Manager, store.Store) {
 		st := openStore(t, func() (*sqlstore.DB, error) { return sqlstore.OpenSQLite(path, sqlstore.Options{}) })
-		return newReplica(t, st, browser.Options{Provider: browser.ProviderWebDriver, Endpoints: []string{driver}}), st
+		return newReplica(t, st, browser.Options{Provider: webdriver.Name, Endpoints: []string{driver}}), st
 	}
 	a, st := mk()
 	b, _ := mk()
@@ -372,7 +373,7 @@ func TestWebDriverTwoReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Provider != browser.ProviderWebDriver || !strings.HasPrefix(rec.Session, driver+"/session/") || rec.Endpoint == "" || rec.TargetID == "" {
+	if rec.Provider != webdriver.Name || !strings.HasPrefix(rec.Session, driver+"/session/") || rec.Endpoint == "" || rec.TargetID == "" {
 		t.Fatalf("registry record %+v", rec)
 	}
 	alive := func() int {
@@ -422,7 +423,7 @@ func testSharedReuseAndReaping(t *testing.T, open func(t *testing.T) (store.Stor
 	ep, _ := testsite.RemoteChromium(t)
 	sa, sb := open(t)
 	mk := func(st store.Store, idle time.Duration) *browser.Manager {
-		return newReplica(t, st, browser.Options{Provider: browser.ProviderCDP, Endpoints: []string{ep}, IdleTimeout: idle})
+		return newReplica(t, st, browser.Options{Provider: cdpprovider.Name, Endpoints: []string{ep}, IdleTimeout: idle})
 	}
 	a, b := mk(sa, time.Hour), mk(sb, time.Hour)
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
 // healthEvery is how often a connection pings its browser; a browser that
@@ -47,9 +48,6 @@ type Conn struct {
 
 	closeOnce sync.Once
 	onClose   func() // what the provider started and must end (process, profile)
-
-	sessMu  sync.Mutex
-	session string // the WebDriver session whose browser this is (webdriver.go)
 
 	obsMu     sync.Mutex
 	observers map[string]map[*observer]bool // by CDP session id
@@ -139,6 +137,12 @@ func (c *Conn) Health(ctx context.Context) error {
 // started). Environments on it are gone afterwards.
 func (c *Conn) Close() {
 	c.lost(errs.New(errs.EnvUnavailable, "the browser connection was closed"))
+}
+
+// Lost marks the browser gone, saying why (its process exited, its
+// session ended), and releases the connection (provider.Conn).
+func (c *Conn) Lost(why string) {
+	c.lost(errs.New(errs.EnvUnavailable, "%s", why))
 }
 
 // lost marks the browser gone with cause and releases the connection.
@@ -244,27 +248,21 @@ func (c *Conn) Sync(ctx context.Context) error {
 
 // watch pings the browser until it is gone.
 func (c *Conn) watch() {
-	t := time.NewTicker(healthEvery)
-	defer t.Stop()
 	misses := 0
-	for {
-		select {
-		case <-c.alive.Done():
-			return
-		case <-t.C:
-		}
+	tick.Every(c.alive.Done(), healthEvery, func() bool {
 		err := c.Health(c.alive)
 		if err == nil || c.alive.Err() != nil {
 			misses = 0
-			continue
+			return true
 		}
 		misses++
 		c.log.Warn("browser does not answer", "endpoint", c.endpoint, "misses", misses, "err", err)
 		if misses >= healthMisses {
 			c.lost(errs.Wrap(errs.EnvUnavailable, err, "the browser stopped answering"))
-			return
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // Event implements rod.CDPClient.
@@ -344,9 +342,3 @@ func (s session) Call(ctx context.Context, _, method string, params any) ([]byte
 }
 func (s session) GetSessionID() proto.TargetSessionID { return s.id }
 func (s session) GetContext() context.Context         { return s.ctx }
-
-// isGone reports whether err means the browser went away.
-func isGone(err error) bool {
-	var e *errs.Error
-	return errors.As(err, &e) && e.Code == errs.EnvUnavailable
-}

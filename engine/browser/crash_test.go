@@ -13,6 +13,7 @@ import (
 	"github.com/go-rod/rod/lib/launcher"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/toolwright/toolwright/engine/browser/provider/cdp"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -130,8 +131,8 @@ func TestShutdownLeavesNoChromium(t *testing.T) {
 
 // TestCDPProvider attaches to a Chromium the test launches itself, as a
 // remote grid or a profile manager would hand one over, for what the
-// provider contract (providertest, run by engine/app's
-// TestProviderContract: pages, cookies apart, allowed hosts, crashes) does
+// provider contract (providertest, run by engine/browser/provider/all's
+// TestContract: pages, cookies apart, allowed hosts, crashes) does
 // not look at: Shutdown leaves the remote browser running without the
 // contexts it made, and a dead endpoint is named in Open's error.
 func TestCDPProvider(t *testing.T) {
@@ -149,12 +150,12 @@ func TestCDPProvider(t *testing.T) {
 		l.Cleanup()
 	}()
 
-	m, err := NewManager(Options{Provider: ProviderCDP, Endpoints: []string{u}})
+	m, err := NewManager(Options{Provider: cdp.Name, Endpoints: []string{u}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = m.Shutdown(context.Background()) }()
-	if m.Provider().Name() != ProviderCDP {
+	if m.Provider().Name() != cdp.Name {
 		t.Fatalf("provider = %s", m.Provider().Name())
 	}
 	a := mustOpen(t, m, "", "a")
@@ -194,7 +195,7 @@ func TestCDPProvider(t *testing.T) {
 
 	// When the remote browser dies, its environments are gone at once and
 	// Open says no endpoint answers.
-	m2, err := NewManager(Options{Provider: ProviderCDP, Endpoints: []string{u}})
+	m2, err := NewManager(Options{Provider: cdp.Name, Endpoints: []string{u}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,35 +4,38 @@
 //
 // # Providers
 //
-// Providers register by name from their own file (RegisterProvider, like
-// database/sql drivers) and browser.provider picks one; what a provider
-// can do beyond Provider it declares through small optional interfaces the
-// Manager type-asserts (providers.go): Attacher (its browsers outlive this
-// process, so environments are shared through the Registry), SessionKeeper
-// (one browser session per environment, kept alive while it is open and
-// ended when it closes) and Starter (a browser of its own to start ahead of
-// the first Open). Nothing above the Provider interface tells providers
-// apart by name (TestNoProviderNamesAboveTheSeam); one contract suite runs
-// on all of them (TestProviderContract).
+// Providers are packages of their own under engine/browser/provider, each
+// registering itself from init with its name, the settings it reads under
+// browser.NAME and its constructor (provider.Register, like database/sql
+// drivers); engine/browser/provider/all imports the built-in ones and
+// browser.provider picks one. What a provider can do beyond
+// provider.Provider it declares through small optional interfaces the
+// Manager type-asserts: Attacher (its browsers outlive this process, so
+// environments are shared through the Registry), SessionKeeper (one
+// browser session per environment, kept alive while it is open and ended
+// when it closes; the session lives in the provider, which the Manager
+// asks for it) and Starter (a browser of its own to start ahead of the
+// first Open). Nothing above package provider tells providers apart by
+// name (TestNoProviderNamesAboveTheSeam); one contract suite runs over the
+// registry (internal/providertest, run by provider/all's TestContract).
 //
-// The local provider (local.go) launches the system Chromium (browser.bin,
-// or what package chromium finds: the headless shell when it is installed,
+// The local provider launches the system Chromium (browser.local.bin, or
+// what package chromium finds: the headless shell when it is installed,
 // else launcher.LookPath) on the first Open, headless, with a fresh profile
 // that is removed when the browser closes, and again after a crash. It
-// never downloads a browser. It is a Starter. The cdp provider (cdp.go)
-// attaches to remote browsers (a grid, a Kubernetes pool, Chrome started
-// with --remote-debugging-port, a profile manager) by ws:// DevTools URLs
-// or http://host:port (resolved through /json/version), one connection per
+// never downloads a browser. It is a Starter. The cdp provider attaches to
+// remote browsers (a grid, a Kubernetes pool, Chrome started with
+// --remote-debugging-port, a profile manager) by ws:// DevTools URLs or
+// http://host:port (resolved through /json/version), one connection per
 // endpoint, handing endpoints to new environments in turn; a dial is
 // bounded and runs outside the provider's lock, so a hung endpoint never
 // blocks opens on the others. It never closes a remote browser, only the
-// contexts it made. It is an Attacher. The webdriver provider
-// (webdriver.go) asks W3C WebDriver endpoints (Selenium Grid 4,
-// chromedriver) for one Chromium session per environment and connects over
-// the CDP address the session returns (se:cdp, or
-// goog:chromeOptions.debuggerAddress); the session is kept alive while the
-// environment is open and deleted when it closes, by whichever replica
-// closes it. It is an Attacher and a SessionKeeper.
+// contexts it made. It is an Attacher. The webdriver provider asks W3C
+// WebDriver endpoints (Selenium Grid 4, chromedriver) for one Chromium
+// session per environment and connects over the CDP address the session
+// returns (se:cdp, or goog:chromeOptions.debuggerAddress); the session is
+// kept alive while the environment is open and deleted when it closes, by
+// whichever replica closes it. It is an Attacher and a SessionKeeper.
 //
 // # Several replicas (Options.Registry)
 //

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"github.com/toolwright/toolwright/internal/testsite"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/browser/provider/local"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/internal/testsite"
+
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // the providers the tests open browsers with
 )
 
 // TestMain runs the parallel tests testsite.Parallel at a time: most of a
@@ -192,17 +195,21 @@ func processesUsing(s string) []string {
 }
 
 // localOf is the local provider of m.
-func localOf(t *testing.T, m *Manager) *localProvider {
+func localOf(t *testing.T, m *Manager) localProvider {
 	t.Helper()
-	p, ok := m.Provider().(*localProvider)
+	p, ok := m.Provider().(*local.Provider)
 	if !ok {
 		t.Fatalf("provider is %T, want local", m.Provider())
 	}
-	return p
+	return localProvider{p}
 }
 
-func (p *localProvider) current() (*Conn, string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.conn, p.dir
+type localProvider struct{ *local.Provider }
+
+// current is the running browser's connection (nil before a launch) and
+// profile folder.
+func (p localProvider) current() (*Conn, string) {
+	c, dir := p.Current()
+	conn, _ := c.(*Conn)
+	return conn, dir
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/go-rod/rod"
 	"github.com/go-rod/rod/lib/proto"
 
+	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/store"
 )
 
 // closeTimeout bounds disposing of one environment's browser context.
@@ -32,7 +34,7 @@ const maxTombstones = 512
 type Manager struct {
 	opts     Options
 	log      *slog.Logger
-	provider Provider
+	provider provider.Provider
 	proxies  map[string]proxy
 	reg      Registry      // nil: environments live in this process only
 	pub      Publisher     // set without reg: the open environments are published (publish.go)
@@ -42,9 +44,9 @@ type Manager struct {
 
 	mu         sync.Mutex
 	envs       map[string]*Env
-	pending    int            // environments being opened, counted against the limits
-	pendingFor map[string]int // the same, per purpose
-	conns      map[*Conn]bool // connections watched for loss
+	pending    int              // environments being opened, counted against the limits
+	pendingFor map[string]int   // the same, per purpose
+	conns      map[*Conn]string // connections watched for loss, with the browser session each drives ("" for none)
 	tombs      map[string]string
 	tombOrder  []string
 	closed     bool
@@ -69,27 +71,27 @@ func NewManager(opts Options) (*Manager, error) {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
 	d := &dialer{log: o.Logger, allow: o.AllowURL, replica: o.Replica, hold: o.HoldSubresources, csp: o.cspHeader()}
-	provider, err := newProvider(o, d)
+	prov, err := newProvider(o, d)
 	if err != nil {
 		return nil, errs.Wrap(errs.InvalidParams, err, "%v", err)
 	}
 	reg := o.Registry
-	if _, shared := provider.(Attacher); !shared {
+	if _, shared := prov.(provider.Attacher); !shared {
 		reg = nil // its browsers die with this process: nothing to share
 	}
 	if reg != nil {
-		d.known = func(ctx context.Context, id string) (*Record, error) { return reg.ByContext(ctx, id) }
+		d.known = func(ctx context.Context, id string) (*Record, error) { return reg.FindEnvByContext(ctx, id) }
 	}
 	m := &Manager{
 		opts:       o,
 		log:        o.Logger,
-		provider:   provider,
+		provider:   prov,
 		reg:        reg,
 		replica:    o.Replica,
 		proxies:    map[string]proxy{},
 		envs:       map[string]*Env{},
 		pendingFor: map[string]int{},
-		conns:      map[*Conn]bool{},
+		conns:      map[*Conn]string{},
 		tombs:      map[string]string{},
 		stop:       make(chan struct{}),
 		room:       make(chan struct{}),
@@ -115,18 +117,18 @@ func NewManager(opts Options) (*Manager, error) {
 }
 
 // Provider is the manager's browser provider.
-func (m *Manager) Provider() Provider { return m.provider }
+func (m *Manager) Provider() provider.Provider { return m.provider }
 
 // Start starts the provider's own browser now when it has one to start
 // (Starter: local), so a caller can bound its launch, slow on a loaded
 // machine, by something longer than the step that first needs it. Other
 // providers reach running browsers: nothing to do.
 func (m *Manager) Start(ctx context.Context) error {
-	s, ok := m.provider.(Starter)
+	s, ok := m.provider.(provider.Starter)
 	if !ok {
 		return nil
 	}
-	conn, err := s.Start(ctx)
+	conn, err := own(s.Start(ctx))
 	if err != nil {
 		return err
 	}
@@ -290,7 +292,7 @@ func (m *Manager) waitOrReserveLocked(ctx context.Context, r *openReq) (again bo
 func (m *Manager) openedSpare(ctx context.Context, env *Env, r *openReq) (*Env, error) {
 	if m.reg != nil {
 		rctx, cancel := regCtx(ctx)
-		err := m.reg.Adopt(rctx, env.ID, r.purpose, r.temporary)
+		err := m.reg.AdoptEnv(rctx, env.ID, r.purpose, r.temporary)
 		cancel()
 		if err != nil {
 			m.closeEnv(env, errs.New(errs.EnvUnavailable, "the environment registry cannot be reached"), "not registered")
@@ -368,7 +370,7 @@ func (m *Manager) leaseIdle(ctx context.Context, env *Env) bool {
 	}
 	owner := m.newOwner()
 	rctx, cancel := regCtx(ctx)
-	ok, err := m.reg.Lease(rctx, env.ID, owner, m.leaseUntil())
+	ok, err := m.reg.LeaseEnv(rctx, env.ID, owner, m.leaseUntil())
 	cancel()
 	if err != nil || !ok {
 		return false
@@ -432,7 +434,7 @@ func (m *Manager) create(ctx context.Context, region, purpose string, px proxy, 
 	if m.reg != nil {
 		rec := Record{ID: id, Provider: m.provider.Name(), Region: region, Purpose: purpose, Temporary: temporary}
 		rctx, cancel := regCtx(ctx)
-		err := m.reg.Reserve(rctx, rec, m.opts.MaxEnvironments, m.opts.MaxPerPurpose, owner, m.leaseUntil())
+		err := m.reg.ReserveEnv(rctx, &rec, store.EnvLimits{Max: m.opts.MaxEnvironments, MaxPerKept: m.opts.MaxPerPurpose}, owner, m.leaseUntil())
 		cancel()
 		if err != nil {
 			return nil, registryErr(err)
@@ -442,7 +444,7 @@ func (m *Manager) create(ctx context.Context, region, purpose string, px proxy, 
 	if err != nil {
 		if m.reg != nil {
 			rctx, cancel := regCtx(ctx)
-			_ = m.reg.Close(rctx, id, "it could not be opened")
+			_ = m.reg.CloseEnv(rctx, id, "it could not be opened")
 			cancel()
 		}
 		return nil, err
@@ -457,11 +459,11 @@ func (m *Manager) locate(ctx context.Context, env *Env, target proto.TargetTarge
 	}
 	rctx, cancel := regCtx(ctx)
 	defer cancel()
-	return registryErr(m.reg.Locate(rctx, env.ID, env.conn.Endpoint(), string(env.ctxID), string(target), env.session))
+	return registryErr(m.reg.SetEnvLocation(rctx, env.ID, env.conn.Endpoint(), string(env.ctxID), string(target), env.session))
 }
 
 func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px proxy, temporary bool) (*Env, error) {
-	conn, err := m.provider.Browser(ctx)
+	conn, err := own(m.provider.Browser(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +476,7 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 	res, err := proto.TargetCreateBrowserContext{DisposeOnDetach: temporary || !shared, ProxyServer: px.server}.Call(b)
 	if err != nil {
 		err = m.browserErr(conn, err, "cannot make a browser context")
-		if s := conn.Session(); s != "" {
+		if s := m.sessionOf(conn); s != "" {
 			m.endSession(s) // the session was made for this environment alone
 			conn.Close()
 		}
@@ -491,7 +493,7 @@ func (m *Manager) createIn(ctx context.Context, id, region, purpose string, px p
 		Temporary: temporary,
 		conn:      conn,
 		ctxID:     res.BrowserContextID,
-		session:   conn.Session(),
+		session:   m.sessionOf(conn),
 		proxy:     px,
 		sem:       make(chan struct{}, 1),
 		done:      done,
@@ -586,14 +588,16 @@ func (m *Manager) browserErr(conn *Conn, err error, msg string) error {
 	return errs.Wrap(errs.EnvUnavailable, err, "%s", msg)
 }
 
-// watch starts noticing when conn's browser goes away.
+// watch starts noticing when conn's browser goes away, and notes the
+// browser session it drives (SessionKeeper), which lostConn reads once the
+// provider may have forgotten it.
 func (m *Manager) watch(conn *Conn) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.conns[conn] {
+	if _, ok := m.conns[conn]; ok {
 		return
 	}
-	m.conns[conn] = true
+	m.conns[conn] = m.sessionOf(conn)
 	conn.guard.onCrash(m.crashed)
 	m.wg.Add(1)
 	go func() {
@@ -622,6 +626,7 @@ func (m *Manager) crashed(env *Env) {
 func (m *Manager) lostConn(conn *Conn) {
 	cause := conn.Err()
 	m.mu.Lock()
+	session := m.conns[conn]
 	delete(m.conns, conn)
 	var lost []*Env
 	for id, e := range m.envs {
@@ -648,7 +653,7 @@ func (m *Manager) lostConn(conn *Conn) {
 		conn.guard.unregister(e.ctxID)
 	}
 	m.changed()
-	if conn.Session() != "" && len(lost) == 0 {
+	if session != "" && len(lost) == 0 {
 		return // a session's browser ended with its closed environment
 	}
 	if m.reg != nil && !closed {
@@ -671,8 +676,8 @@ func (m *Manager) lostConn(conn *Conn) {
 func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	if ap, ok := m.provider.(Attacher); ok {
-		c, err := ap.Attach(ctx, conn.Endpoint())
+	if ap, ok := m.provider.(provider.Attacher); ok {
+		c, err := own(ap.Attach(ctx, conn.Endpoint()))
 		if err == nil && c != conn {
 			m.watch(c)
 			return
@@ -682,7 +687,7 @@ func (m *Manager) lostInRegistry(conn *Conn, lost []*Env) {
 		}
 	}
 	m.endSessions(lost)
-	if err := m.reg.CloseAt(ctx, conn.Endpoint(), "its browser stopped; open a new environment"); err != nil {
+	if _, err := m.reg.CloseEnvsAt(ctx, conn.Endpoint(), "its browser stopped; open a new environment"); err != nil {
 		m.log.Warn("cannot mark a lost browser's environments closed", "endpoint", conn.Endpoint(), "err", err)
 	}
 }
@@ -727,7 +732,7 @@ func (m *Manager) Describe(ctx context.Context, id string) (region, purpose stri
 		return e.Region, e.Purpose, nil
 	}
 	rctx, cancel := regCtx(ctx)
-	rec, rerr := m.reg.Get(rctx, id)
+	rec, rerr := m.getRecord(rctx, id)
 	cancel()
 	if rerr != nil {
 		return "", "", registryErr(rerr)
@@ -813,22 +818,22 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 	}
 	unlease := func() {
 		rctx, cancel := regCtx(ctx)
-		_ = m.reg.Release(rctx, id, owner)
+		_ = m.reg.ReleaseEnv(rctx, id, owner)
 		cancel()
 	}
 	if !m.unknownLocked(id) {
 		unlease()
 		return nil, true, nil
 	}
-	conn, err := ap.Attach(ctx, rec.Endpoint)
+	conn, err := own(ap.Attach(ctx, rec.Endpoint))
 	if err != nil {
 		unlease()
 		return nil, false, m.attachFailed(ctx, id, err)
 	}
-	m.watch(conn)
-	if k, ok := m.provider.(SessionKeeper); ok && rec.Session != "" {
+	if k, ok := m.provider.(provider.SessionKeeper); ok && rec.Session != "" {
 		k.KeepSession(conn, rec.Session) // this replica keeps the session alive while it has the environment
 	}
+	m.watch(conn)
 	env, err = m.adopt(ctx, id, rec, conn, px)
 	if err != nil {
 		if gone := conn.Err(); gone != nil {
@@ -836,7 +841,7 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 			return nil, false, gone
 		}
 		rctx, cancel := regCtx(ctx)
-		_ = m.reg.Close(rctx, id, "its page is gone")
+		_ = m.reg.CloseEnv(rctx, id, "its page is gone")
 		cancel()
 		return nil, false, errs.Wrap(errs.EnvNotFound, err, "environment %q is closed: its page is gone", id)
 	}
@@ -846,9 +851,9 @@ func (m *Manager) attach(ctx context.Context, id string, wait bool) (env *Env, a
 // attachable looks up environment id in the registry and checks that this
 // server can attach to it: its record, the Attacher to reach it, and its
 // region's proxy.
-func (m *Manager) attachable(ctx context.Context, id string) (*Record, Attacher, proxy, error) {
+func (m *Manager) attachable(ctx context.Context, id string) (*Record, provider.Attacher, proxy, error) {
 	rctx, cancel := regCtx(ctx)
-	rec, err := m.reg.Get(rctx, id)
+	rec, err := m.getRecord(rctx, id)
 	cancel()
 	if err != nil {
 		return nil, nil, proxy{}, registryErr(err)
@@ -856,7 +861,7 @@ func (m *Manager) attachable(ctx context.Context, id string) (*Record, Attacher,
 	if rec == nil || rec.Closed {
 		return nil, nil, proxy{}, closedErr(id, rec)
 	}
-	ap, ok := m.provider.(Attacher)
+	ap, ok := m.provider.(provider.Attacher)
 	if !ok || rec.Provider != m.provider.Name() || rec.Endpoint == "" || rec.TargetID == "" {
 		return nil, nil, proxy{}, errs.New(errs.EnvNotFound, "environment %q lives in another server's own browser; call it there, or use browser.provider cdp so replicas share browsers", id)
 	}
@@ -875,7 +880,7 @@ func (m *Manager) attachFailed(ctx context.Context, id string, err error) error 
 		return err
 	}
 	rctx, cancel := regCtx(ctx)
-	_ = m.reg.Close(rctx, id, errs.As(err).Message)
+	_ = m.reg.CloseEnv(rctx, id, errs.As(err).Message)
 	cancel()
 	return errs.New(errs.EnvNotFound, "environment %q is closed: %s", id, errs.As(err).Message)
 }
@@ -1066,7 +1071,7 @@ func (m *Manager) regClose(id, why string) {
 	}
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	if err := m.reg.Close(ctx, id, why); err != nil {
+	if err := m.reg.CloseEnv(ctx, id, why); err != nil {
 		m.log.Warn("cannot mark an environment closed in the registry", "env", id, "err", err)
 	}
 }
@@ -1128,7 +1133,7 @@ func (m *Manager) idleInRegistry(e *Env) bool {
 	}
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	rec, err := m.reg.Get(ctx, e.ID)
+	rec, err := m.getRecord(ctx, e.ID)
 	if err != nil || rec == nil {
 		return false
 	}
@@ -1141,7 +1146,7 @@ func (m *Manager) idleInRegistry(e *Env) bool {
 		e.mu.Unlock()
 		return false
 	}
-	ok, err := m.reg.Lease(ctx, e.ID, m.newOwner(), m.leaseUntil())
+	ok, err := m.reg.LeaseEnv(ctx, e.ID, m.newOwner(), m.leaseUntil())
 	return ok && err == nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
@@ -24,21 +25,26 @@ const (
 // Options configure a Manager. The zero value launches the system Chromium
 // headless with the defaults above.
 type Options struct {
-	// Provider names a registered provider (ProviderNames): "local"
-	// (launch the system Chromium; the default), "cdp" (attach to the
-	// remote browsers in Endpoints) or "webdriver" (a W3C WebDriver session
-	// per environment at the endpoints in Endpoints).
+	// Provider names a registered provider (provider.Names; the binary
+	// imports engine/browser/provider/all): "local" (launch the system
+	// Chromium; the default), "cdp" (attach to the remote browsers in
+	// Endpoints) or "webdriver" (a W3C WebDriver session per environment
+	// at the endpoints in Endpoints).
 	Provider string
 	// Bin is the Chromium binary of the local provider; empty looks it up on PATH.
 	Bin string
 	// Headless runs the local browser without a window. Config's default is
 	// true; set it explicitly.
 	Headless bool
-	// Endpoints are the browsers of the cdp provider, used round-robin:
+	// Endpoints are the provider's endpoints, of the kind it declares
+	// (provider.Spec.Endpoints): for cdp the browsers, used round-robin:
 	// ws:// DevTools URLs, or http://host:port (the URL is read from
 	// /json/version); for webdriver, the http:// URLs of WebDriver
 	// endpoints (a grid, chromedriver), also used in turn.
 	Endpoints []string
+	// Settings are the provider's other keys (browser.NAME in the config:
+	// config.Browser.Settings).
+	Settings map[string]any
 	// Viewport is the size of every environment's page (browser.viewport;
 	// zero: Chromium's own window, 780×493 headless). A workflow may
 	// set its own for its calls (Env.SetViewport).
@@ -144,7 +150,7 @@ func redactProxy(raw string) string {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Provider == "" {
-		o.Provider = defaultProvider()
+		o.Provider = provider.Default()
 	}
 	if o.MaxEnvironments <= 0 {
 		o.MaxEnvironments = DefaultMaxEnvironments
@@ -173,16 +179,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.HoldSubresources && o.AllowURL == nil {
 		return o, fmt.Errorf("policy.subresources: allowed_hosts needs policy.allowed_hosts")
 	}
-	spec, err := providerSpec(o.Provider)
+	spec, err := provider.Lookup(o.Provider)
 	if err != nil {
 		return o, err
 	}
-	if spec.Check != nil {
-		if err := spec.Check(o); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
+	return o, provider.Check(spec, o.providerOptions())
+}
+
+// providerOptions are what the provider is made with.
+func (o Options) providerOptions() provider.Options {
+	return provider.Options{Bin: o.Bin, Headless: o.Headless, Endpoints: o.Endpoints, Settings: o.Settings, StateDir: o.StateDir, Logger: o.Logger}
 }
 
 // cspHeader is the Content-Security-Policy every document gets under

@@ -2,22 +2,29 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sort"
 	"time"
+
+	"github.com/toolwright/toolwright/engine/store"
 )
 
-// Publisher announces the open environments of a manager whose browsers
-// die with this process (a provider without Attacher, so no Registry
-// holds them), for another process to list and take over (`toolwright
-// ui`). The manager publishes its whole list when it changes and every
-// third of Options.LeaseDuration; a list not renewed within LeaseDuration
-// belonged to a process that died, and is neither listed nor kept.
-type Publisher interface {
-	// Publish makes envs the published environments of owner (this
-	// manager's replica id), alive until until; an empty list withdraws
-	// them all.
-	Publish(ctx context.Context, owner string, envs []Record, until time.Time) error
-}
+// process names this process in its published environments, for the
+// operator: "HOST pid N".
+var process = func() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s pid %d", host, os.Getpid())
+}()
+
+// Publisher is where a manager whose browsers die with this process (a
+// provider without Attacher, so no Registry holds them) announces its open
+// environments, for another process to list and take over (`toolwright
+// ui`): the store's published environments, as they are. The manager
+// publishes its whole list when it changes and every third of
+// Options.LeaseDuration; a list not renewed within LeaseDuration belonged
+// to a process that died, and is neither listed nor kept.
+type Publisher = store.Published
 
 // publishLoop publishes the manager's environments now, on every change
 // (changed) and every third of the lease, until Shutdown, which withdraws
@@ -29,7 +36,7 @@ func (m *Manager) publishLoop() {
 	failing := false
 	for {
 		ctx, cancel := regCtx(context.Background())
-		err := m.pub.Publish(ctx, m.replica, m.openRecords(), m.leaseUntil())
+		err := m.pub.PublishEnvs(ctx, m.replica, m.openRecords(), m.leaseUntil())
 		cancel()
 		switch {
 		case err != nil && !failing:
@@ -60,15 +67,15 @@ func (m *Manager) changed() {
 
 // openRecords are the open environments (spares, which have no purpose
 // yet, aside), by id.
-func (m *Manager) openRecords() []Record {
+func (m *Manager) openRecords() []store.PublishedEnv {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Record, 0, len(m.envs))
+	out := make([]store.PublishedEnv, 0, len(m.envs))
 	for _, e := range m.envs {
 		if e.Err() != nil || e.page == nil {
 			continue
 		}
-		out = append(out, Record{ID: e.ID, Provider: m.opts.Provider, Endpoint: e.Endpoint(), ContextID: string(e.ctxID),
+		out = append(out, store.PublishedEnv{ID: e.ID, Process: process, Provider: m.opts.Provider, Endpoint: e.Endpoint(),
 			TargetID: string(e.page.TargetID), Region: e.Region, Purpose: e.Purpose, Temporary: e.Temporary, LastUsed: e.LastUsed()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
@@ -82,7 +89,7 @@ func (m *Manager) withdraw() {
 	}
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	if err := m.pub.Publish(ctx, m.replica, nil, time.Now()); err != nil {
+	if err := m.pub.PublishEnvs(ctx, m.replica, nil, time.Now()); err != nil {
 		m.log.Warn("cannot withdraw the published environments; they expire on their own", "err", err, "after", m.opts.LeaseDuration)
 	}
 }
@@ -97,5 +104,5 @@ func (m *Manager) PublishNow(ctx context.Context) error {
 	}
 	rctx, cancel := regCtx(ctx)
 	defer cancel()
-	return m.pub.Publish(rctx, m.replica, m.openRecords(), m.leaseUntil())
+	return m.pub.PublishEnvs(rctx, m.replica, m.openRecords(), m.leaseUntil())
 }

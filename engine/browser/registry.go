@@ -11,55 +11,31 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/backoff"
+	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/store"
 )
 
 // Registry is the shared list of environments that lets several replicas
-// use one pool of browsers (the store's environment registry; app adapts
-// it). With one, every environment is registered when it is opened, a
-// lease in the registry (renewed while a call runs) lets one call at a time
-// use it, the pool limits count the registry, any replica attaches to an
+// use one pool of browsers: the store's environment registry, as it is.
+// With one, every environment is registered when it is opened, a lease in
+// the registry (renewed while a call runs) lets one call at a time use it,
+// the pool limits count the registry, any replica attaches to an
 // environment of a cdp endpoint by its id, and a lost browser marks its
 // environments closed. Without one (nil), the Manager keeps all of that in
 // its own memory.
-type Registry interface {
-	// Reserve registers rec under the limits (max in all, maxPer kept per
-	// purpose), leased to owner until until; beyond the limits it returns
-	// env_unavailable.
-	Reserve(ctx context.Context, rec Record, max, maxPer int, owner string, until time.Time) error
-	// Locate records where rec.ID lives; session is its WebDriver session
-	// URL ("" for the other providers).
-	Locate(ctx context.Context, id, endpoint, contextID, targetID, session string) error
-	// Adopt gives a spare its purpose.
-	Adopt(ctx context.Context, id, purpose string, temporary bool) error
-	// Get returns the record of id, or nil, nil when there is none.
-	Get(ctx context.Context, id string) (*Record, error)
-	// Lease holds id for owner until until; false when another owner holds it.
-	Lease(ctx context.Context, id, owner string, until time.Time) (bool, error)
-	// Release ends owner's lease.
-	Release(ctx context.Context, id, owner string) error
-	// Close marks id closed.
-	Close(ctx context.Context, id, why string) error
-	// CloseAt marks every environment of the browser at endpoint closed.
-	CloseAt(ctx context.Context, endpoint, why string) error
-	// ByContext returns the open environment of a browser context, or nil.
-	ByContext(ctx context.Context, contextID string) (*Record, error)
-	// Idle lists the open kept environments of region and purpose (empty:
-	// any) that no call holds and whose place is known, most recently used
-	// first; with a non-zero usedBefore only those last used before it.
-	Idle(ctx context.Context, region, purpose string, usedBefore time.Time) ([]Record, error)
-}
+type Registry = store.Environments
 
 // Record is one registered environment.
-type Record struct {
-	ID, Provider, Endpoint, ContextID, TargetID string
-	Session                                     string // webdriver: the session's URL
-	Region, Purpose                             string
-	Temporary                                   bool
-	LeaseOwner                                  string
-	LeaseUntil, LastUsed                        time.Time
-	Closed                                      bool
-	ClosedWhy                                   string
+type Record = store.EnvRecord
+
+// getRecord is the record of id, or nil, nil when the registry has none.
+func (m *Manager) getRecord(ctx context.Context, id string) (*Record, error) {
+	rec, err := m.reg.GetEnv(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return rec, err
 }
 
 // DefaultLeaseDuration is how long an environment's lease lasts without a
@@ -107,7 +83,7 @@ func (m *Manager) hold(env *Env, owner string) {
 				return
 			case <-t.C:
 				ctx, cancel := regCtx(context.Background())
-				ok, err := m.reg.Lease(ctx, env.ID, owner, m.leaseUntil())
+				ok, err := m.reg.LeaseEnv(ctx, env.ID, owner, m.leaseUntil())
 				cancel()
 				if err == nil && !ok {
 					m.log.Warn("environment lease lost", "env", env.ID)
@@ -133,7 +109,7 @@ func (m *Manager) unhold(env *Env) {
 	close(stop)
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	if err := m.reg.Release(ctx, env.ID, owner); err != nil {
+	if err := m.reg.ReleaseEnv(ctx, env.ID, owner); err != nil {
 		m.log.Warn("cannot release an environment lease", "env", env.ID, "err", err)
 	}
 }
@@ -144,7 +120,7 @@ func (m *Manager) leaseWait(ctx context.Context, id, owner string) error {
 	pause := backoff.New(20*time.Millisecond, 500*time.Millisecond)
 	for {
 		rctx, cancel := regCtx(ctx)
-		ok, err := m.reg.Lease(rctx, id, owner, m.leaseUntil())
+		ok, err := m.reg.LeaseEnv(rctx, id, owner, m.leaseUntil())
 		cancel()
 		if err != nil {
 			return registryErr(err)
@@ -153,7 +129,7 @@ func (m *Manager) leaseWait(ctx context.Context, id, owner string) error {
 			return nil
 		}
 		rctx, cancel = regCtx(ctx)
-		rec, err := m.reg.Get(rctx, id)
+		rec, err := m.getRecord(rctx, id)
 		cancel()
 		if err != nil {
 			return registryErr(err)
@@ -203,7 +179,7 @@ var errBusy = errs.New(errs.EnvUnavailable, "the environment is in use")
 func (m *Manager) leaseOnce(ctx context.Context, id, owner string) error {
 	rctx, cancel := regCtx(ctx)
 	defer cancel()
-	ok, err := m.reg.Lease(rctx, id, owner, m.leaseUntil())
+	ok, err := m.reg.LeaseEnv(rctx, id, owner, m.leaseUntil())
 	if err != nil {
 		return registryErr(err)
 	}
@@ -223,7 +199,7 @@ func (m *Manager) reuseShared(ctx context.Context, region, purpose string) *Env 
 		return nil
 	}
 	rctx, cancel := regCtx(ctx)
-	recs, err := m.reg.Idle(rctx, region, purpose, time.Time{})
+	recs, err := m.reg.IdleEnvs(rctx, region, purpose, time.Time{})
 	cancel()
 	if err != nil {
 		m.log.Warn("cannot list idle environments in the registry", "err", err)
@@ -256,13 +232,13 @@ func (m *Manager) reuseShared(ctx context.Context, region, purpose string) *Env 
 // it closed for everyone. A browser that does not answer is tried again
 // at the next round; one that is gone only needs the mark.
 func (m *Manager) reapShared() {
-	ap, ok := m.provider.(Attacher)
+	ap, ok := m.provider.(provider.Attacher)
 	if !ok || m.reg == nil {
 		return
 	}
 	ctx, cancel := regCtx(context.Background())
 	defer cancel()
-	recs, err := m.reg.Idle(ctx, "", "", time.Now().Add(-m.opts.IdleTimeout))
+	recs, err := m.reg.IdleEnvs(ctx, "", "", time.Now().Add(-m.opts.IdleTimeout))
 	if err != nil {
 		m.log.Warn("cannot list idle environments in the registry", "err", err)
 		return
@@ -277,20 +253,20 @@ func (m *Manager) reapShared() {
 		if !m.unknownLocked(rec.ID) {
 			continue
 		}
-		cur, err := m.reg.Get(ctx, rec.ID)
+		cur, err := m.getRecord(ctx, rec.ID)
 		if err != nil || cur == nil || cur.Closed || time.Since(cur.LastUsed) < m.opts.IdleTimeout {
 			continue // used meanwhile
 		}
 		owner := m.newOwner()
-		if ok, err := m.reg.Lease(ctx, rec.ID, owner, m.leaseUntil()); err != nil || !ok {
+		if ok, err := m.reg.LeaseEnv(ctx, rec.ID, owner, m.leaseUntil()); err != nil || !ok {
 			continue
 		}
 		if err := m.disposeRegistered(ctx, ap, cur); err != nil {
-			_ = m.reg.Release(ctx, rec.ID, owner)
+			_ = m.reg.ReleaseEnv(ctx, rec.ID, owner)
 			m.log.Warn("cannot close an idle environment another replica made", "env", rec.ID, "err", err)
 			continue
 		}
-		if err := m.reg.Close(ctx, rec.ID, why); err != nil {
+		if err := m.reg.CloseEnv(ctx, rec.ID, why); err != nil {
 			m.log.Warn("cannot mark an environment closed in the registry", "env", rec.ID, "err", err)
 			continue
 		}
@@ -301,12 +277,12 @@ func (m *Manager) reapShared() {
 // disposeRegistered ends the browser side of a registered environment this
 // process never had: its WebDriver session, or its browser context. A
 // browser that is gone (env_not_found) has nothing left to end.
-func (m *Manager) disposeRegistered(ctx context.Context, ap Attacher, rec *Record) error {
+func (m *Manager) disposeRegistered(ctx context.Context, ap provider.Attacher, rec *Record) error {
 	if rec.Session != "" {
 		m.endSession(rec.Session)
 		return nil
 	}
-	conn, err := ap.Attach(ctx, rec.Endpoint)
+	conn, err := own(ap.Attach(ctx, rec.Endpoint))
 	if errs.CodeOf(err) == errs.EnvNotFound {
 		return nil
 	}

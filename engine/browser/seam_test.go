@@ -10,28 +10,29 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolwright/toolwright/engine/browser/provider"
 )
 
 // aboveTheSeam are the packages that use browsers through the Manager and
-// Provider: the manager's own files (this package's files that register no
-// provider), and the layers above it.
+// the provider interfaces: the manager itself and the layers above it.
 var aboveTheSeam = []string{".", "../app", "../run", "../mcpserver", "../testrun", "../../cmd/toolwright"}
 
-// TestNoProviderNamesAboveTheSeam: no code above the Provider interface
-// tells providers apart by name. A provider's name may appear only in its
-// own file (the one that calls RegisterProvider); the manager and the
-// layers above ask for capabilities (Attacher, SessionKeeper, Starter)
-// instead. It flags a registered name compared with == or != or used as a
-// switch case, and any use of a provider's name constant (ProviderLocal,
-// browser.ProviderCDP, ...).
+// TestNoProviderNamesAboveTheSeam: no code above the provider interfaces
+// tells providers apart by name. A provider's name appears only in its own
+// package (engine/browser/provider/NAME, which calls provider.Register);
+// the manager and the layers above ask for capabilities (Attacher,
+// SessionKeeper, Starter) instead, and import no provider but package all.
+// It flags a registered name compared with == or != or used as a switch
+// case, and any import of one provider's package.
 func TestNoProviderNamesAboveTheSeam(t *testing.T) {
 	t.Parallel()
 	names := map[string]bool{}
-	for _, n := range ProviderNames() {
+	for _, n := range provider.Names() {
 		names[n] = true
 	}
 	if len(names) < 3 {
-		t.Fatalf("registered providers %v, want local, cdp and webdriver at least", ProviderNames())
+		t.Fatalf("registered providers %v, want local, cdp and webdriver at least", provider.Names())
 	}
 	fset := token.NewFileSet()
 	parsed := map[string][]*ast.File{}
@@ -55,31 +56,17 @@ func TestNoProviderNamesAboveTheSeam(t *testing.T) {
 			parsed[dir] = append(parsed[dir], f)
 		}
 	}
-	// The providers' own files, and the constants that hold their names.
-	own := map[*ast.File]bool{}
-	consts := map[string]bool{}
-	for _, f := range parsed["."] {
-		if !registersProvider(f) {
-			continue
-		}
-		own[f] = true
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
-				continue
-			}
-			for _, s := range g.Specs {
-				vs := s.(*ast.ValueSpec)
-				for i, v := range vs.Values {
-					if n, ok := nameLit(v, names); ok && n != "" {
-						consts[vs.Names[i].Name] = true
-					}
-				}
-			}
+	// The providers' own packages.
+	const providers = "github.com/toolwright/toolwright/engine/browser/provider/"
+	dirs, _ := filepath.Glob("provider/*/*.go")
+	own := map[string]bool{}
+	for _, p := range dirs {
+		if src, err := os.ReadFile(p); err == nil && strings.Contains(string(src), "provider.Register(") {
+			own[providers+filepath.Base(filepath.Dir(p))] = true
 		}
 	}
-	if len(own) < 3 || len(consts) < 3 {
-		t.Fatalf("found %d provider files and name constants %v: the test no longer finds the providers", len(own), consts)
+	if len(own) < 3 {
+		t.Fatalf("found the provider packages %v: the test no longer finds the providers", own)
 	}
 
 	var found []string
@@ -89,8 +76,10 @@ func TestNoProviderNamesAboveTheSeam(t *testing.T) {
 	}
 	for _, dir := range aboveTheSeam {
 		for _, f := range parsed[dir] {
-			if own[f] {
-				continue
+			for _, im := range f.Imports {
+				if path, _ := strconv.Unquote(im.Path.Value); own[path] {
+					report(im, "imports the provider "+path)
+				}
 			}
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
@@ -108,15 +97,6 @@ func TestNoProviderNamesAboveTheSeam(t *testing.T) {
 							report(e, "switches on provider name "+strconv.Quote(name))
 						}
 					}
-				case *ast.SelectorExpr:
-					if x, ok := n.X.(*ast.Ident); ok && x.Name == "browser" && consts[n.Sel.Name] {
-						report(n, "names provider constant browser."+n.Sel.Name)
-					}
-					return false
-				case *ast.Ident:
-					if dir == "." && consts[n.Name] {
-						report(n, "names provider constant "+n.Name)
-					}
 				}
 				return true
 			})
@@ -124,22 +104,8 @@ func TestNoProviderNamesAboveTheSeam(t *testing.T) {
 	}
 	slices.Sort(found)
 	for _, f := range found {
-		t.Errorf("%s: ask the provider for a capability (providers.go) instead", f)
+		t.Errorf("%s: ask the provider for a capability (engine/browser/provider) instead", f)
 	}
-}
-
-// registersProvider reports whether f calls RegisterProvider.
-func registersProvider(f *ast.File) bool {
-	found := false
-	ast.Inspect(f, func(n ast.Node) bool {
-		if c, ok := n.(*ast.CallExpr); ok {
-			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "RegisterProvider" {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // nameLit is the provider name e spells as a string literal.

@@ -206,6 +206,10 @@ type Browser struct {
 	IdleTimeout     time.Duration `decl:"idle_timeout"`
 	Spare           int           `decl:"spare"` // environments kept pre-opened for env: temporary calls (0: none)
 	Viewport        Viewport      `decl:"viewport"`
+	// Settings are the chosen provider's own keys under browser.NAME
+	// (those the flat section lacks), as written or their defaults; its
+	// bin and endpoints, written there or flat, are Bin and Endpoints.
+	Settings map[string]any
 }
 
 // Viewport is a page's size in CSS pixels (browser.viewport, a workflow's
@@ -506,15 +510,15 @@ var SessionsDecl = &decl.Object{Name: "sessions", Doc: "Saved sign-in state per 
 
 // StoreDecl declares store:.
 var StoreDecl = &decl.Object{Name: "store", Doc: "Where idempotency records, grants, traces and the audit log live.", Fields: []decl.Field{
-	{Name: "url", Type: decl.String, Default: "", Conv: storeURL, Doc: "empty: SQLite in state_dir; postgres://user:pass@host:5432/db: a PostgreSQL database that several replicas share"},
+	{Name: "url", Type: decl.String, Default: "", Conv: storeURL}, // its docs and check: the registered backends (RegisterStoreBackend)
 }}
 
 // BrowserDecl declares browser:.
 var BrowserDecl = &decl.Object{Name: "browser", Doc: "The browser environments.", Fields: []decl.Field{
-	{Name: "provider", Type: decl.Enum}, // its values, default and docs: the registered providers (RegisterBrowserProvider)
-	{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: headless, chromium-headless-shell when it is installed, else the Chromium or Chrome on PATH"},
+	{Name: "provider", Type: decl.Enum}, // its values, default and docs: the registered providers (RegisterBrowserProvider), whose settings follow these keys as sections browser.NAME
+	{Name: "bin", Type: decl.String, Default: "", Doc: "the flat form of browser.NAME.bin, for the provider that takes one (local, webdriver): the Chromium or Chrome binary"},
 	{Name: "headless", Type: decl.Bool, Default: true, Doc: "run without a window"},
-	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "cdp: ws:// or http://host:port endpoints; webdriver: http://grid:4444 WebDriver URLs"},
+	{Name: "endpoints", Type: decl.List, Elem: &decl.Field{Type: decl.String}, Doc: "the flat form of browser.NAME.endpoints, for the provider that takes them (cdp: ws:// or http://host:port endpoints; webdriver: http://grid:4444 WebDriver URLs)"},
 	{Name: "max_environments", Type: decl.Int, Min: decl.F(1), Default: 8, Doc: "environments open at once"},
 	{Name: "max_per_purpose", Type: decl.Int, Min: decl.F(1), Default: 4, Doc: "environments one purpose may hold"},
 	{Name: "idle_timeout", Type: decl.Duration, Default: 10 * time.Minute, Doc: "an environment unused this long is closed"},
@@ -638,6 +642,7 @@ func (c *Config) check(v *decl.Values, ps *lint.Problems) {
 			ps.Addf(at, lint.BadValue, "browser.spare (%d) must not exceed browser.max_environments (%d)", c.Browser.Spare, c.Browser.MaxEnvironments)
 			c.Browser.Spare = c.Browser.MaxEnvironments
 		}
+		c.providerSettings(b, ps)
 		if err := checkProvider(c.Browser); err != nil {
 			code := lint.BadValue
 			if len(c.Browser.Endpoints) == 0 {
@@ -654,14 +659,6 @@ func (c *Config) check(v *decl.Values, ps *lint.Problems) {
 		// It would hold requests to "any host": no rule at all.
 		ps.Addf(lint.At(v.File, p.MapNode), lint.Missing, "policy.subresources: allowed_hosts needs hosts in policy.allowed_hosts (empty allows every host)")
 	}
-}
-
-// storeURL is store.url's Conv: never repeat the value, it may hold a password.
-func storeURL(where string, x any) (any, error) {
-	if u := x.(string); u == "" || strings.HasPrefix(u, "postgres://") || strings.HasPrefix(u, "postgresql://") {
-		return u, nil
-	}
-	return nil, fmt.Errorf("%s must be empty (SQLite in state_dir) or postgres://user:pass@host:5432/db", where)
 }
 
 // retention is the Conv of retention's keys.

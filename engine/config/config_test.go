@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/toolwright/toolwright/engine/browser" // its providers are browser.provider's values
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // its providers are browser.provider's values
 	"github.com/toolwright/toolwright/engine/config"
+	_ "github.com/toolwright/toolwright/engine/store/all" // its backends are store.url's values
 )
 
 func TestDefaults(t *testing.T) {

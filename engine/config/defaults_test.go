@@ -62,7 +62,9 @@ func TestDefaultsAsDocumented(t *testing.T) {
 // TestEveryKeyFilled: every key config.Decl declares has a field of
 // Config (tagged decl:"KEY") that Default and Parse fill, so no key is
 // declared but read by hand. (Fill panics on the other way round: a tag
-// naming no declared key.)
+// naming no declared key.) A provider's section, browser.NAME, is filled
+// from the provider's declaration instead: its keys that are flat keys of
+// browser too fill those fields, the others Browser.Settings.
 func TestEveryKeyFilled(t *testing.T) {
 	var walk func(o *decl.Object, rt reflect.Type, where string)
 	walk = func(o *decl.Object, rt reflect.Type, where string) {
@@ -78,6 +80,10 @@ func TestEveryKeyFilled(t *testing.T) {
 		for _, f := range o.Fields {
 			ft, ok := tagged[f.Name]
 			switch {
+			case o == config.BrowserDecl && f.Type == decl.Nested && f.Obj.Name == "browser."+f.Name:
+				if _, ok := rt.FieldByName("Settings"); !ok {
+					t.Errorf("browser.%s is a provider's section but Browser has no Settings", f.Name)
+				}
 			case !ok && o != config.NamedSecretDecl:
 				t.Errorf("%s%s is declared but no field of %s is tagged decl:%q", where, f.Name, rt.Name(), f.Name)
 			case ok && f.Type == decl.Nested:

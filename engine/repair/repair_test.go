@@ -3,6 +3,7 @@ package repair_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestProposals(t *testing.T) {
 		t.Errorf("acct.email: %+v, want #login-email proposed", email)
 	}
 	for _, f := range []string{"name", "label", "placeholder"} {
-		if !contains(email.Agreed, f) {
+		if !slices.Contains(email.Agreed, f) {
 			t.Errorf("acct.email agreed on %v: %s missing", email.Agreed, f)
 		}
 	}
@@ -104,15 +105,6 @@ func TestProposals(t *testing.T) {
 	if v, err := p.Eval(`() => document.querySelectorAll('[data-tw-suggest]').length`); err != nil || v.Value.Int() != 0 {
 		t.Errorf("marks left on the page: %v, %v", v, err)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // TestFingerprintHoldsNoValue: what a field holds (typed text, a

@@ -289,7 +289,7 @@ func (c *call) acquireGiven(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if len(c.w.Purposes) > 0 && !contains(c.w.Purposes, purpose) {
+	if len(c.w.Purposes) > 0 && !slices.Contains(c.w.Purposes, purpose) {
 		return errs.New(errs.EnvPurposeMismatch, "environment %s belongs to purpose %q; %s runs only on %v", id, purpose, c.w.Name, c.w.Purposes)
 	}
 	env, err := c.e.browsers.Acquire(ctx, id)
@@ -395,7 +395,7 @@ func (c *call) releaseEnv() {
 }
 
 // recordWait bounds recording a call that ran. The store bounds its own
-// wait for another writer's lock (sqlstore.Options.BusyTimeout); this is
+// wait for another writer's lock (store.Options.BusyTimeout); this is
 // the time a record may queue behind the other calls of this process on
 // SQLite's one write connection: 32 calls ending together on a loaded
 // machine queued past the 10 s it once was, and their results were
@@ -683,15 +683,6 @@ func causeText(err error) string {
 		return e.Message + ": " + e.Cause.Error()
 	}
 	return err.Error()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ReplayArgs returns the arguments of a recorded call for replay. Traces

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
 // EnvAlive reports whether environment id is still open somewhere:
@@ -86,19 +87,12 @@ func (e *Engine) SweepHandoffs(ctx context.Context) (int, error) {
 // `every` until ctx ends; `serve` runs it with HandoffSweepEvery, so a
 // restart finishes what the server before it left open.
 func (e *Engine) KeepHandoffs(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
 	failing := false
-	for {
+	tick.NowAndEvery(ctx.Done(), every, func() {
 		_, err := e.SweepHandoffs(ctx)
 		if err != nil && ctx.Err() == nil && !failing {
 			e.log.Warn("cannot finish the handoffs left open; will retry", "err", e.redactor.Redact(err.Error()))
 		}
 		failing = err != nil
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/store"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
 // Pruned counts what one retention pass removed.
@@ -125,9 +126,7 @@ const RetentionEvery = time.Hour
 // ctx ends, logging what each pass removed; `serve` runs it with
 // RetentionEvery.
 func (e *Engine) KeepPruning(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
+	tick.NowAndEvery(ctx.Done(), every, func() {
 		p, err := Prune(ctx, e.cfg, e.store, time.Now())
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -136,10 +135,5 @@ func (e *Engine) KeepPruning(ctx context.Context, every time.Duration) {
 			e.log.Info("retention: pruned", "traces", p.Traces, "idempotency_records", p.IdempotencyRecords,
 				"artifact_dirs", p.ArtifactDirs, "artifact_bytes", p.ArtifactBytes)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	})
 }

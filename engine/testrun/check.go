@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolwright/toolwright/engine/errs"
@@ -32,7 +33,7 @@ func checkCases(f *File, set *workflow.Set, broken map[string]bool) lint.Problem
 		if !expectsInvalidParams(c) {
 			known := paramNames(w)
 			for _, a := range c.argKeys {
-				if !contains(known, a.Key) {
+				if !slices.Contains(known, a.Key) {
 					ps.Addf(lint.At(f.Path, a.KeyN), lint.UnknownRef, "%s: tool %q has no argument %q%s; to test that it is refused, expect code: invalid_params",
 						where, w.Name, a.Key, suggestOrList(a.Key, known))
 				}
@@ -46,7 +47,7 @@ func checkCases(f *File, set *workflow.Set, broken map[string]bool) lint.Problem
 			outputs[i] = o.Name
 		}
 		for _, ch := range c.expect {
-			if len(ch.segs) > 1 && ch.segs[0] == "data" && !contains(outputs, ch.segs[1]) {
+			if len(ch.segs) > 1 && ch.segs[0] == "data" && !slices.Contains(outputs, ch.segs[1]) {
 				ps.Addf(ch.pos, lint.UnknownRef, "%s expect: tool %q has no output %q%s", where, w.Name, ch.segs[1], suggestOrList(ch.segs[1], outputs))
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -379,7 +380,7 @@ func (d *decoder) checkPath(c *check, where string) bool {
 		}
 	}
 	head := c.segs[0]
-	if !contains(envelopeFields, head) {
+	if !slices.Contains(envelopeFields, head) {
 		d.ps.Addf(c.pos, lint.UnknownKey, "%s expect: unknown envelope field %q%s (expect keys are dotted paths into the envelope: %s)",
 			where, head, lint.Suggest(head, envelopeFields), strings.Join(envelopeFields, ", "))
 		return false
@@ -401,7 +402,7 @@ func (d *decoder) want(n *yaml.Node, where string) want {
 	kvs, _ := yamlx.Map(d.file, n, where, &lint.Problems{}) // reported below
 	matchers := 0
 	for _, kv := range kvs {
-		if contains(matcherKeys, kv.Key) {
+		if slices.Contains(matcherKeys, kv.Key) {
 			matchers++
 		}
 	}
@@ -512,15 +513,6 @@ func (d *decoder) checkRefs(f *File) {
 		}
 		sort.Ints(c.needs)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // FileSchema is the JSON Schema of a test file, from FileDecl.

@@ -18,11 +18,11 @@ import (
 
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
+	"github.com/toolwright/toolwright/engine/demo"
 	"github.com/toolwright/toolwright/engine/lint"
 	"github.com/toolwright/toolwright/engine/policy"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/workflow"
-	"github.com/toolwright/toolwright/internal/site"
 )
 
 // Options say what to run the files on.
@@ -278,7 +278,7 @@ func prepare(file string, base *config.Config, stateDir string) (*prepared, lint
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: serve %s: %w", file, f.Serve, err)
 		}
-		srv := &http.Server{Handler: site.Handler(os.DirFS(f.Serve)), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: demo.Handler(os.DirFS(f.Serve)), ReadHeaderTimeout: 10 * time.Second}
 		p.srv = srv
 		go func() { _ = srv.Serve(ln) }()
 		p.siteURL = "http://" + ln.Addr().String()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -506,7 +507,7 @@ func (c *checker) Visit(node *ast.Node) {
 		c.locals[n.Name] = true
 	case *ast.IdentifierNode:
 		name := n.Value
-		if c.locals[name] || contains(c.tops(), name) || functions[name] {
+		if c.locals[name] || slices.Contains(c.tops(), name) || functions[name] {
 			if name == Secrets && !c.sc.SecretsAllowed {
 				c.fail(n, lint.Secret, "secrets.* may be used only in fill.value, so no secret reaches a result, a trace or a URL")
 			}
@@ -561,7 +562,7 @@ func (c *checker) Visit(node *ast.Node) {
 		default:
 			return
 		}
-		if !contains(known, prop.Value) {
+		if !slices.Contains(known, prop.Value) {
 			suffix := lint.Suggest(prop.Value, known)
 			if suffix == "" && len(known) > 0 && len(known) <= 8 {
 				sorted := append([]string(nil), known...)
@@ -716,15 +717,6 @@ func (t *Template) Truncated(marked func(name string) bool) bool {
 	return false
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // closureMap finds `map(xs, {k: v})`: a map literal written as the
 // closure itself, which expr-lang reads as code ("unexpected token :").
 var closureMap = regexp.MustCompile(`\b(map|filter|all|any|none|one|find|findIndex|findLast|findLastIndex|count|sum|groupBy|sortBy)\(.*?,\s*(\{\s*[A-Za-z_"'][A-Za-z0-9_"']*\s*:[^{}]*\})`)
@@ -845,7 +837,7 @@ func (c *checker) checkShape(n *ast.MemberNode) {
 	case "number":
 		c.fail(field, lint.BadValue, "%s is a number: it has no field %q", v, field.Value)
 	case "object":
-		if len(sh.Fields) > 0 && !contains(sh.Fields, field.Value) {
+		if len(sh.Fields) > 0 && !slices.Contains(sh.Fields, field.Value) {
 			c.fail(field, lint.UnknownRef, "%s has no field %q%s", v, field.Value, lint.Suggest(field.Value, sh.Fields)+fmt.Sprintf(" (it has %s)", strings.Join(sh.Fields, ", ")))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/policy"
+	"slices"
 )
 
 // The declarations of what a workflow author writes: the file's top-level
@@ -122,7 +123,7 @@ func templateOr(typ ...string) func() *decl.Obj {
 func keysFor(typ string) []string {
 	var out []string
 	for _, f := range ParamDecl.Fields {
-		if contains(f.For, typ) {
+		if slices.Contains(f.For, typ) {
 			out = append(out, f.Name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -74,7 +75,7 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 	pv := &paramVals{Values: v, where: where, keyN: keyN, applies: keysFor(p.Type)}
 	for _, kv := range v.Entries {
 		f, _ := obj.Field(kv.Key)
-		if len(f.For) > 0 && !contains(pv.applies, kv.Key) {
+		if len(f.For) > 0 && !slices.Contains(pv.applies, kv.Key) {
 			d.ps.Addf(d.pos(kv.KeyN), lint.UnknownKey, "%s: %s does not apply to type %s (it is for %s)", where, kv.Key, p.Type, strings.Join(f.For, ", "))
 		}
 	}
@@ -95,7 +96,7 @@ func (d *decoder) decodeParam(name string, keyN, n *yaml.Node, item bool) *Param
 	case TTarget:
 		d.paramTarget(p, pv)
 	}
-	if kv, ok := v.KV("enum"); ok && contains(pv.applies, "enum") {
+	if kv, ok := v.KV("enum"); ok && slices.Contains(pv.applies, "enum") {
 		d.paramEnum(p, pv, kv)
 	}
 	if kv, ok := defaultKV(v); ok {
@@ -122,7 +123,7 @@ type paramVals struct {
 }
 
 // has reports whether key applies to the type and was written well.
-func (pv *paramVals) has(key string) bool { return contains(pv.applies, key) && pv.OK(key) }
+func (pv *paramVals) has(key string) bool { return slices.Contains(pv.applies, key) && pv.OK(key) }
 
 // paramNumbers reads an integer's or a number's min and max (both required).
 func (d *decoder) paramNumbers(p *Param, pv *paramVals) {
@@ -324,15 +325,6 @@ func (p *Param) inRange(f float64) string {
 		return fmt.Sprintf("%v is above max %v", f, *p.Max)
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func defaultKV(v *decl.Values) (yamlx.KV, bool) {

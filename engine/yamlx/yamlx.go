@@ -216,29 +216,6 @@ func Map(file string, n *yaml.Node, where string, ps *lint.Problems) ([]KV, bool
 	return kvs, true
 }
 
-// Known reports keys of kvs not in allowed, with a suggestion.
-func Known(file string, kvs []KV, allowed []string, where string, ps *lint.Problems) {
-	for _, kv := range kvs {
-		ok := false
-		for _, a := range allowed {
-			if a == kv.Key {
-				ok = true
-				break
-			}
-		}
-		if ok {
-			continue
-		}
-		if msg, split := CommaSplit(kvs, kv); split {
-			if msg != "" {
-				ps.Addf(lint.At(file, kv.KeyN), lint.Syntax, "%s: %s", where, msg)
-			}
-			continue
-		}
-		ps.Addf(lint.At(file, kv.KeyN), lint.UnknownKey, "%s: unknown key %q%s", where, kv.Key, lint.Suggest(kv.Key, allowed))
-	}
-}
-
 // IsNull is true for an absent or `~`/empty value.
 func IsNull(n *yaml.Node) bool {
 	n = Resolve(n)

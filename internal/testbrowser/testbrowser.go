@@ -36,8 +36,10 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/browser/provider"
+	_ "github.com/toolwright/toolwright/engine/browser/provider/all" // a test's managers open browsers on any provider, as the server's do
+	"github.com/toolwright/toolwright/engine/browser/provider/local"
 	"github.com/toolwright/toolwright/engine/config"
-	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
@@ -47,42 +49,42 @@ import (
 const Provider = "testsite-shared"
 
 func init() {
-	browser.RegisterProvider(browser.ProviderSpec{Name: Provider, Unlisted: true, Check: check, New: newProvider})
+	provider.Register(provider.Spec{Name: Provider, Unlisted: true, Check: check, New: newProvider})
 }
 
-func check(o browser.Options) error {
+func check(o provider.Options) error {
 	if len(o.Endpoints) != 1 || !strings.HasPrefix(o.Endpoints[0], "ws://") {
 		return fmt.Errorf("browser.provider %s needs the shared browser's ws:// DevTools URL as its one endpoint", Provider)
 	}
 	return nil
 }
 
-func newProvider(o browser.Options, d browser.Dialer) browser.Provider {
-	return &provider{ws: o.Endpoints[0], dialer: d}
+func newProvider(o provider.Options, d provider.Dialer) provider.Provider {
+	return &shared{ws: o.Endpoints[0], dialer: d}
 }
 
-// provider hands a manager one connection to the shared browser, dialled
+// shared hands a manager one connection to the shared browser, dialled
 // again if it is lost. It declares no capability: it starts no browser
 // (Manager.Start has nothing to do; the first Open connects, in
 // milliseconds), keeps no sessions, and its environments live and die
 // with the manager's connection, as the local provider's do with its
 // browser.
-type provider struct {
+type shared struct {
 	ws     string
-	dialer browser.Dialer
+	dialer provider.Dialer
 
 	mu     sync.Mutex
-	conn   *browser.Conn
+	conn   provider.Conn
 	closed bool
 }
 
-func (p *provider) Name() string { return Provider }
+func (p *shared) Name() string { return Provider }
 
-func (p *provider) Browser(ctx context.Context) (*browser.Conn, error) {
+func (p *shared) Browser(ctx context.Context) (provider.Conn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, errs.New(errs.EnvUnavailable, "the browser manager is shut down")
+		return nil, provider.ErrClosed
 	}
 	if p.conn != nil && p.conn.Err() == nil {
 		return p.conn, nil
@@ -102,7 +104,7 @@ func (p *provider) Browser(ctx context.Context) (*browser.Conn, error) {
 // Close closes the connection: Chromium disposes of the browser contexts
 // it made (they are DisposeOnDetach), and the browser runs on for the
 // other tests.
-func (p *provider) Close(context.Context) error {
+func (p *shared) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
@@ -142,8 +144,8 @@ func owns(t testing.TB) bool {
 // shares reports whether a manager on provider with bin and headless can
 // use the shared browser: it would launch the system Chromium headless on
 // this machine, which is what the shared browser is.
-func shares(t testing.TB, provider, bin string, headless bool) bool {
-	local := provider == "" || provider == browser.ProviderLocal
+func shares(t testing.TB, name, bin string, headless bool) bool {
+	local := name == "" || name == local.Name
 	return local && bin == "" && headless && !owns(t)
 }
 

@@ -4,14 +4,17 @@ import (
 	"testing"
 
 	"github.com/toolwright/toolwright/engine/browser"
-	"github.com/toolwright/toolwright/engine/browser/providertest"
+	"github.com/toolwright/toolwright/engine/browser/provider/cdp"
+	"github.com/toolwright/toolwright/engine/browser/provider/local"
+	"github.com/toolwright/toolwright/engine/browser/provider/webdriver"
+	"github.com/toolwright/toolwright/internal/providertest"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
 
 func TestMain(m *testing.M) { testsite.Main(m) }
 
 // TestContract: a manager on the shared browser keeps the provider
-// contract the local provider keeps (engine/app's TestProviderContract):
+// contract the local provider keeps (engine/browser/provider/all's TestContract):
 // its environments open and navigate, the allowed hosts hold (popups
 // included), Release and Close leave nothing in the browser, a renderer
 // crash closes only its environment, and a browser gone from behind fails
@@ -33,10 +36,10 @@ func TestOptions(t *testing.T) {
 		t.Errorf("default options: provider %q endpoints %v, want %s at %s", o.Provider, o.Endpoints, Provider, ws)
 	}
 	for name, o := range map[string]browser.Options{
-		"headed":    {Provider: browser.ProviderLocal},
+		"headed":    {Provider: local.Name},
 		"bin":       {Headless: true, Bin: "/usr/bin/chromium"},
-		"cdp":       {Headless: true, Provider: browser.ProviderCDP, Endpoints: []string{"http://127.0.0.1:9"}},
-		"webdriver": {Headless: true, Provider: browser.ProviderWebDriver, Endpoints: []string{"http://127.0.0.1:9"}},
+		"cdp":       {Headless: true, Provider: cdp.Name, Endpoints: []string{"http://127.0.0.1:9"}},
+		"webdriver": {Headless: true, Provider: webdriver.Name, Endpoints: []string{"http://127.0.0.1:9"}},
 	} {
 		if got := Options(t, o); got.Provider != o.Provider {
 			t.Errorf("%s: provider %q, want %q kept", name, got.Provider, o.Provider)

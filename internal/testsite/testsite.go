@@ -35,7 +35,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/browser/chromium"
-	"github.com/toolwright/toolwright/internal/site"
+	"github.com/toolwright/toolwright/engine/demo"
 )
 
 // Site is a running fixture server.
@@ -88,7 +88,7 @@ func (l layers) Open(name string) (fs.File, error) {
 // /setcookie?name=acme_user&value=a@example.com&next=/catalog.html skips the form.
 func Start(t testing.TB) *Site {
 	t.Helper()
-	return Serve(t, site.Handler(layers{os.DirFS(Dir()), os.DirFS(DemoDir())}))
+	return Serve(t, demo.Handler(layers{os.DirFS(Dir()), os.DirFS(DemoDir())}))
 }
 
 // Serve serves h until the test ends: a test's own server (one that
@@ -114,7 +114,7 @@ func StartReal(t testing.TB) *Site {
 }
 
 // Handler serves the static files of dir and the dynamic pages of Start.
-func Handler(dir string) http.Handler { return site.Handler(os.DirFS(dir)) }
+func Handler(dir string) http.Handler { return demo.Handler(os.DirFS(dir)) }
 
 // StartDir serves the folder testdata/<dir> (such as "real/resolve") with
 // the same dynamic pages as Start, until the test ends.

@@ -25,47 +25,10 @@ import (
 	"github.com/toolwright/toolwright/engine/store"
 )
 
-// Options tune a store. The zero value is the default.
-type Options struct {
-	// BusyTimeout is how long opening the store (connecting, migrating)
-	// and recording a call that already ran (its trace, audit record and
-	// idempotency envelope) wait for a lock another writer holds before
-	// they give up (default 10s).
-	BusyTimeout time.Duration
-	// LockWait is how long the writes that come before a call runs (Ready
-	// and Claim) wait for a lock another writer holds before they fail with
-	// store_busy, so a locked database answers quickly instead of holding
-	// the call (default 1.5s; DESIGN.md promises store_busy within 2 s).
-	LockWait time.Duration
-	// IdempotencyTTL is used by Claim when it is given no ttl (default 24h).
-	IdempotencyTTL time.Duration
-	// LeaseDuration is how long a pending idempotency lease stays valid
-	// without a heartbeat; a process that dies frees its task_ids after this
-	// long (default 30s). The holder renews it every LeaseDuration/3.
-	LeaseDuration time.Duration
-	// Conns is the size of the read pool on SQLite (writes always go
-	// through one connection per process, so writers in one process queue
-	// in Go instead of spinning on SQLite's busy handler) and of the whole
-	// pool on PostgreSQL (default 4 on SQLite, 16 on PostgreSQL).
-	Conns int
-	// AuditKey is audit.key: with it every audit record appended is keyed
-	// by an HMAC-SHA256 under it, and CheckAudit checks keyed records with
-	// it (store.ChainChecker). Without it the chain is a plain hash chain,
-	// and a chain that is already keyed takes no more records.
-	AuditKey []byte
-	// OldAuditKeys are retired audit keys (before rotations) that checks
-	// use to verify their records' HMACs too (`audit verify --old-key-env`).
-	OldAuditKeys [][]byte
-	// Now is the store's clock (default time.Now); tests set it.
-	Now func() time.Time
-	// ReadOnly opens the store to read it and never write (`audit
-	// verify`): a SQLite file that is missing (store.ErrNoDatabase) or
-	// empty is refused instead of created, nothing is migrated, and a database without toolwright's
-	// schema is refused (store.ErrNoSchema). Only the read methods work.
-	ReadOnly bool
-}
+// Options tune a store (store.Options). The zero value is the default.
+type Options = store.Options
 
-func (o Options) withDefaults(d *dialect) Options {
+func withDefaults(o Options, d *dialect) Options {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 10 * time.Second
 	}
@@ -137,27 +100,6 @@ var _ store.Store = (*DB)(nil)
 // FileName is the SQLite database file inside the state directory.
 const FileName = "toolwright.db"
 
-// Open opens the store a config names: an empty url is SQLite at
-// <stateDir>/FileName (created when missing), a postgres:// or
-// postgresql:// url is PostgreSQL. The schema is created or migrated.
-func Open(url, stateDir string, opts Options) (*DB, error) {
-	switch {
-	case url == "":
-		if stateDir == "" {
-			return nil, errors.New("store: no store.url and no state_dir")
-		}
-		return OpenSQLite(filepath.Join(stateDir, FileName), opts)
-	case IsPostgresURL(url):
-		return OpenPostgres(url, opts)
-	}
-	return nil, fmt.Errorf("store.url %q: want empty (SQLite in state_dir) or postgres://user:pass@host:5432/db", redactURL(url))
-}
-
-// IsPostgresURL reports whether url names a PostgreSQL database.
-func IsPostgresURL(url string) bool {
-	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
-}
-
 // OpenSQLite opens (creating if needed) the SQLite database at path.
 func OpenSQLite(path string, opts Options) (*DB, error) {
 	if path == "" {
@@ -205,7 +147,7 @@ func OpenPostgres(url string, opts Options) (*DB, error) {
 }
 
 func open(d *dialect, dsn, where string, opts Options) (*DB, error) {
-	opts = opts.withDefaults(d)
+	opts = withDefaults(opts, d)
 	wdb, rdb, err := d.open(dsn, opts)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", where, err)
@@ -258,20 +200,7 @@ func (s *DB) checkSchema(ctx context.Context) error {
 }
 
 // redactURL drops the password of a database URL for messages.
-func redactURL(u string) string {
-	scheme, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return u
-	}
-	cred, host, ok := strings.Cut(rest, "@")
-	if !ok {
-		return u
-	}
-	if user, _, hasPass := strings.Cut(cred, ":"); hasPass {
-		return scheme + "://" + user + ":xxxxx@" + host
-	}
-	return u
-}
+func redactURL(u string) string { return store.RedactURL(u) }
 
 // Backend is "sqlite" or "postgres".
 func (s *DB) Backend() string { return s.d.name }

@@ -43,23 +43,6 @@ func TestSQLiteSchemaAndWAL(t *testing.T) {
 	}
 }
 
-func TestOpenPicksBackend(t *testing.T) {
-	dir := t.TempDir()
-	s := openT(t, func() (*DB, error) { return Open("", dir, Options{}) })
-	if s.Backend() != "sqlite" || s.Where() != filepath.Join(dir, FileName) {
-		t.Fatalf("empty url: %s at %s", s.Backend(), s.Where())
-	}
-	for _, u := range []string{"mysql://x", "sqlite:///tmp/x.db", "127.0.0.1:5432"} {
-		if _, err := Open(u, dir, Options{}); err == nil || !strings.Contains(err.Error(), "postgres://") {
-			t.Errorf("Open(%q): %v", u, err)
-		}
-	}
-	_, err := Open("postgres://tw:s3cret@127.0.0.1:1/db?connect_timeout=1", dir, Options{BusyTimeout: 1})
-	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "tw:xxxxx@127.0.0.1:1") {
-		t.Fatalf("unreachable postgres: %v", err)
-	}
-}
-
 func TestPostgresMigratesOnce(t *testing.T) {
 	u := pgURL(t)
 	// replicas starting together: every Open migrates under the advisory

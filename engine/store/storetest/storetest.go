@@ -2,8 +2,10 @@
 // passes: idempotency under concurrent callers on several handles (each
 // handle stands for another process or replica), stale-lease takeover,
 // one audit chain under concurrent writers, tamper detection, grants,
-// traces and fingerprints. An implementation's test calls Run with a Backend; sqlstore runs
-// it on SQLite and on PostgreSQL.
+// traces and fingerprints. Each registered backend's package runs it on
+// itself (TestContract in engine/store/sqlite and engine/store/postgres),
+// and engine/store/all's TestEveryBackendRunsTheContract fails for a
+// registered backend whose package does not.
 package storetest
 
 import (
@@ -27,6 +29,11 @@ type Options struct {
 	// BusyTimeout is how long recording a finished call waits for locks
 	// (0: the backend's default).
 	BusyTimeout time.Duration
+}
+
+// Store is o as the store's own options.
+func (o Options) Store() store.Options {
+	return store.Options{LeaseDuration: o.LeaseDuration, Now: o.Now, AuditKey: o.AuditKey, OldAuditKeys: o.OldAuditKeys, BusyTimeout: o.BusyTimeout}
 }
 
 // Database is one empty database made for one test.

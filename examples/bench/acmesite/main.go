@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright"
-	"github.com/toolwright/toolwright/internal/site"
+	"github.com/toolwright/toolwright/engine/demo"
 )
 
 func main() {
@@ -43,7 +43,7 @@ func main() {
 	}
 	base := "http://" + ln.Addr().String()
 	mux := http.NewServeMux()
-	mux.Handle("/", site.Handler(toolwright.DemoSite()))
+	mux.Handle("/", demo.Handler(toolwright.DemoSite()))
 	mux.HandleFunc("/bench/wide", wideHandler)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 

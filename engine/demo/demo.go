@@ -1,6 +1,7 @@
-// Package site serves the Acme demo site (examples/demo/site): the fixture of the
-// browser tests, the site of `toolwright demo` and of the benchmarks.
-package site
+// Package demo serves the Acme demo site (examples/demo/site): the site of
+// `toolwright demo`, of `toolwright test`'s served folders, of the benchmarks and of
+// the browser tests.
+package demo
 
 import (
 	"fmt"

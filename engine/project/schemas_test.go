@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwright/toolwright/engine/app/project"
+	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
 	"github.com/xeipuuv/gojsonschema"

@@ -1,4 +1,9 @@
-package browser
+// Package webdriver is the webdriver browser provider: a W3C WebDriver
+// session per environment (browser.webdriver.endpoints), driven over the
+// CDP address the session returns. It is an Attacher and a SessionKeeper:
+// the session, not the connection, is the environment's browser, and this
+// package alone knows it.
+package webdriver
 
 import (
 	"bytes"
@@ -17,29 +22,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/browser/provider"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/errs"
+	"github.com/toolwright/toolwright/engine/tick"
 )
 
-// ProviderWebDriver asks W3C WebDriver endpoints for a browser session per
-// environment.
-const ProviderWebDriver = "webdriver"
+// Name is browser.provider's value for this provider.
+const Name = "webdriver"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderWebDriver, Doc: "a W3C WebDriver session per environment (Selenium Grid 4, chromedriver), driven over the CDP address it returns", Check: checkWebDriver, New: newWebDriverProvider})
-}
-
-// checkWebDriver wants at least one endpoint, each an http(s):// URL.
-func checkWebDriver(o Options) error {
-	if len(o.Endpoints) == 0 {
-		return fmt.Errorf("browser.provider webdriver needs at least one http://host:port WebDriver URL in browser.endpoints")
-	}
-	for _, e := range o.Endpoints {
-		u, err := url.Parse(e)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return fmt.Errorf("browser.endpoints: %q is not an http:// or https:// WebDriver URL", e)
-		}
-	}
-	return nil
+	provider.Register(provider.Spec{Name: Name, Doc: "a W3C WebDriver session per environment (Selenium Grid 4, chromedriver), driven over the CDP address it returns",
+		Endpoints: provider.WebDriver, New: New,
+		Settings: []decl.Field{{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium binary on the endpoint's machine; empty: the endpoint's own"}}})
 }
 
 // webdriverProvider asks W3C WebDriver endpoints (Selenium Grid 4,
@@ -61,47 +56,49 @@ type webdriverProvider struct {
 	endpoints []string
 	bin       string
 	headless  bool
-	dialer    Dialer
+	dialer    provider.Dialer
 	log       *slog.Logger
 
 	mu          sync.Mutex
 	next        int
 	failedUntil map[string]time.Time
-	conns       map[*Conn]bool
+	conns       map[provider.Conn]string // open connections, with the session whose browser each drives ("" before KeepSession)
 	closed      bool
 }
 
 // Bounds of the WebDriver side: making a session starts a browser, so it
-// gets longer than a CDP dial; a keep-alive request is small.
+// gets longer than a CDP dial; a keep-alive request is small. KeepAlive is
+// how often a kept session is touched (tests shorten it).
 var (
 	wdSessionTimeout = 60 * time.Second
 	wdRequestTimeout = 10 * time.Second
-	wdKeepAlive      = 60 * time.Second
+	KeepAlive        = 60 * time.Second
 )
 
-func newWebDriverProvider(o Options, d Dialer) Provider {
+// New makes the provider; it asks for no session yet.
+func New(o provider.Options, d provider.Dialer) provider.Provider {
 	return &webdriverProvider{endpoints: o.Endpoints, bin: o.Bin, headless: o.Headless, dialer: d, log: o.Logger,
-		failedUntil: map[string]time.Time{}, conns: map[*Conn]bool{}}
+		failedUntil: map[string]time.Time{}, conns: map[provider.Conn]string{}}
 }
 
-func (p *webdriverProvider) Name() string { return ProviderWebDriver }
+func (p *webdriverProvider) Name() string { return Name }
 
 // Browser makes a new session on the next endpoint that answers and
 // connects to its browser.
-func (p *webdriverProvider) Browser(ctx context.Context) (*Conn, error) {
-	return rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (*Conn, bool) {
+func (p *webdriverProvider) Browser(ctx context.Context) (provider.Conn, error) {
+	return provider.Rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (provider.Conn, bool) {
 		return nil, !time.Now().Before(p.failedUntil[ep])
-	}, p.open, "no WebDriver endpoint gives a browser session (browser.endpoints)")
+	}, p.open, "no WebDriver endpoint gives a browser session (browser.webdriver.endpoints)")
 }
 
 // open makes a session at ep and connects to its browser; the session is
 // deleted again when anything after its making fails, and ep is skipped
 // for a while.
-func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err error) {
+func (p *webdriverProvider) open(ctx context.Context, ep string) (c provider.Conn, err error) {
 	defer func() {
 		if err != nil && ctx.Err() == nil {
 			p.mu.Lock()
-			p.failedUntil[ep] = time.Now().Add(cdpRetryAfter)
+			p.failedUntil[ep] = time.Now().Add(provider.RetryAfter)
 			p.mu.Unlock()
 			p.log.Warn("WebDriver endpoint did not give a session", "endpoint", ep, "err", err)
 		}
@@ -112,7 +109,7 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err e
 	if err != nil {
 		return nil, err
 	}
-	ws, err := resolveEndpoint(sctx, cdpURL)
+	ws, err := provider.ResolveEndpoint(sctx, cdpURL)
 	if err == nil {
 		c, err = p.dialer.Dial(sctx, ws, 0, nil)
 	}
@@ -126,18 +123,18 @@ func (p *webdriverProvider) open(ctx context.Context, ep string) (c *Conn, err e
 		endSession(session, p.log)
 		return nil, err
 	}
-	c.keepSession(session)
+	p.KeepSession(c, session)
 	p.log.Info("WebDriver session opened", "endpoint", ep, "session", session, "devtools", ws)
 	return c, nil
 }
 
-func (p *webdriverProvider) track(c *Conn) error {
+func (p *webdriverProvider) track(c provider.Conn) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return errClosed
+		return provider.ErrClosed
 	}
-	p.conns[c] = true
+	p.conns[c] = ""
 	go func() {
 		<-c.Done()
 		p.mu.Lock()
@@ -150,7 +147,7 @@ func (p *webdriverProvider) track(c *Conn) error {
 // Attach connects to the browser of a session another replica made, by the
 // DevTools URL the registry recorded. A browser that refuses the connection
 // is gone with its session: env_not_found.
-func (p *webdriverProvider) Attach(ctx context.Context, ws string) (*Conn, error) {
+func (p *webdriverProvider) Attach(ctx context.Context, ws string) (provider.Conn, error) {
 	p.mu.Lock()
 	for c := range p.conns {
 		if c.Endpoint() == ws && c.Err() == nil {
@@ -159,7 +156,7 @@ func (p *webdriverProvider) Attach(ctx context.Context, ws string) (*Conn, error
 		}
 	}
 	p.mu.Unlock()
-	dctx, cancel := context.WithTimeout(ctx, cdpDialTimeout)
+	dctx, cancel := context.WithTimeout(ctx, provider.DialTimeout)
 	defer cancel()
 	c, err := p.dialer.Dial(dctx, ws, 0, nil)
 	if err != nil {
@@ -180,7 +177,7 @@ func (p *webdriverProvider) Attach(ctx context.Context, ws string) (*Conn, error
 func (p *webdriverProvider) Close(context.Context) error {
 	p.mu.Lock()
 	p.closed = true
-	conns := make([]*Conn, 0, len(p.conns))
+	conns := make([]provider.Conn, 0, len(p.conns))
 	for c := range p.conns {
 		conns = append(conns, c)
 	}
@@ -324,58 +321,51 @@ func endSession(session string, log interface{ Warn(string, ...any) }) {
 	}
 }
 
-// KeepSession keeps session alive while c is open (SessionKeeper).
-func (p *webdriverProvider) KeepSession(c *Conn, session string) { c.keepSession(session) }
+// Session is the session whose browser c drives (SessionKeeper).
+func (p *webdriverProvider) Session(c provider.Conn) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conns[c]
+}
 
 // EndSession deletes session, which ends its browser (SessionKeeper).
 func (p *webdriverProvider) EndSession(session string) { endSession(session, p.log) }
 
-// keepSession keeps the WebDriver session whose browser c drives alive
-// while c is open: a read of the session's timeouts every wdKeepAlive,
-// which touches neither the page nor the browser. A session the endpoint
-// no longer knows (404) means the browser is gone. Once per connection.
-func (c *Conn) keepSession(session string) {
-	c.sessMu.Lock()
-	started := c.session != ""
-	if !started {
-		c.session = session
+// KeepSession keeps the WebDriver session whose browser c drives alive
+// while c is open (SessionKeeper): a read of the session's timeouts every
+// KeepAlive, which touches neither the page nor the browser. A session the
+// endpoint no longer knows (404) means the browser is gone. Once per
+// connection.
+func (p *webdriverProvider) KeepSession(c provider.Conn, session string) {
+	p.mu.Lock()
+	s, tracked := p.conns[c]
+	if tracked && s == "" {
+		p.conns[c] = session
 	}
-	c.sessMu.Unlock()
-	if started || session == "" {
+	p.mu.Unlock()
+	if !tracked || s != "" || session == "" {
 		return
 	}
-	go func() {
-		t := time.NewTicker(wdKeepAlive)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.alive.Done():
-				return
-			case <-t.C:
-			}
-			ctx, cancel := context.WithTimeout(c.alive, wdRequestTimeout)
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, session+"/timeouts", nil)
-			res, err := http.DefaultClient.Do(req)
-			cancel()
-			if err != nil {
-				if c.alive.Err() == nil {
-					c.log.Warn("WebDriver keep-alive failed", "session", session, "err", err)
-				}
-				continue
-			}
-			res.Body.Close()
-			if res.StatusCode == http.StatusNotFound {
-				c.lost(errs.New(errs.EnvUnavailable, "the browser's WebDriver session ended"))
-				return
-			}
-		}
-	}()
+	go p.keepAlive(c, session)
 }
 
-// Session is the WebDriver session URL of the browser c drives ("" for
-// the other providers).
-func (c *Conn) Session() string {
-	c.sessMu.Lock()
-	defer c.sessMu.Unlock()
-	return c.session
+func (p *webdriverProvider) keepAlive(c provider.Conn, session string) {
+	tick.Every(c.Done(), KeepAlive, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), wdRequestTimeout)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, session+"/timeouts", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			if c.Err() == nil {
+				p.log.Warn("WebDriver keep-alive failed", "session", session, "err", err)
+			}
+			return true
+		}
+		res.Body.Close()
+		if res.StatusCode == http.StatusNotFound {
+			c.Lost("the browser's WebDriver session ended")
+			return false
+		}
+		return true
+	})
 }

@@ -1,4 +1,10 @@
-package browser
+// Package local is the local browser provider: it launches the system
+// Chromium (browser.local.bin, or what package chromium finds: the
+// headless shell when it is installed, else launcher.LookPath) on the
+// first Open, headless, with a fresh profile that is removed when the
+// browser closes, and again after a crash. It never downloads a browser.
+// It is the default provider, and a Starter.
+package local
 
 import (
 	"context"
@@ -14,26 +20,28 @@ import (
 	"time"
 
 	"github.com/toolwright/toolwright/engine/browser/chromium"
+	"github.com/toolwright/toolwright/engine/browser/provider"
+	"github.com/toolwright/toolwright/engine/decl"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
-// ProviderLocal launches the system Chromium on this machine; it is the
-// default provider.
-const ProviderLocal = "local"
+// Name is browser.provider's value for this provider.
+const Name = "local"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderLocal, Doc: "start Chromium here", Default: true, New: newLocalProvider})
+	provider.Register(provider.Spec{Name: Name, Doc: "start Chromium here", Default: true, New: New,
+		Settings: []decl.Field{{Name: "bin", Type: decl.String, Default: "", Doc: "the Chromium or Chrome binary; empty: headless, chromium-headless-shell when it is installed, else the Chromium or Chrome on PATH"}}})
 }
 
-// newLocalProvider removes the profiles dead servers left under the state
-// dir, then makes the provider; it launches nothing yet.
-func newLocalProvider(o Options, d Dialer) Provider {
+// New removes the profiles dead servers left under the state dir, then
+// makes the provider; it launches nothing yet.
+func New(o provider.Options, d provider.Dialer) provider.Provider {
 	tmp := ""
 	if o.StateDir != "" {
 		tmp = filepath.Join(o.StateDir, "tmp")
 	}
 	removeStaleProfiles(tmp, o.Logger)
-	return &localProvider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, dialer: d}
+	return &Provider{bin: o.Bin, headless: o.Headless, tmpRoot: tmp, log: o.Logger, dialer: d}
 }
 
 // Browser profiles are folders profilePrefix* under the state dir's tmp/,
@@ -78,27 +86,27 @@ func processAlive(pid int) bool {
 	return true
 }
 
-// localProvider runs one Chromium process on this machine.
-type localProvider struct {
+// Provider runs one Chromium process on this machine.
+type Provider struct {
 	bin      string
 	headless bool
 	tmpRoot  string
 	log      *slog.Logger
-	dialer   Dialer
+	dialer   provider.Dialer
 
 	mu     sync.Mutex
-	conn   *Conn
+	conn   provider.Conn
 	dir    string // profile of the running browser
 	closed bool
 }
 
-func (p *localProvider) Name() string { return ProviderLocal }
+func (p *Provider) Name() string { return Name }
 
-func (p *localProvider) Browser(ctx context.Context) (*Conn, error) {
+func (p *Provider) Browser(ctx context.Context) (provider.Conn, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, errClosed
+		return nil, provider.ErrClosed
 	}
 	if p.conn != nil && p.conn.Err() == nil {
 		return p.conn, nil
@@ -116,11 +124,11 @@ func (p *localProvider) Browser(ctx context.Context) (*Conn, error) {
 }
 
 // Start launches the browser now if it does not run (Starter).
-func (p *localProvider) Start(ctx context.Context) (*Conn, error) {
+func (p *Provider) Start(ctx context.Context) (provider.Conn, error) {
 	return p.Browser(ctx)
 }
 
-func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
+func (p *Provider) launch(ctx context.Context) (provider.Conn, error) {
 	headless := p.headless
 	if !headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		p.log.Warn("browser.headless is false but there is no display; running headless")
@@ -163,7 +171,7 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 	go func() {
 		select {
 		case <-exited:
-			c.lost(errs.New(errs.EnvUnavailable, "the browser process exited"))
+			c.Lost("the browser process exited")
 		case <-c.Done():
 		}
 	}()
@@ -173,7 +181,7 @@ func (p *localProvider) launch(ctx context.Context) (*Conn, error) {
 // profileDir makes the profile folder of a browser about to start, under
 // tmpRoot, marked with this process's pid: the next start removes
 // profiles whose owner is gone.
-func (p *localProvider) profileDir() (string, error) {
+func (p *Provider) profileDir() (string, error) {
 	if p.tmpRoot != "" {
 		if err := os.MkdirAll(p.tmpRoot, 0o700); err != nil {
 			return "", errs.Wrap(errs.EnvUnavailable, err, "cannot make the browser's profile folder")
@@ -191,7 +199,7 @@ func (p *localProvider) profileDir() (string, error) {
 // away, so there is nothing to flush, and the whole group (renderers,
 // zygote, utility processes) is killed; then it waits for exited (a while
 // at most) and removes the profile dir.
-func (p *localProvider) stopper(pid int, dir string, exited <-chan struct{}) func() {
+func (p *Provider) stopper(pid int, dir string, exited <-chan struct{}) func() {
 	return func() {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		select {
@@ -203,7 +211,15 @@ func (p *localProvider) stopper(pid int, dir string, exited <-chan struct{}) fun
 	}
 }
 
-func (p *localProvider) Close(context.Context) error {
+// Current is the running browser's connection and profile folder (nil and
+// "" before the first launch, and after Close), for tests.
+func (p *Provider) Current() (provider.Conn, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conn, p.dir
+}
+
+func (p *Provider) Close(context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true

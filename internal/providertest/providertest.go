@@ -5,9 +5,15 @@
 // capability (Starter, SessionKeeper, Attacher) is honoured where it is
 // declared and absent where it is not. A renderer crash closes only its
 // environment; a browser that goes away behind the manager's back fails
-// its environments at once and never hangs the next Open. engine/app runs
-// it on local, cdp and webdriver (TestProviderContract), with the store's
-// environment registry for the replica cases.
+// its environments at once and never hangs the next Open.
+//
+// RunRegistered runs it over the provider registry: every registered
+// provider, on the fixture its kind of endpoint needs (a Chromium started
+// with --remote-debugging-port for DevTools endpoints, Debian's
+// chromedriver for WebDriver ones, nothing for a provider that starts its
+// own). engine/browser/provider/all's TestContract calls it, so a new
+// provider is tested by being registered. It is test support, apart from
+// the engine (it starts browsers and drivers through internal/testsite).
 package providertest
 
 import (
@@ -25,6 +31,7 @@ import (
 	"github.com/go-rod/rod/lib/proto"
 
 	"github.com/toolwright/toolwright/engine/browser"
+	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/errs"
 	"github.com/toolwright/toolwright/internal/testsite"
 )
@@ -46,6 +53,46 @@ type Target struct {
 // wait is the ceiling of every wait in the suite: generous, so a loaded
 // machine never fails it; conditions end the waits early.
 const wait = 60 * time.Second
+
+// RunRegistered runs the contract on every registered provider
+// (provider.Names), in parallel, each on browsers of its own; registry
+// makes the shared environment registry of the replica cases.
+func RunRegistered(t *testing.T, registry func(t *testing.T) browser.Registry) {
+	for _, name := range provider.Names() {
+		spec, err := provider.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			Run(t, Target{Registry: registry, Options: Fixture(t, spec)})
+		})
+	}
+}
+
+// Fixture is what a provider of spec's kind is tested on, started for t
+// and ended with it: a DevTools endpoint (one Chromium for the whole
+// contract), a WebDriver endpoint (chromedriver), or, for a provider that
+// starts its own browsers, a fresh state dir per manager. It skips t when
+// Chromium (or chromedriver) is not installed.
+func Fixture(t *testing.T, spec provider.Spec) func(t *testing.T) browser.Options {
+	t.Helper()
+	var eps []string
+	switch spec.Endpoints {
+	case provider.DevTools:
+		ep, _ := testsite.RemoteChromium(t)
+		eps = []string{ep}
+	case provider.WebDriver:
+		eps = []string{testsite.ChromeDriver(t)}
+	case provider.NoEndpoints:
+		return func(t *testing.T) browser.Options {
+			return browser.Options{Provider: spec.Name, StateDir: t.TempDir()}
+		}
+	default:
+		t.Fatalf("provider %q takes endpoints of kind %q, which providertest has no fixture for: add one to Fixture", spec.Name, spec.Endpoints)
+	}
+	return func(*testing.T) browser.Options { return browser.Options{Provider: spec.Name, Endpoints: eps} }
+}
 
 // Run runs the whole contract against target. The cases that need no
 // manager of their own share one, so a provider that starts a browser per
@@ -376,7 +423,7 @@ func testStart(t *testing.T, target Target, _ *browser.Manager) {
 	if err := m.Start(ctxT(t)); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	_, starts := m.Provider().(browser.Starter)
+	_, starts := m.Provider().(provider.Starter)
 	st := m.Stats(ctxT(t))
 	if starts && st.Browsers != 1 {
 		t.Fatalf("a Starter's Start left %d browsers, want 1", st.Browsers)
@@ -401,7 +448,7 @@ func testSessions(t *testing.T, _ Target, m *browser.Manager) {
 	a := open(t, m, "a")
 	b := open(t, m, "b")
 	defer m.Release(b)
-	if _, keeps := m.Provider().(browser.SessionKeeper); !keeps {
+	if _, keeps := m.Provider().(provider.SessionKeeper); !keeps {
 		if a.Session() != "" || b.Session() != "" {
 			t.Fatalf("sessions %q and %q from a provider that keeps none", a.Session(), b.Session())
 		}
@@ -441,7 +488,7 @@ func testReattach(t *testing.T, target Target, _ *browser.Manager) {
 	m1.Release(a)
 
 	e, err := m2.Acquire(ctxT(t), a.ID)
-	if _, shares := m1.Provider().(browser.Attacher); !shares {
+	if _, shares := m1.Provider().(provider.Attacher); !shares {
 		wantCode(t, "another replica's Acquire of an environment in this replica's own browser", err, errs.EnvNotFound)
 		return
 	}
@@ -504,7 +551,7 @@ func testBrowserGone(t *testing.T, target Target, _ *browser.Manager) {
 	wantCode(t, "Get after the browser went", err, errs.EnvNotFound)
 
 	e, err := m.Open(ctxT(t), "", "a")
-	if _, starts := m.Provider().(browser.Starter); starts && err != nil {
+	if _, starts := m.Provider().(provider.Starter); starts && err != nil {
 		t.Fatalf("a Starter's Open after its browser went: %v", err)
 	}
 	if err != nil {

@@ -1,39 +1,28 @@
-package browser
+// Package cdp is the cdp browser provider: it attaches to running
+// browsers by their DevTools endpoints (browser.cdp.endpoints). It is an
+// Attacher: its environments outlive this process and replicas share them.
+package cdp
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"sync"
 	"time"
 
+	"github.com/toolwright/toolwright/engine/browser/provider"
 	"github.com/toolwright/toolwright/engine/errs"
 )
 
-// ProviderCDP attaches to running browsers by their DevTools endpoints.
-const ProviderCDP = "cdp"
+// Name is browser.provider's value for this provider.
+const Name = "cdp"
 
 func init() {
-	RegisterProvider(ProviderSpec{Name: ProviderCDP, Doc: "attach to running Chromium endpoints", Check: checkCDP, New: newCDPProvider})
+	provider.Register(provider.Spec{Name: Name, Doc: "attach to running Chromium endpoints", Endpoints: provider.DevTools, New: New})
 }
 
-// checkCDP wants at least one endpoint, each a ws://, wss:// or
-// http(s)://host:port URL.
-func checkCDP(o Options) error {
-	if len(o.Endpoints) == 0 {
-		return fmt.Errorf("browser.provider cdp needs at least one ws:// or http://host:port URL in browser.endpoints")
-	}
-	for _, e := range o.Endpoints {
-		u, err := url.Parse(e)
-		if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") {
-			return fmt.Errorf("browser.endpoints: %q is not a ws://, wss:// or http://host:port URL", e)
-		}
-	}
-	return nil
-}
-
-func newCDPProvider(o Options, d Dialer) Provider {
+// New makes the provider; it dials nothing yet.
+func New(o provider.Options, d provider.Dialer) provider.Provider {
 	p := &cdpProvider{endpoints: o.Endpoints, dialer: d, log: o.Logger, eps: map[string]*endpointState{}}
 	for _, ep := range o.Endpoints {
 		p.eps[ep] = &endpointState{}
@@ -54,7 +43,7 @@ func newCDPProvider(o Options, d Dialer) Provider {
 // to them by id (Attach).
 type cdpProvider struct {
 	endpoints []string
-	dialer    Dialer
+	dialer    provider.Dialer
 	log       *slog.Logger
 
 	mu     sync.Mutex
@@ -64,32 +53,25 @@ type cdpProvider struct {
 }
 
 type endpointState struct {
-	conn        *Conn
+	conn        provider.Conn
 	dialing     bool
 	failedUntil time.Time
 }
 
-// cdpDialTimeout bounds one dial of an endpoint; cdpRetryAfter is how long a
-// failed endpoint is skipped.
-var (
-	cdpDialTimeout = 5 * time.Second
-	cdpRetryAfter  = 2 * time.Second
-)
+func (p *cdpProvider) Name() string { return Name }
 
-func (p *cdpProvider) Name() string { return ProviderCDP }
-
-func (p *cdpProvider) Browser(ctx context.Context) (*Conn, error) {
-	return rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (*Conn, bool) {
+func (p *cdpProvider) Browser(ctx context.Context) (provider.Conn, error) {
+	return provider.Rotate(ctx, &p.mu, &p.next, p.endpoints, &p.closed, func(ep string) (provider.Conn, bool) {
 		st := p.eps[ep]
 		if st.conn != nil && st.conn.Err() == nil {
 			return st.conn, true
 		}
 		return nil, !st.dialing && !time.Now().Before(st.failedUntil)
-	}, p.dial, "no browser endpoint answers (browser.endpoints)")
+	}, p.dial, "no browser endpoint answers (browser.cdp.endpoints)")
 }
 
 // dial connects to the configured endpoint ep, marking it busy meanwhile.
-func (p *cdpProvider) dial(ctx context.Context, ep string) (*Conn, error) {
+func (p *cdpProvider) dial(ctx context.Context, ep string) (provider.Conn, error) {
 	p.mu.Lock()
 	st := p.eps[ep]
 	if st.dialing {
@@ -99,9 +81,9 @@ func (p *cdpProvider) dial(ctx context.Context, ep string) (*Conn, error) {
 	st.dialing = true
 	p.mu.Unlock()
 
-	dctx, cancel := context.WithTimeout(ctx, cdpDialTimeout)
-	ws, err := resolveEndpoint(dctx, ep)
-	var c *Conn
+	dctx, cancel := context.WithTimeout(ctx, provider.DialTimeout)
+	ws, err := provider.ResolveEndpoint(dctx, ep)
+	var c provider.Conn
 	if err == nil {
 		c, err = p.dialer.Dial(dctx, ws, 0, nil)
 	}
@@ -111,13 +93,13 @@ func (p *cdpProvider) dial(ctx context.Context, ep string) (*Conn, error) {
 	defer p.mu.Unlock()
 	st.dialing = false
 	if err != nil {
-		st.failedUntil = time.Now().Add(cdpRetryAfter)
+		st.failedUntil = time.Now().Add(provider.RetryAfter)
 		p.log.Warn("browser endpoint does not answer", "endpoint", ep, "err", err)
 		return nil, err
 	}
 	if p.closed {
 		c.Close()
-		return nil, errClosed
+		return nil, provider.ErrClosed
 	}
 	st.conn = c
 	p.log.Info("attached to browser", "endpoint", ep, "devtools", c.Endpoint())
@@ -129,7 +111,7 @@ func (p *cdpProvider) dial(ctx context.Context, ep string) (*Conn, error) {
 // provider's endpoints. env_not_found means the browser at that endpoint
 // is another one now (it restarted, its contexts are gone);
 // env_unavailable that it does not answer.
-func (p *cdpProvider) Attach(ctx context.Context, ws string) (*Conn, error) {
+func (p *cdpProvider) Attach(ctx context.Context, ws string) (provider.Conn, error) {
 	want, err := url.Parse(ws)
 	if err != nil {
 		return nil, errs.New(errs.EnvNotFound, "the environment's browser address is not a URL")
