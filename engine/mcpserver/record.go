@@ -85,6 +85,8 @@ func refParam(doc string, required bool) *workflow.Param {
 	return param("ref", doc, 8, refPattern, required)
 }
 
+
+
 // recordToolList declares serve --record's tools, once: their schemas,
 // the checks of the call path, toolwright tools and toolwright grant all
 // read it. The page_ primitives repeat (a second click on Next clicks
@@ -115,8 +117,12 @@ func recordToolList() []recordTool {
 		{workflow.NativeSpec{Name: "page_press", Risk: write, Repeats: true,
 			Params:      []*workflow.Param{param("key", "a named key (Enter, Escape, Tab, ArrowDown, ...) or one character", 20, "", true), refParam("the field to press it in (default: where the focus is)", false)},
 			Description: "Press a key (Enter, Escape, Tab, ArrowDown, one character), in the field ref when given."}, (*recorders).press},
-		{workflow.NativeSpec{Name: "page_extract", Risk: read, Repeats: true, Params: []*workflow.Param{refParam("the element to read", true)},
-			Description: "Read the text of the element ref, and mark it as a value the recorded workflow returns."}, (*recorders).extract},
+		{workflow.NativeSpec{Name: "page_extract", Risk: read, Repeats: true,
+			Params: []*workflow.Param{refParam("the element to read", true),
+				{Name: "list", Type: workflow.TBoolean, Description: "ref is a row of a list, or an element in one: the list's rows are marked (every row like ref's), and an element in a row as a field each row returns", Default: false, HasDefault: true}},
+			Description: "Read the text of the element ref, and mark it as a value the recorded workflow returns. With list, mark the rows of ref's list (and ref as one of their fields); once a list is marked, an element in one of its rows is a field of every row. The draft reads every page of a marked list with paginate, turned by the control page_next marks (or the one the recorder finds)."}, (*recorders).extract},
+		{workflow.NativeSpec{Name: "page_next", Risk: read, Repeats: true, Params: []*workflow.Param{refParam("the control that turns the list's page", true)},
+			Description: "Mark the element ref as the control that turns the marked list's page (the recorder finds a Next by itself; this names another)."}, (*recorders).next},
 		{workflow.NativeSpec{Name: "save_workflow", Risk: write,
 			Params:      []*workflow.Param{param("name", "the tool's name, also its file name", 64, namePattern, true), desc},
 			Description: "Draft a workflow from this session's successful page_ calls: workflows/drafts/NAME.yaml, its selector entries and its test file. Drafts are never served until a person moves them into workflows/."}, (*recorders).save},
@@ -435,13 +441,45 @@ func (rs *recorders) press(ctx context.Context, r *recording, args map[string]an
 }
 
 func (rs *recorders) extract(ctx context.Context, r *recording, args map[string]any) (map[string]any, error) {
-	raw, err := r.rec.Call(ctx, "mark", str(args, "ref"))
+	op := "mark"
+	if list, _ := args["list"].(bool); list {
+		op = "list"
+	}
+	raw, err := r.rec.Call(ctx, op, str(args, "ref"))
 	if err != nil {
 		return nil, refErr(err)
 	}
-	var v string
-	_ = json.Unmarshal(raw, &v)
-	return map[string]any{"value": v}, nil
+	var v struct {
+		Value string `json:"value"`
+		Field string `json:"field"`
+		Rows  *int   `json:"rows"`
+		Next  *bool  `json:"next"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, errs.Wrap(errs.Internal, err, "page_extract: the page's answer: %v", err)
+	}
+	out := map[string]any{"value": v.Value}
+	if v.Field != "" {
+		out["field"] = v.Field
+	}
+	if v.Rows != nil {
+		out["rows"] = *v.Rows
+	}
+	if v.Next != nil {
+		out["next_page"] = *v.Next
+		if !*v.Next {
+			out["note"] = "no next-page control found: the draft reads this page only; mark the control that turns it with page_next"
+		}
+	}
+	return out, nil
+}
+
+// next marks the control that turns the marked list's page.
+func (rs *recorders) next(ctx context.Context, r *recording, args map[string]any) (map[string]any, error) {
+	if _, err := r.rec.Call(ctx, "next", str(args, "ref")); err != nil {
+		return nil, refErr(err)
+	}
+	return map[string]any{"next_page": true}, nil
 }
 
 // save drafts the session's workflow into workflows/drafts/: NAME.yaml,

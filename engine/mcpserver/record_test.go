@@ -257,3 +257,131 @@ func TestRecordingsEndWithTheirSession(t *testing.T) {
 		t.Errorf("page_open after the idle end: %s", got)
 	}
 }
+
+// TestAgentRecordsAList: an agent records a paginated search through the
+// official MCP SDK's client: page_extract with list marks the result rows
+// (every row like the cell's) and two of their fields, the recorder finds
+// the list's Next button itself, the agent turns the page once, and the
+// draft reads every page with paginate: moved in unedited, it replays the
+// 12 products of three pages, not the 5 of the page it saw. Before (issue
+// 48): page_extract marked one value, and an agent could not record a
+// list at all.
+func TestAgentRecordsAList(t *testing.T) {
+	t.Parallel()
+	testsite.NeedChromium(t)
+	site := testsite.StartDir(t, "record")
+	dir := t.TempDir()
+	cfg := config.Default(dir)
+	cfg.Vars["lumen_base"] = strings.TrimSuffix(site.URL(""), "/")
+	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
+	cfg.Browser.Spare = 0
+	cfg.SetSecretValue("lumen_password", "lamp-Keeper-2048")
+	must(t, os.MkdirAll(cfg.Workflows, 0o755))
+	must(t, os.MkdirAll(filepath.Dir(cfg.Selectors), 0o755))
+	must(t, os.WriteFile(cfg.Selectors, []byte("# the map\nlumen.heading:\n  css: h1\n"), 0o644))
+	a, err := app.OpenServer(cfg, slog.New(slog.DiscardHandler), nil)
+	must(t, err)
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	srv := newServer(t, a.Engine, mcpserver.Options{})
+	must(t, srv.EnableRecording(cfg))
+	f := &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
+	cs := f.connect(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ok := func(name string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		must(t, err)
+		var env map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		must(t, json.Unmarshal(b, &env))
+		if env["ok"] != true {
+			t.Fatalf("%s %v: %v", name, args, env)
+		}
+		d, _ := env["data"].(map[string]any)
+		return d
+	}
+	ref := func(elements, pattern string) string {
+		t.Helper()
+		m := regexp.MustCompile(`\[(e\d+)\] ` + pattern).FindStringSubmatch(elements)
+		if m == nil {
+			t.Fatalf("no element %q in the snapshot:\n%s", pattern, elements)
+		}
+		return m[1]
+	}
+	until := func(pattern string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			els, _ := ok("page_snapshot", nil)["elements"].(string)
+			if regexp.MustCompile(pattern).MatchString(els) {
+				return els
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the page never showed %q:\n%s", pattern, els)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	for _, tool := range []string{"page_fill", "page_click", "page_press", "save_workflow"} {
+		_, err := a.Store.AddGrant(ctx, tool, "rec-list", 15*time.Minute, "test", "test")
+		must(t, err)
+	}
+	els, _ := ok("page_open", map[string]any{"url": site.URL("/signin.html")})["elements"].(string)
+	ok("page_fill", map[string]any{"ref": ref(els, `textbox "Email"`), "value": "ann@example.com", "task_id": "rec-list"})
+	ok("page_fill", map[string]any{"ref": ref(els, `textbox "Password"`), "secret": "lumen_password", "task_id": "rec-list"})
+	ok("page_click", map[string]any{"ref": ref(els, `button "Sign in"`), "task_id": "rec-list"})
+	els = until(`searchbox "Search products"`)
+	q := ref(els, `searchbox "Search products"`)
+	ok("page_fill", map[string]any{"ref": q, "value": "lamp", "task_id": "rec-list"})
+	ok("page_press", map[string]any{"key": "Enter", "ref": q, "task_id": "rec-list"})
+	els = until(`Page 1 of 3`)
+	name := ok("page_extract", map[string]any{"ref": ref(els, `text "Desk lamp"`), "list": true})
+	if name["rows"] != float64(5) || name["next_page"] != true || name["value"] != "Desk lamp" {
+		t.Fatalf("page_extract list: %v, want 5 rows, the value and the next-page control found", name)
+	}
+	if price := ok("page_extract", map[string]any{"ref": ref(els, `text "19.00"`)}); price["field"] != "price" {
+		t.Fatalf("page_extract in a row of the marked list: %v, want the field price", price)
+	}
+	ok("page_next", map[string]any{"ref": ref(els, `button "Next"`)})
+	ok("page_click", map[string]any{"ref": ref(els, `button "Next"`), "task_id": "rec-list"})
+	until(`Page 2 of 3`)
+	saved := ok("save_workflow", map[string]any{"name": "find_lamps", "description": "Sign in and list the products a search finds.", "task_id": "rec-list"})
+	wf, _ := saved["steps"].(string)
+	t.Logf("draft:\n%s", wf)
+	if !strings.Contains(wf, "paginate:") {
+		t.Fatalf("the draft does not read every page:\n%s", wf)
+	}
+
+	// Moved in unedited, it validates and reads all three pages.
+	drafts := filepath.Join(cfg.Workflows, "drafts")
+	body, err := os.ReadFile(filepath.Join(drafts, "find_lamps.yaml"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(cfg.Workflows, "find_lamps.yaml"), body, 0o644))
+	entries, err := os.ReadFile(filepath.Join(drafts, "find_lamps.selectors.yaml"))
+	must(t, err)
+	m, err := os.ReadFile(cfg.Selectors)
+	must(t, err)
+	must(t, os.WriteFile(cfg.Selectors, append(m, entries...), 0o644))
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		t.Fatalf("the draft does not validate: %v", ps.Err())
+	}
+	a2, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
+	must(t, err)
+	defer a2.Close(context.Background())
+	_, err = a2.Store.AddGrant(ctx, "find_lamps", "replay-list", 15*time.Minute, "test", "test")
+	must(t, err)
+	raw, _ := json.Marshal(map[string]any{"email": "ann@example.com", "search_products": "lamp", "max_pages": 3, "task_id": "replay-list"})
+	env, err := a2.Engine.Call(ctx, run.Request{Tool: "find_lamps", Args: raw})
+	must(t, err)
+	b, _ := json.Marshal(env.Data)
+	if !env.OK {
+		t.Fatalf("replay: %s %s %s", env.Code, env.Message, b)
+	}
+	for _, want := range []string{`"Desk lamp"`, `"Wall lamp"`, `"Table lamp"`, `"Arc lamp"`, `"90.50"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("replay: %s lacks %s (every page's rows)", b, want)
+		}
+	}
+}

@@ -257,6 +257,47 @@
     const m = one(document, n.locs[0]);
     return !!m && (m === el || m.contains(el));
   };
+  // findNext: the page's next-page control, enabled or not (a list on its
+  // last page shows it disabled), by its rel, its name or its label.
+  const NEXT = /^(next|next page|next ›|next »|›|»|>|→|older|more|load more|show more)$/i;
+  const findNext = () => {
+    for (const el of document.querySelectorAll("a, button, input[type=button], input[type=submit], [role=button], [role=link]")) {
+      if (!el.getClientRects().length) continue;
+      const name = twNorm(el.getAttribute("aria-label") || el.innerText || el.value || el.getAttribute("title") || "");
+      if (el.getAttribute("rel") === "next" || NEXT.test(name)) return el;
+    }
+    return null;
+  };
+  // markNext makes el the next-page control → false when no locator finds
+  // it alone.
+  const markNext = (el) => {
+    const e = describeEl(el, false);
+    if (!e.cands.length) return false;
+    state.spec.next = { locs: e.cands.slice(0, 1).map(jsLoc) };
+    send({ k: "mark", mode: "next", el: e, spec: state.spec });
+    outline();
+    return true;
+  };
+  // outline draws what is marked: the rows' first row, its fields, the
+  // next-page control (a marked element's own outline is put back when
+  // the marks change).
+  const outlined = new Map();
+  const outline = () => {
+    for (const [el, was] of outlined) el.style.outline = was;
+    outlined.clear();
+    const draw = (el, style) => {
+      if (!el || outlined.has(el)) return;
+      outlined.set(el, el.style.outline);
+      el.style.outline = style;
+    };
+    const r = state.spec.rows;
+    const first = r && all(document, r.locs[0])[0];
+    if (first) {
+      draw(first, "2px dashed #e53935");
+      for (const f of r.fields) draw(one(first, f.locs[0]), "2px solid #e53935");
+    }
+    if (state.spec.next) draw(one(document, state.spec.next.locs[0]), "2px dashed #1e88e5");
+  };
 
   // ---- the toolbar ----
   const setMode = (mode) => {
@@ -310,38 +351,63 @@
   const inToolbar = (ev) => state.host && ev.composedPath && ev.composedPath().includes(state.host);
 
   // ---- marks: a click in a marking mode is the person pointing, not acting ----
+  // say tells the person why a click marked nothing (the mode stays).
+  const say = (why) => {
+    if (state.ui) state.ui.status.textContent = why + " Click another, or the mode's button to stop.";
+  };
+  // markRows makes row's list the marked rows (when it is not already)
+  // → the rows' spec, or null when no selector finds its rows.
+  const markRows = (row) => {
+    const rows = state.spec.rows;
+    if (rows && all(document, rows.locs[0]).includes(row)) return rows;
+    const spec = rowsSpec(row);
+    if (!spec) return null;
+    state.spec.rows = spec;
+    send({ k: "mark", mode: "rows", spec: state.spec });
+    // The list's next-page control, found by the recorder when nobody
+    // marked one: the draft reads every page.
+    if (!state.spec.next) {
+      const nx = findNext();
+      if (nx) markNext(nx);
+    }
+    outline();
+    return spec;
+  };
+  // markField adds el, in a row of the marked rows, as one of their
+  // fields → {name, value}, or a reason it cannot be one.
+  const markField = (el) => {
+    const rows = state.spec.rows;
+    const row = rowOf(el);
+    if (!rows || !row || !all(document, rows.locs[0]).includes(row)) return { why: "That is not in a row of the marked list." };
+    const f = fieldSpec(rows, row, el);
+    if (!f) return { why: "No selector finds that once in every row." };
+    let name = f.name, i = 2;
+    while (rows.fields.some((g) => g.name === name)) name = `${f.name}_${i++}`;
+    rows.fields.push({ name, locs: f.locs });
+    send({ k: "mark", mode: "fields", spec: state.spec, value: f.value });
+    outline();
+    return { name, value: f.value };
+  };
   const mark = (el) => {
     const mode = state.mode;
     if (mode === "value") {
       const e = describeEl(el, true);
-      if (!e.cands.length) return;
+      if (!e.cands.length) return say("No selector finds that element alone.");
       setMode("");
       send({ k: "mark", mode, el: e, value: read(el) });
     } else if (mode === "rows") {
       const row = rowOf(el);
-      const spec = row && rowsSpec(row);
-      if (!spec) return;
-      state.spec.rows = spec;
+      if (!row) return say("That is not in a repeating row (a table row, a list item, one of several alike).");
+      state.spec.rows = null; // marking the rows again starts them over
+      if (!markRows(row)) return say("No selector finds the rows of that list.");
       state.rowEl = row;
       setMode("fields");
-      send({ k: "mark", mode, spec: state.spec });
     } else if (mode === "fields") {
-      const rows = state.spec.rows;
-      const row = rowOf(el);
-      if (!rows || !row || !all(document, rows.locs[0]).includes(row)) return;
-      const f = fieldSpec(rows, row, el);
-      if (!f) return;
-      let name = f.name, i = 2;
-      while (rows.fields.some((g) => g.name === name)) name = `${f.name}_${i++}`;
-      rows.fields.push({ name, locs: f.locs });
-      send({ k: "mark", mode, spec: state.spec, value: f.value });
+      const f = markField(el);
+      if (f.why) return say(f.why);
     } else if (mode === "next") {
-      const target = el.closest(actionable) || el;
-      const e = describeEl(target, false);
-      if (!e.cands.length) return;
-      state.spec.next = { locs: e.cands.slice(0, 1).map(jsLoc) };
+      if (!markNext(el.closest(actionable) || el)) return say("No selector finds that control alone.");
       setMode("");
-      send({ k: "mark", mode, el: e, spec: state.spec });
     }
   };
   for (const t of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "contextmenu"]) {
@@ -474,7 +540,10 @@
 
   W.__twrec = {
     // set: the Go side hands a new document the marks made so far.
-    set(spec) { state.spec = spec || { rows: null, next: null }; },
+    set(spec) {
+      state.spec = spec || { rows: null, next: null };
+      outline();
+    },
     snapshot,
     // point: ref scrolled into view → its center in the viewport.
     point(ref) {
@@ -502,15 +571,53 @@
       el.dispatchEvent(new Event("change", { bubbles: true }));
       return o.value;
     },
-    // mark: ref is a value the tool returns, as the toolbar's Value marks it.
+    // mark: ref is a value the tool returns, as the toolbar's Value marks
+    // it → {value}; in a row of the marked list, one of its fields →
+    // {field, value, rows}.
     mark(ref) {
       const el = byRef(ref);
+      const rows = state.spec.rows;
+      const row = rows && rowOf(el);
+      if (row && all(document, rows.locs[0]).includes(row) && row !== el) {
+        flush();
+        const f = markField(el);
+        if (f.why) throw new Error(`${ref}: ${f.why.toLowerCase()}`);
+        return { field: f.name, value: f.value, rows: rows.count };
+      }
       const e = describeEl(el, true);
       if (!e.cands.length) throw new Error(`${ref} has no locator that matches it alone`);
       flush();
       const value = read(el);
       send({ k: "mark", mode: "value", el: e, value });
-      return value;
+      return { value };
+    },
+    // list: ref, a row of a list or an element in one, marks the list's
+    // rows (as the toolbar's Rows), and an element in a row as one of
+    // their fields → {rows, next, field, value}: how many rows, whether the
+    // list's next-page control is marked (found by the recorder when nobody
+    // marked one), the field's name and its value in that row ("" for a
+    // row: mark its fields with mark).
+    list(ref) {
+      const el = byRef(ref);
+      flush();
+      const row = rowOf(el) || (el.parentElement && rowOf(el.firstElementChild || el));
+      if (!row) throw new Error(`${ref} is not in a repeating row (a table row, a list item, one of several alike)`);
+      if (!markRows(row)) throw new Error(`no selector finds the rows of the list ${ref} is in`);
+      const out = { rows: state.spec.rows.count, next: !!state.spec.next, field: "", value: "" };
+      if (el !== row) {
+        const f = markField(el);
+        if (f.why) throw new Error(`${ref}: ${f.why.toLowerCase()}`);
+        out.field = f.name;
+        out.value = f.value;
+      }
+      return out;
+    },
+    // next: ref is the control that turns the list's page.
+    next(ref) {
+      const el = byRef(ref);
+      flush();
+      if (!markNext(el.closest(actionable) || el)) throw new Error(`${ref} has no locator that matches it alone`);
+      return true;
     },
     // flush: the fields typed into, sent now → how many messages this
     // document sent in all (Recorder.Flush waits until it has them).

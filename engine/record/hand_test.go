@@ -132,6 +132,29 @@ func (h hand) toolbar(act string) {
 	h.clickAt(x, y)
 }
 
+// status is the text the recorder's toolbar shows the person now.
+func (h hand) status() string {
+	h.t.Helper()
+	p := h.ctx()
+	doc, err := proto.DOMGetDocument{Depth: gsonInt(-1), Pierce: true}.Call(p)
+	if err != nil {
+		h.t.Fatalf("the page's DOM: %v", err)
+	}
+	host := findNode(doc.Root, "TOOLWRIGHT-RECORDER")
+	if host == nil || len(host.ShadowRoots) == 0 {
+		h.t.Fatal("no recorder toolbar on the page")
+	}
+	n, err := proto.DOMQuerySelector{NodeID: host.ShadowRoots[0].NodeID, Selector: ".status"}.Call(p)
+	if err != nil || n.NodeID == 0 {
+		h.t.Fatalf("the toolbar's status: %v", err)
+	}
+	html, err := proto.DOMGetOuterHTML{NodeID: n.NodeID}.Call(p)
+	if err != nil {
+		h.t.Fatalf("the toolbar's status: %v", err)
+	}
+	return html.OuterHTML
+}
+
 // recording waits until the recorder's toolbar shows on the page: what a
 // person sees before acting in a popup the recorder has just followed (a
 // click before it, in a test's hand a few milliseconds after the popup

@@ -35,10 +35,18 @@ func TestRecordSearch(t *testing.T) {
 	h.enter()
 	h.wait(`document.querySelectorAll("#results tbody tr").length === 5`)
 	h.toolbar("rows")
+	// A click that marks nothing says why, and the mode stays.
+	h.click("h1")
+	if s := h.status(); !strings.Contains(s, "not in a repeating row") {
+		t.Errorf("the toolbar after a click on the heading in Rows mode: %q, want it to say why nothing was marked", s)
+	}
 	h.click("#results tbody tr:nth-child(2) td.name")
 	h.click("#results tbody tr:nth-child(2) td.sku")
 	h.click("#results tbody tr:nth-child(2) td.name")
 	h.click("#results tbody tr:nth-child(2) td.price")
+	// What is marked is outlined: the first row, its fields, and the Next
+	// button the recorder found by itself.
+	h.wait(`document.querySelector("#results tbody tr").style.outline.includes("dashed") && document.querySelector("#results tbody tr td.price").style.outline.includes("solid") && document.querySelector("#next").style.outline.includes("dashed")`)
 	if out := os.Getenv("RECORD_SCREENSHOT"); out != "" {
 		// The picture of the recorder in README.md: the toolbar in the
 		// middle of marking a row's fields.
