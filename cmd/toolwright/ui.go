@@ -71,7 +71,7 @@ configured. Open the printed address with ?token=TOKEN once.`,
 			}
 			envs := &app.LiveEnvs{Store: st, Key: key, TTL: cfg.Sessions.TTL}
 			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs,
-				Secrets: slices.Collect(maps.Values(cfg.SecretValues()))}
+				Secrets: slices.Collect(maps.Values(cfg.SecretValues())), Repairs: &app.RepairDesk{Store: st, File: cfg.Selectors}}
 			defer ui.Close()
 			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 				ui.Hosts = []string{"*"} // every interface: the token guards

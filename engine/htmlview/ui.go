@@ -37,6 +37,9 @@ type UI struct {
 	Envs Envs
 	// Secrets are values the live views never show.
 	Secrets []string
+	// Repairs, when set, lists the pending repair proposals at /repairs,
+	// each with an apply button (POST /repairs/apply).
+	Repairs Repairs
 
 	lives lives
 }
@@ -72,6 +75,10 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.live(w, r, rest) // the live view takes the person's input (POST)
 		return
 	}
+	if path == "/repairs/apply" {
+		u.applyRepair(w, r) // the person's apply (POST)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "read-only", http.StatusMethodNotAllowed)
 		return
@@ -79,6 +86,10 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/envs":
 		u.envsPage(w, r)
+	case path == "/repairs":
+		u.repairsPage(w, r)
+	case path == "/repairs.js":
+		repairsJS(w)
 	case path == "/":
 		u.calls(w, r)
 	case strings.HasPrefix(path, "/trace/"):
@@ -298,6 +309,11 @@ func (u *UI) artifact(w http.ResponseWriter, r *http.Request, rest string) {
 }
 
 func render(w http.ResponseWriter, name string, data map[string]any) {
+	renderCSP(w, name, data, "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-src 'self'")
+}
+
+// renderCSP renders page name under the content security policy csp.
+func renderCSP(w http.ResponseWriter, name string, data map[string]any, csp string) {
 	data["Nav"] = true
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
@@ -305,7 +321,7 @@ func render(w http.ResponseWriter, name string, data map[string]any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-src 'self'")
+	w.Header().Set("Content-Security-Policy", csp)
 	_, _ = w.Write(b.Bytes())
 }
 
