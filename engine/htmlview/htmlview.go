@@ -71,6 +71,19 @@ type ReportTarget struct {
 	Locator string // "css input[name=email]", "fallback 1: label Email"; "" when none matched
 	Message string
 	Boxes   []Box
+	// Proposal, for a target not found, is the locator its repair
+	// proposal found one element by; Boxes are then that element's, boxed
+	// as proposed beside the targets that resolve.
+	Proposal string
+}
+
+// BoxStatus is how the target's boxes are drawn: its status, or proposed
+// for a broken target's proposed element.
+func (t ReportTarget) BoxStatus() string {
+	if t.Proposal != "" {
+		return "proposed"
+	}
+	return t.Status
 }
 
 // Box is an element's rectangle on the page.
