@@ -1,7 +1,8 @@
 // Package htmlview is the HTML that people look at: the selector health
 // report of `toolwright selectors check --report` and the trace viewer of
 // `toolwright ui`. Plain html/template with a little inline CSS: no build
-// step, no scripts, usable offline.
+// step, usable offline; a script only where a person acts (the live view,
+// the repairs page's apply).
 package htmlview
 
 import (
