@@ -28,11 +28,13 @@ func uiCmd(g *globals) *cobra.Command {
 	var addr string
 	cmd := &cobra.Command{
 		Use:   "ui [--http ADDR]",
-		Short: "Serve a local, read-only web page of recent calls and their traces",
-		Long: `Serve a read-only web page of the recent calls in the state store: filter
-by tool, code and time; open a call for its step timeline, envelope,
-arguments, and, for a failure, the screenshot and the page's HTML (shown
-sandboxed, scripts off).
+		Short: "Serve a local web page of recent calls and their traces",
+		Long: `Serve a web page of the recent calls in the state store: filter by tool,
+code and time; open a call for its step timeline, envelope, arguments,
+and, for a failure, the screenshot and the page's HTML (shown sandboxed,
+scripts off). Its repairs page shows each pending repair proposal as a
+diff of the selector map; apply writes it (comments kept, the old
+locators as fallbacks), audited with who applied it.
 
 It listens on loopback (` + DefaultUIAddr + `) unless --http names another
 address. A configured token (http.token, by default from TOOLWRIGHT_TOKEN)
