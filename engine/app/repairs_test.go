@@ -113,6 +113,11 @@ func TestApplyRepairFromTheUI(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no apply button on /repairs:\n%s", page)
 	}
+	// The call's trace says a repair was proposed, and where to review it.
+	traceID, _, _ := strings.Cut(m[1], "/")
+	if _, tr := do("GET", "/trace/"+traceID, "", auth); !strings.Contains(html.UnescapeString(tr), `repair proposed (<a href="../repairs">review it</a>): css "#login-email"`) {
+		t.Errorf("the trace page does not point to the proposal:\n%s", tr)
+	}
 	body := `{"id": "` + m[1] + `", "hash": "` + m[2] + `"}`
 	withHeader := map[string]string{"Authorization": "Bearer " + token, "X-Toolwright-UI": "1", "Content-Type": "application/json"}
 	for _, refused := range []struct {

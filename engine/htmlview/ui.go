@@ -162,6 +162,9 @@ type Bar struct {
 	// ReadWith is the step whose request read this extract's value
 	// (store.StepRecord.ReadWith): why it took no time.
 	ReadWith string
+	// Repair is the step's repair: a proposal for its broken target (see
+	// /repairs), or the one it went on with (repair: use); nil for none.
+	Repair *store.Repair
 }
 
 // Bars lays the steps out in time. Steps run one after another; a nested
@@ -205,7 +208,7 @@ func Bars(t *store.Trace) []Bar {
 			Indent: strings.Count(s.Path, "."),
 			Held:   s.Held, HeldURLs: strings.Join(s.HeldURLs, "\n"),
 			State: stepState(s.Code), Fallback: strings.HasPrefix(s.Strategy, "fallback"),
-			Locators: s.Locators, ReadWith: s.ReadWith,
+			Locators: s.Locators, ReadWith: s.ReadWith, Repair: s.Repair,
 		})
 		if s.Code == "skipped" {
 			out[len(out)-1].Note = s.Error
