@@ -297,6 +297,22 @@ func corpusTable(changes []change, out []outcome) ([]tally, string) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %s | %s |\n", r.kind, r.changes, r.broken, r.right, r.wrong, r.none, r.gone, share, medianMax(r.took))
 	}
 	all := rows[len(kinds)]
+	var slow *outcome
+	for i := range out {
+		if !out[i].elsewhere && (slow == nil || out[i].took > slow.took) {
+			slow = &out[i]
+		}
+	}
+	if slow != nil && slow.took > time.Second {
+		var others time.Duration // the slowest proposal for another target
+		for _, o := range out {
+			if !o.elsewhere && o.target != slow.target {
+				others = max(others, o.took)
+			}
+		}
+		fmt.Fprintf(&b, "\nThe slowest proposal: %s, %s (%d ms; for every other target at most %d ms). `selsuggest` checks each candidate locator with `selector.Check`, which tries a locator that matches nothing again until its settle window (1.5 s) ends: a candidate that never matches (one the proposal then leaves out) costs that window.\n",
+			slow.change, slow.target, slow.took.Milliseconds(), others.Milliseconds())
+	}
 	if all.elsewhere > 0 {
 		fmt.Fprintf(&b, "\nNot in the table: %d targets a change left resolving to another element (a positional locator, `th:nth-child(3) > button`, meeting the column that moved there): not broken, so no repair is looked for; `selectors check` reports them primary. Only a fallback or an assert catches those.\n", all.elsewhere)
 	}
