@@ -28,11 +28,13 @@ func uiCmd(g *globals) *cobra.Command {
 	var addr string
 	cmd := &cobra.Command{
 		Use:   "ui [--http ADDR]",
-		Short: "Serve a local, read-only web page of recent calls and their traces",
-		Long: `Serve a read-only web page of the recent calls in the state store: filter
-by tool, code and time; open a call for its step timeline, envelope,
-arguments, and, for a failure, the screenshot and the page's HTML (shown
-sandboxed, scripts off).
+		Short: "Serve a local web page of recent calls and their traces",
+		Long: `Serve a web page of the recent calls in the state store: filter by tool,
+code and time; open a call for its step timeline, envelope, arguments,
+and, for a failure, the screenshot and the page's HTML (shown sandboxed,
+scripts off). Its repairs page shows each pending repair proposal as a
+diff of the selector map; apply writes it (comments kept, the old
+locators as fallbacks), audited with who applied it.
 
 It listens on loopback (` + DefaultUIAddr + `) unless --http names another
 address. A configured token (http.token, by default from TOOLWRIGHT_TOKEN)
@@ -71,7 +73,7 @@ configured. Open the printed address with ?token=TOKEN once.`,
 			}
 			envs := &app.LiveEnvs{Store: st, Key: key, TTL: cfg.Sessions.TTL}
 			ui := &htmlview.UI{Store: st, ArtifactsDir: cfg.Artifacts(), Token: token, Hosts: []string{host}, Envs: envs,
-				Secrets: slices.Collect(maps.Values(cfg.SecretValues()))}
+				Secrets: slices.Collect(maps.Values(cfg.SecretValues())), Repairs: &app.RepairDesk{Store: st, File: cfg.Selectors}}
 			defer ui.Close()
 			if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 				ui.Hosts = []string{"*"} // every interface: the token guards

@@ -47,6 +47,10 @@ type Config struct {
 	Retention  Retention         `decl:"retention"`
 	Sessions   Sessions          `decl:"sessions"`
 	UI         UI                `decl:"ui"`
+	// Repair is what a broken target's repair proposal is for: RepairPropose
+	// (the maintainer reviews it) or RepairUse (a read step of a read tool
+	// may also go on with it; the envelope says healed).
+	Repair string `decl:"repair"`
 
 	// ArtifactsDir is artifacts_dir as configured (absolute), or "" for
 	// state_dir/artifacts; read it through Artifacts.
@@ -241,6 +245,16 @@ const (
 
 // WriteModes is every mode of policy.write_tools, in order.
 var WriteModes = []string{WriteGrant, WriteEnabled, WriteDisabled}
+
+// The modes of repair:, declared once: Decl's enum and the executor read
+// them.
+const (
+	RepairPropose = "propose"
+	RepairUse     = "use"
+)
+
+// RepairModes is every mode of repair:, in order.
+var RepairModes = []string{RepairPropose, RepairUse}
 
 // Policy holds the lines the server keeps.
 type Policy struct {
@@ -482,6 +496,7 @@ var Decl = &decl.Object{
 		{Name: "audit", Type: decl.Nested, Obj: AuditDecl, Doc: "the audit log"},
 		{Name: "sessions", Type: decl.Nested, Obj: SessionsDecl, Doc: "saved sign-in state per purpose, sealed in the store (off without a key)"},
 		{Name: "ui", Type: decl.Nested, Obj: UIDecl, Doc: "where toolwright ui is reached"},
+		{Name: "repair", Type: decl.Enum, Enum: RepairModes, Default: RepairPropose, Doc: "what a broken target's repair proposal (found by its last fingerprint) is for: propose: only the maintainer sees it (the trace, selectors check, toolwright ui); use: a read step (wait, extract, assert: not one that acts) of a read tool may also go on with an unambiguous proposal, and the envelope lists the target under healed; a write tool, or a step that acts, never uses an unreviewed repair"},
 		{Name: "retention", Type: decl.Nested, Obj: RetentionDecl, Doc: "how long traces and call artifacts are kept (pruned hourly by serve and by toolwright gc)"},
 	},
 }

@@ -1,7 +1,8 @@
 // Package htmlview is the HTML that people look at: the selector health
 // report of `toolwright selectors check --report` and the trace viewer of
 // `toolwright ui`. Plain html/template with a little inline CSS: no build
-// step, no scripts, usable offline.
+// step, usable offline; a script only where a person acts (the live view,
+// the repairs page's apply).
 package htmlview
 
 import (
@@ -71,6 +72,19 @@ type ReportTarget struct {
 	Locator string // "css input[name=email]", "fallback 1: label Email"; "" when none matched
 	Message string
 	Boxes   []Box
+	// Proposal, for a target not found, is the locator its repair
+	// proposal found one element by; Boxes are then that element's, boxed
+	// as proposed beside the targets that resolve.
+	Proposal string
+}
+
+// BoxStatus is how the target's boxes are drawn: its status, or proposed
+// for a broken target's proposed element.
+func (t ReportTarget) BoxStatus() string {
+	if t.Proposal != "" {
+		return "proposed"
+	}
+	return t.Status
 }
 
 // Box is an element's rectangle on the page.

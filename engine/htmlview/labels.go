@@ -70,13 +70,16 @@ func layoutShot(p ReportPage) Shot {
 		}
 		b := t.Boxes[0]
 		l := labelOf(t.Name, t.Locator, p.Width)
-		l.Target, l.Status = t.Name, t.Status
+		if t.Proposal != "" {
+			l = labelOf(t.Name, "proposed: "+t.Proposal, p.Width)
+		}
+		l.Target, l.Status = t.Name, t.BoxStatus()
 		own := rect{b.X, b.Y, b.W, b.H}
 		at, far := lay.place(own, l.W)
 		l.X, l.Y = at.x, at.y
 		s.Labels = append(s.Labels, l)
 		if far {
-			s.Leaders = append(s.Leaders, leader(t.Status, own, at, p.Width, p.Height))
+			s.Leaders = append(s.Leaders, leader(t.BoxStatus(), own, at, p.Width, p.Height))
 		}
 	}
 	if lay.gutterW > 0 {

@@ -37,6 +37,9 @@ type UI struct {
 	Envs Envs
 	// Secrets are values the live views never show.
 	Secrets []string
+	// Repairs, when set, lists the pending repair proposals at /repairs,
+	// each with an apply button (POST /repairs/apply).
+	Repairs Repairs
 
 	lives lives
 }
@@ -72,6 +75,10 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.live(w, r, rest) // the live view takes the person's input (POST)
 		return
 	}
+	if path == "/repairs/apply" {
+		u.applyRepair(w, r) // the person's apply (POST)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "read-only", http.StatusMethodNotAllowed)
 		return
@@ -79,6 +86,10 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/envs":
 		u.envsPage(w, r)
+	case path == "/repairs":
+		u.repairsPage(w, r)
+	case path == "/repairs.js":
+		repairsJS(w)
 	case path == "/":
 		u.calls(w, r)
 	case strings.HasPrefix(path, "/trace/"):
@@ -151,6 +162,9 @@ type Bar struct {
 	// ReadWith is the step whose request read this extract's value
 	// (store.StepRecord.ReadWith): why it took no time.
 	ReadWith string
+	// Repair is the step's repair: a proposal for its broken target (see
+	// /repairs), or the one it went on with (repair: use); nil for none.
+	Repair *store.Repair
 }
 
 // Bars lays the steps out in time. Steps run one after another; a nested
@@ -194,7 +208,7 @@ func Bars(t *store.Trace) []Bar {
 			Indent: strings.Count(s.Path, "."),
 			Held:   s.Held, HeldURLs: strings.Join(s.HeldURLs, "\n"),
 			State: stepState(s.Code), Fallback: strings.HasPrefix(s.Strategy, "fallback"),
-			Locators: s.Locators, ReadWith: s.ReadWith,
+			Locators: s.Locators, ReadWith: s.ReadWith, Repair: s.Repair,
 		})
 		if s.Code == "skipped" {
 			out[len(out)-1].Note = s.Error
@@ -298,6 +312,11 @@ func (u *UI) artifact(w http.ResponseWriter, r *http.Request, rest string) {
 }
 
 func render(w http.ResponseWriter, name string, data map[string]any) {
+	renderCSP(w, name, data, "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-src 'self'")
+}
+
+// renderCSP renders page name under the content security policy csp.
+func renderCSP(w http.ResponseWriter, name string, data map[string]any, csp string) {
 	data["Nav"] = true
 	var b bytes.Buffer
 	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
@@ -305,7 +324,7 @@ func render(w http.ResponseWriter, name string, data map[string]any) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-src 'self'")
+	w.Header().Set("Content-Security-Policy", csp)
 	_, _ = w.Write(b.Bytes())
 }
 

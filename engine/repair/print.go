@@ -50,11 +50,24 @@ type Print struct {
 	Heading     string `json:"heading,omitempty"`  // the nearest heading before it
 	Pos         string `json:"pos,omitempty"`      // "2/3": among its parent's children of its tag
 	Row         string `json:"row,omitempty"`      // a many target's row shape: "tr>td,td,td"
+	// Data are its own data-* attributes as "action=export" (not test
+	// ids, nor a framework's generated ones), at most 6.
+	Data []string `json:"data,omitempty"`
+	// Classes are the class names no other element of its document had,
+	// not states (active) nor ones with a digit (mb-3, css-1q2w), at most 8.
+	Classes []string `json:"classes,omitempty"`
 }
 
 // strings lists p's text fields, to clip or redact them all alike.
 func (p *Print) strings() []*string {
-	return []*string{&p.Type, &p.Role, &p.ID, &p.Name, &p.TestID, &p.Href, &p.Placeholder, &p.Label, &p.Acc, &p.Text, &p.Landmark, &p.Heading, &p.Pos, &p.Row}
+	out := []*string{&p.Type, &p.Role, &p.ID, &p.Name, &p.TestID, &p.Href, &p.Placeholder, &p.Label, &p.Acc, &p.Text, &p.Landmark, &p.Heading, &p.Pos, &p.Row}
+	for i := range p.Data {
+		out = append(out, &p.Data[i])
+	}
+	for i := range p.Classes {
+		out = append(out, &p.Classes[i])
+	}
+	return out
 }
 
 // Read reads el's fingerprint in one request (a function run on el);

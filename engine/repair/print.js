@@ -60,6 +60,22 @@ function (op, arg) {
     const like = Array.from(p.children).filter((c) => c.tagName === el.tagName);
     return (like.indexOf(el) + 1) + '/' + like.length;
   };
+  // An element's own data-* attributes (data-action=export), not the
+  // test ids (testid), nor those a framework generates (Vue's scoped
+  // data-v-…, React's data-reactid) or marks we set: at most 6.
+  const OWN_DATA = /^data-(?!v-|reactid|react-|tw-|testid$|test$|cy$|qa$)[a-z][a-z0-9-]*$/;
+  const dataOf = (el) => Array.from(el.attributes)
+    .filter((a) => OWN_DATA.test(a.name) && a.value && a.value.length <= 40)
+    .slice(0, 6).map((a) => a.name.slice(5) + '=' + a.value);
+  // The class names that name el alone in its document (or shadow root),
+  // not a state (active, is-open), nor one with a digit (a utility such as
+  // mb-3, or generated: css-1q2w, sc-a81f): at most 8. A class another
+  // element shares (btn-danger) says nothing of which one it was.
+  const STATE = /^(active|selected|current|open|opened|closed|disabled|enabled|hidden|show|shown|visible|focus|focused|hover|checked|expanded|collapsed|loading|loaded|error|valid|invalid|(is|has)-.*)$/;
+  const classesOf = (el) => Array.from(el.classList)
+    .filter((c) => c.length <= 40 && !STATE.test(c) && !/\d/.test(c) &&
+      rootOf(el).querySelectorAll('.' + CSS.escape(c)).length === 1)
+    .slice(0, 8);
   const shapeOf = (el) => el.tagName.toLowerCase() + '>' + Array.from(el.children).slice(0, 12).map((c) => c.tagName.toLowerCase()).join(',');
   const print = (el, many) => {
     const tag = el.tagName.toLowerCase();
@@ -80,6 +96,7 @@ function (op, arg) {
       text,
       landmark: landmarkOf(el), heading: headingOf(el), pos: posOf(el),
       row: many ? shapeOf(el) : '',
+      data: dataOf(el), classes: classesOf(el),
     };
   };
   if (op === 'print') return print(this, arg.many);

@@ -68,8 +68,9 @@ func Propose(ctx context.Context, tab *rod.Page, target string, last *Print, sec
 		return nil, fmt.Errorf("read the page's elements: %w", err)
 	}
 	scored := make([]Scored, len(cands))
+	page := NewPage(cands)
 	for i := range cands {
-		scored[i] = Score(last, &cands[i])
+		scored[i] = Score(last, &cands[i], page)
 		scored[i].Index = i
 	}
 	v := Judge(scored)

@@ -2,6 +2,7 @@ package repair
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -15,6 +16,14 @@ type feature struct {
 	weight float64
 	strong bool
 	get    func(*Print) string
+	// same, when set, says whether two values of get agree (else: equal
+	// but for case).
+	same func(a, b string) bool
+	// compare, when set, compares instead of get: has reports whether the
+	// old fingerprint has the feature at all; agree and differ whether the
+	// candidate shares it, or has it otherwise. page counts what the
+	// scanned candidates have.
+	compare func(old, cand *Print, page *Page) (has, agree, differ bool)
 	// against is taken off when both have the feature and it differs: a
 	// field with another name attribute, or another test id, is another
 	// element, whatever else it shares.
@@ -33,9 +42,15 @@ var features = []feature{
 	{name: "role and name", weight: 3, strong: true, get: roleName},
 	{name: "text", weight: 3, strong: true, get: textOnly},
 	{name: "placeholder", weight: 2, strong: true, get: func(p *Print) string { return p.Placeholder }},
+	// A data attribute the page's own script reads (data-action=export,
+	// data-col=date): another value of the same one is another element.
+	{name: "data attribute", weight: 3, strong: true, compare: sameData, against: 2},
+	// A class name no other element on the page has now (js-change-password,
+	// chat); a shared one (btn) says nothing.
+	{name: "class", weight: 3, strong: true, compare: uniqueClass},
 	{name: "tag", weight: 1, get: func(p *Print) string { return p.Tag }},
 	{name: "type", weight: 1, get: func(p *Print) string { return p.Type }},
-	{name: "landmark", weight: 1, get: func(p *Print) string { return p.Landmark }},
+	{name: "landmark", weight: 1, get: func(p *Print) string { return p.Landmark }, same: sameLandmark},
 	{name: "heading", weight: 1, get: func(p *Print) string { return p.Heading }},
 	{name: "row shape", weight: 1, get: func(p *Print) string { return p.Row }},
 	{name: "position", weight: 0.5, get: func(p *Print) string { return p.Pos }},
@@ -48,11 +63,71 @@ func roleName(p *Print) string {
 	return p.Role + "\x00" + strings.ToLower(p.Acc)
 }
 
+// textOnly is p's text where roleName does not already count it: an
+// element without a role (a heading's or a price's text) keeps its text.
 func textOnly(p *Print) string {
-	if p.Text == "" || strings.EqualFold(p.Text, p.Acc) {
+	if p.Text == "" || (roleName(p) != "" && strings.EqualFold(p.Text, p.Acc)) {
 		return ""
 	}
 	return strings.ToLower(p.Text)
+}
+
+// sameLandmark: the same landmark, or the same kind where one of the two
+// has no name ("form" and "form Profile": a form that was given a label).
+func sameLandmark(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	ka, na, _ := strings.Cut(a, " ")
+	kb, nb, _ := strings.Cut(b, " ")
+	return ka == kb && (na == "" || nb == "")
+}
+
+// sameData: the candidate has one of old's data attributes with its value
+// (agree), or only other values of them (differ).
+func sameData(old, cand *Print, _ *Page) (has, agree, differ bool) {
+	for _, d := range old.Data {
+		k, _, _ := strings.Cut(d, "=")
+		for _, c := range cand.Data {
+			if c == d {
+				return true, true, false
+			}
+			if ck, _, _ := strings.Cut(c, "="); ck == k {
+				differ = true
+			}
+		}
+	}
+	return len(old.Data) > 0, false, differ
+}
+
+// uniqueClass: the candidate has one of old's class names, and no other
+// candidate on the page has it.
+func uniqueClass(old, cand *Print, page *Page) (has, agree, differ bool) {
+	if page == nil {
+		return len(old.Classes) > 0, false, false
+	}
+	for _, c := range old.Classes {
+		if page.classes[c] == 1 && slices.Contains(cand.Classes, c) {
+			return true, true, false
+		}
+	}
+	return len(old.Classes) > 0, false, false
+}
+
+// Page is what the scanned candidates of a page have between them.
+type Page struct {
+	classes map[string]int // how many candidates have each class name
+}
+
+// NewPage counts what cands have between them.
+func NewPage(cands []Print) *Page {
+	p := &Page{classes: map[string]int{}}
+	for _, c := range cands {
+		for _, name := range c.Classes {
+			p.classes[name]++
+		}
+	}
+	return p
 }
 
 // Thresholds of a proposal: the best candidate needs strong features worth
@@ -77,21 +152,34 @@ type Scored struct {
 	Differ []string // the features both had that differ
 }
 
-// Score compares a candidate's fingerprint with the target's last one.
-// Only features the old fingerprint has count.
-func Score(old, cand *Print) Scored {
+// Score compares a candidate's fingerprint with the target's last one,
+// among the candidates page counts (nil: a class name is never known to
+// be unique). Only features the old fingerprint has count.
+func Score(old, cand *Print, page *Page) Scored {
 	var s Scored
 	for _, f := range features {
-		a, b := f.get(old), f.get(cand)
+		var has, agree, differ bool
+		if f.compare != nil {
+			has, agree, differ = f.compare(old, cand, page)
+		} else {
+			a, b := f.get(old), f.get(cand)
+			has = a != ""
+			if f.same != nil {
+				agree = has && b != "" && f.same(a, b)
+			} else {
+				agree = strings.EqualFold(a, b)
+			}
+			differ = !agree && b != ""
+		}
 		switch {
-		case a == "":
-		case strings.EqualFold(a, b):
+		case !has:
+		case agree:
 			s.Score += f.weight
 			s.Agreed = append(s.Agreed, f.name)
 			if f.strong {
 				s.Strong += f.weight
 			}
-		case b != "":
+		case differ:
 			s.Differ = append(s.Differ, f.name)
 			s.Score -= f.against
 		}
@@ -99,9 +187,11 @@ func Score(old, cand *Print) Scored {
 	return s
 }
 
-// good reports whether s is enough to propose its element.
+// good reports whether s is enough to propose its element: strong
+// evidence worth minStrong, and minScore in all, or less when its place
+// says the same (corroborated).
 func (s Scored) good() bool {
-	if s.Strong < minStrong || s.Score < minScore {
+	if s.Strong < minStrong || (s.Score < minScore && !s.corroborated()) {
 		return false
 	}
 	if s.Strong < strongAlone {
@@ -112,6 +202,14 @@ func (s Scored) good() bool {
 		}
 	}
 	return true
+}
+
+// corroborated: the candidate is the same kind of element (tag) in the
+// same landmark under the same heading: strong evidence (its role and
+// name, its text) in the same place as before, which a similar element
+// elsewhere lacks.
+func (s Scored) corroborated() bool {
+	return slices.Contains(s.Agreed, "tag") && slices.Contains(s.Agreed, "landmark") && slices.Contains(s.Agreed, "heading")
 }
 
 // Verdict is what the scores of a scan come to.

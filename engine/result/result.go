@@ -24,6 +24,10 @@ type Envelope struct {
 	Step       string         `json:"step,omitempty"`
 	// Handoff is set with human_required: where a person takes over.
 	Handoff *errs.Handoff `json:"handoff,omitempty"`
+	// Healed are the targets this call found by a repair proposal no person
+	// has reviewed yet (config repair: use): what it read from them came
+	// from elements the selector map no longer names.
+	Healed []string `json:"healed,omitempty"`
 }
 
 // Success builds an ok envelope around data.

@@ -55,7 +55,8 @@ type call struct {
 	declined              *declined                // the running step's first question dismissed by default, not yet judged (dialogs.go)
 	stopDialogs           func()                   // ends watchDialogs on the environment's page
 	capture               string                   // why the failure capture kept less (artifacts.go)
-	repairs               map[string]*store.Repair // the repair proposed per broken target in this call (repairs.go)
+	repairs               map[string]*repairSought // the repair looked for per broken target in this call (repairs.go)
+	heals                 *heals                   // the proposals read steps go on with (repair: use; heal.go)
 	// the running step, whether it can navigate, and the latest step that
 	// acted on the page or navigated it (navwatch.go)
 	stepLabel, actor string
@@ -414,6 +415,7 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 	}
 	env.TaskID = c.taskID
 	env.TraceID = c.traceID
+	env.Healed = c.heals.names()
 	env.Attempts = c.attempts
 	env.DurationMS = time.Since(c.start).Milliseconds()
 	red := c.e.redactor
@@ -427,6 +429,7 @@ func (c *call) finish(ctx context.Context, claim store.Claim, env *result.Envelo
 			runErr = err
 			ok := result.Failure(err)
 			ok.TaskID, ok.TraceID, ok.Attempts, ok.DurationMS = env.TaskID, env.TraceID, env.Attempts, env.DurationMS
+			ok.Healed = env.Healed
 			env = ok
 		}
 	}

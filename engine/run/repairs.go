@@ -58,35 +58,56 @@ func (r *runner) fingerprint(ctx context.Context, name string, page *rod.Page, e
 
 // proposeRepair notes in step record rec, whose attempt failed with err, a
 // repair proposal for its target when the target was not found: once per
-// target and call (a retry's record gets the same proposal).
-func (r *runner) proposeRepair(ctx context.Context, rec int, err error) {
+// target and call (a retry's record gets the same proposal). It returns
+// the target's name and its proposal's locators when one was proposed
+// (nil otherwise).
+func (r *runner) proposeRepair(ctx context.Context, rec int, err error) (string, []selector.Locator) {
 	var fe *failure
 	if r.c.e.prints == nil || errs.CodeOf(err) != errs.TargetNotFound || errors.As(err, &fe) {
-		return
+		return "", nil
 	}
 	r.c.mu.Lock()
 	name := r.c.steps[rec].Target
-	rp, done := r.c.repairs[name]
+	fr, done := r.c.repairs[name]
 	r.c.mu.Unlock()
 	t := r.Target(name)
 	if t == nil || t.Within != "" || t.Frame != "" {
-		return // a row field or a frame's target: not proposed yet
+		return "", nil // a row field or a frame's target: not proposed yet
 	}
 	if !done {
-		rp = r.findRepair(ctx, name)
+		fr = r.findRepair(ctx, name)
 		r.c.mu.Lock()
 		if r.c.repairs == nil {
-			r.c.repairs = map[string]*store.Repair{}
+			r.c.repairs = map[string]*repairSought{}
 		}
-		r.c.repairs[name] = rp
+		r.c.repairs[name] = fr
 		r.c.mu.Unlock()
 	}
-	r.c.updateStep(rec, func(sr *store.StepRecord) { sr.Repair = rp })
+	r.c.updateStep(rec, func(sr *store.StepRecord) { sr.Repair = fr.rec })
+	return name, fr.locs
+}
+
+// repairSought is a repair looked for in a call: as the trace records it, and the
+// locators it proposes (none unless rec.Status is proposed).
+type repairSought struct {
+	rec  *store.Repair
+	locs []selector.Locator
 }
 
 // findRepair looks in the page for target name's element by its last
 // fingerprint (repair.Propose).
-func (r *runner) findRepair(ctx context.Context, name string) *store.Repair {
+func (r *runner) findRepair(ctx context.Context, name string) *repairSought {
+	rec, p := r.lookForRepair(ctx, name)
+	f := &repairSought{rec: rec}
+	if p != nil && p.Status == repair.Proposed {
+		f.locs = p.Locators
+	}
+	return f
+}
+
+// lookForRepair is findRepair's look: the record, and the proposal when
+// one was made.
+func (r *runner) lookForRepair(ctx context.Context, name string) (_ *store.Repair, p *repair.Proposal) {
 	start := time.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), repairBudget)
 	defer cancel()
@@ -95,21 +116,20 @@ func (r *runner) findRepair(ctx context.Context, name string) *store.Repair {
 	last, fp, err := r.c.e.prints.Last(rctx, name)
 	if errors.Is(err, store.ErrNotFound) {
 		out.Message = "no fingerprint: the target has not resolved since fingerprints were kept"
-		return out
+		return out, nil
 	}
 	page, perr := r.Page(rctx)
 	if err == nil {
 		err = perr
 	}
-	var p *repair.Proposal
 	if err == nil {
 		p, err = repair.Propose(rctx, page, name, last, slices.Collect(maps.Values(r.c.e.cfg.SecretValues())))
 	}
 	if err != nil {
 		out.Message = "no repair looked for: " + err.Error()
-		return out
+		return out, nil
 	}
 	out.Status, out.Locators, out.YAML, out.Agreed = p.Status, p.Described(), p.YAML(), p.Agreed
 	out.Message = p.Message + " (fingerprint seen " + fp.Seen.UTC().Format(time.RFC3339) + " on " + fp.Page + ")"
-	return out
+	return out, p
 }

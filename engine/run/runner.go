@@ -354,6 +354,8 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		}
 		r.c.keepNav(nav)
 	}
+	// A read step may see the targets healed so far (heal.go).
+	r.useRepairs(s)
 	bound, err := s.Bind(r.scope) // nth: ${{ params.n }} and the like
 	if err != nil {
 		err = r.exprFailure(err, func() error { return errs.Wrap(errs.Internal, err, "step %s: %v", r.label(s), err) })
@@ -367,8 +369,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		err = r.refusedByPage(ctx, r.c.saidByDialog(rec, r.classify(ctx, sctx, s, err)))
 	}
 	r.endAttempt(rec, start, n, err)
-	r.proposeRepair(ctx, rec, err)
-	return err
+	return r.healed(ctx, s, n, rec, err)
 }
 
 // beforeAct waits, before step s (not a container) runs, for what the

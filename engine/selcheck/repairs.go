@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-rod/rod"
+	"github.com/toolwright/toolwright/engine/htmlview"
 	"github.com/toolwright/toolwright/engine/repair"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/store"
@@ -90,4 +91,28 @@ func writeRepairs(w io.Writer, ps []repair.Proposal) {
 			}
 		}
 	}
+}
+
+// proposedFor is the proposal among rs that found an element for the
+// target h did not find, or nil.
+func proposedFor(rs []repair.Proposal, h selector.Health) *repair.Proposal {
+	if h.Status != selector.StatusNotFound {
+		return nil
+	}
+	for i := range rs {
+		if rs[i].Target == h.Name && rs[i].Status == repair.Proposed && len(rs[i].Locators) > 0 {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+// proposedBoxes boxes p's element in the report (rt is its target's row):
+// found by the proposed locators as the page is laid out now, drawn as
+// proposed, the row saying what was proposed and why.
+func proposedBoxes(ctx context.Context, tab *rod.Page, p *repair.Proposal, rt *htmlview.ReportTarget) ([]htmlview.Box, error) {
+	rt.Proposal = p.Locators[0].Describe()
+	rt.Message = strings.TrimSpace(rt.Message + " Repair proposed: " + strings.Join(p.Described(), ", then ") + " (" + strings.Join(p.Agreed, ", ") + " agreed with its last fingerprint).")
+	one := &selector.Map{Targets: map[string]*selector.Target{p.Target: {Name: p.Target, Locators: p.Locators}}}
+	return boxes(ctx, tab, one, selector.Health{Name: p.Target, Status: selector.StatusPrimary, Count: 1})
 }

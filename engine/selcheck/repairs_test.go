@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
+	"math"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +88,71 @@ func TestCheckProposesRepairs(t *testing.T) {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("the text does not say %q:\n%s", line, text.String())
 		}
+	}
+}
+
+// TestReportBoxesTheProposal: the --report of release 2 boxes, for the
+// email field not found, the element its repair proposal found
+// (#login-email), drawn as proposed and labelled with the proposed
+// locator, beside the boxes of the targets that still resolve; the row
+// says what was proposed and why. A target with no proposal (Delete
+// account, gone) has no box.
+func TestReportBoxesTheProposal(t *testing.T) {
+	t.Parallel()
+	site := testsite.StartDir(t, "repair")
+	m, ps := selector.Load(filepath.Join(testsite.Root(), "testdata", "repair", "selectors.yaml"))
+	if len(ps) > 0 {
+		t.Fatal(ps.Err())
+	}
+	st, err := sqlstore.OpenSQLite(filepath.Join(t.TempDir(), sqlstore.FileName), sqlstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := t.TempDir()
+	o := Options{Map: m, Redactor: policy.NewRedactor(nil), Prints: repair.NewKeeper(st, nil), ReportDir: dir}
+	tab := testsite.NewPage(t, testsite.Browser(t), "")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if _, err := Run(ctx, tab, []string{site.URL("v1.html"), site.URL("v2.html")}, o); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(string(b))
+	v2 := page[strings.Index(page, `id="page-1"`):]
+	box := regexp.MustCompile(`<div class="box box-proposed" data-target="acct.email" data-status="proposed" title="acct.email · proposed: css "#login-email"" style="left:([0-9.]+)px;top:([0-9.]+)px;width:([0-9.]+)px;height:([0-9.]+)px"`).FindStringSubmatch(v2)
+	if box == nil {
+		t.Fatalf("no proposed box for acct.email on release 2:\n%s", v2)
+	}
+	// The box is where #login-email is on the page.
+	testsite.Goto(t, tab, site.URL("v2.html"))
+	r, err := tab.Eval(`() => { const r = document.querySelector('#login-email').getBoundingClientRect(); return [r.left + scrollX, r.top + scrollY, r.width, r.height]; }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float64
+	_ = r.Value.Unmarshal(&want)
+	for i, s := range box[1:] {
+		got, _ := strconv.ParseFloat(s, 64)
+		if math.Abs(got-want[i]) > 2 {
+			t.Errorf("the proposed box %v, #login-email is at %v", box[1:], want)
+			break
+		}
+	}
+	for _, w := range []string{
+		`class="label label-proposed" data-target="acct.email" data-status="proposed"`,
+		`<span class="proposed">proposed: css "#login-email"</span>`,
+		`Repair proposed: css "#login-email", then label "Email"`,
+		`class="box box-primary" data-target="acct.bio"`,
+	} {
+		if !strings.Contains(v2, w) {
+			t.Errorf("release 2's report lacks %s", w)
+		}
+	}
+	if strings.Contains(v2, `data-target="acct.delete_account" data-status="proposed"`) || strings.Contains(v2, `box-not_found" data-target="acct.delete_account"`) {
+		t.Errorf("a box for acct.delete_account, which is gone")
 	}
 }

@@ -179,7 +179,7 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 		res.Error = red.Redact(fmt.Sprintf("the page moved on to %s (a redirect or a script): its targets were not checked; sign in first with --setup, or check that page itself", after))
 		res.report.Error = res.Error
 		if o.ReportDir != "" {
-			picture(ctx, tab, i, &res.report, nil, o)
+			picture(ctx, tab, i, &res.report, nil, nil, o)
 		}
 		return res
 	}
@@ -191,7 +191,7 @@ func checkPage(ctx context.Context, tab *rod.Page, i int, p string, o Options) *
 	}
 	res.Targets = hs
 	if o.ReportDir != "" {
-		picture(ctx, tab, i, &res.report, hs, o)
+		picture(ctx, tab, i, &res.report, hs, res.Repairs, o)
 	}
 	return res
 }
@@ -279,15 +279,16 @@ const maxShot = 16384
 // boxes of the targets hs in that layout and saves the screenshot beside
 // index.html. The boxes are measured on the very layout the picture shows:
 // masking shortens text, and a taller viewport can move what depends on
-// it, so boxes measured before would sit off their elements.
-func picture(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, hs []selector.Health, o Options) {
+// it, so boxes measured before would sit off their elements. A target not
+// found whose repair was proposed (rs) has the proposed element boxed.
+func picture(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage, hs []selector.Health, rs []repair.Proposal, o Options) {
 	for _, h := range hs {
 		rp.Targets = append(rp.Targets, row(o.Map, h))
 	}
 	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	page := tab.Context(sctx)
-	if _, err := page.Eval(maskJS, o.Secrets); err != nil {
+	if _, err := page.Eval(maskJS, append([]string{}, o.Secrets...)); err != nil { // [], not null, when there are none
 		rp.Error = strings.TrimSpace(rp.Error + " (the screenshot was not taken: secrets could not be masked)")
 		return
 	}
@@ -317,6 +318,9 @@ func picture(ctx context.Context, tab *rod.Page, i int, rp *htmlview.ReportPage,
 	}()
 	for k, h := range hs {
 		bs, err := boxes(ctx, tab, o.Map, h)
+		if p := proposedFor(rs, h); p != nil {
+			bs, err = proposedBoxes(ctx, tab, p, &rp.Targets[k])
+		}
 		rp.Targets[k].Boxes = bs
 		if err != nil {
 			// Found, but not drawn: the report says so beside it.

@@ -102,6 +102,9 @@ type Repair struct {
 	Message string   `json:"message"`
 	// DurationMS is what looking for the repair added to the call.
 	DurationMS int64 `json:"duration_ms"`
+	// Used: the step went on with the proposal (config repair: use), no
+	// person having reviewed it; the envelope lists the target as healed.
+	Used bool `json:"used,omitempty"`
 }
 
 // Failed reports whether the call did not end ok.

@@ -5,6 +5,7 @@ import (
 	"github.com/toolwright/toolwright/engine/decl"
 	"strings"
 
+	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/store"
 	"github.com/toolwright/toolwright/engine/tmpl"
 	"github.com/xeipuuv/gojsonschema"
@@ -137,23 +138,25 @@ func (w *Workflow) outputSchema(set *Set) *Obj {
 	str := NewObj("type", "string")
 	boolean := NewObj("type", "boolean")
 	integer := NewObj("type", "integer")
-	return NewObj(
-		"type", "object",
-		"properties", NewObj(
-			"ok", boolean,
-			"code", NewObj("type", "string", "description", "ok, or an error code such as target_not_found"),
-			"message", str,
-			"retryable", NewObj("type", "boolean", "description", "the same call may succeed if retried"),
-			"needs_human", NewObj("type", "boolean", "description", "a person must take over"),
-			"data", NewObj("type", "object", "properties", data),
-			"task_id", str,
-			"trace_id", str,
-			"attempts", integer,
-			"duration_ms", integer,
-			"step", str,
-		),
-		"required", []string{"ok", "code"},
+	props := NewObj(
+		"ok", boolean,
+		"code", NewObj("type", "string", "description", "ok, or an error code such as target_not_found"),
+		"message", str,
+		"retryable", NewObj("type", "boolean", "description", "the same call may succeed if retried"),
+		"needs_human", NewObj("type", "boolean", "description", "a person must take over"),
+		"data", NewObj("type", "object", "properties", data),
+		"task_id", str,
+		"trace_id", str,
+		"attempts", integer,
+		"duration_ms", integer,
+		"step", str,
 	)
+	if set != nil && set.Config != nil && set.Config.Repair == config.RepairUse && !w.Writes() {
+		// Only a read tool goes on with an unreviewed repair.
+		props.Set("healed", NewObj("type", "array", "items", str,
+			"description", "targets this call found by a repair proposal no person has reviewed yet (the selector map no longer matched them)"))
+	}
+	return NewObj("type", "object", "properties", props, "required", []string{"ok", "code"})
 }
 
 // listSchema is the shape of every list that leaves the engine
