@@ -85,8 +85,6 @@ func refParam(doc string, required bool) *workflow.Param {
 	return param("ref", doc, 8, refPattern, required)
 }
 
-
-
 // recordToolList declares serve --record's tools, once: their schemas,
 // the checks of the call path, toolwright tools and toolwright grant all
 // read it. The page_ primitives repeat (a second click on Next clicks
