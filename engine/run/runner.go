@@ -350,7 +350,7 @@ func (r *runner) attempt(ctx context.Context, s *step.Step, n int) error {
 		nav = r.watchNavigation(ctx, r.label(s), mode, s.Spec.Submits)
 		if nav != nil {
 			nav.judges = s.Spec.Navigates || s.Spec.Sends
-			nav.typed = s.Spec.Kind == "fill"
+			nav.typed = s.Spec.Types
 		}
 		r.c.keepNav(nav)
 	}

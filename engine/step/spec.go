@@ -79,6 +79,10 @@ type Spec struct {
 	// judged by their answers, as a navigating step's are. A fill's are
 	// not (an autosave while typing is the page's, not the action's).
 	Sends bool
+	// Types: the step types into a field (fill): before a step that acts
+	// next, what its typing set going is waited for only as far as its
+	// timers due soon (engine/run's typedSoon).
+	Types bool
 	Risk  string // read or write, as DESIGN.md's table says; "" = of its steps / callee
 	// Scope, for a kind that runs nested steps (do, repeat, for_each,
 	// paginate, popup), says what those steps may name beyond the enclosing

@@ -241,7 +241,7 @@ func TestDeriveCopiesConfig(t *testing.T) {
 	// link) keeps its default; Sessions stays off (its
 	// default, no key): a test case signs in as written, never with a saved
 	// session of the server's.
-	copied := []string{"Sessions", "StateDirNote", "UI", "File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Audit", "Retention", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
+	copied := []string{"Sessions", "StateDirNote", "UI", "File", "Workflows", "Selectors", "StateDir", "UploadsDir", "Store", "ArtifactsDir", "Audit", "Retention", "Vars", "Secrets", "Browser", "Regions", "WarmupURL", "Policy", "Repair", "Limits", "HTTP", "GrantCommand", "ShutdownGrace"}
 	var fields []string
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[config.Config]()) {
 		if f.IsExported() {

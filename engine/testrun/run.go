@@ -340,6 +340,7 @@ func derive(base *config.Config, f *File, stateDir string, sc *scope) (cfg *conf
 	}
 	cfg.Policy = base.Policy
 	cfg.Policy.AllowedHosts = append([]string(nil), base.Policy.AllowedHosts...)
+	cfg.Repair = base.Repair // a case runs its tools as the server would (repair: use heals there too)
 	cfg.Limits = base.Limits
 	cfg.HTTP = base.HTTP
 	cfg.Vars = make(map[string]any, len(base.Vars)+len(f.vars))

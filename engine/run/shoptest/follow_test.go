@@ -122,8 +122,8 @@ steps:
 output:
   title: ${{ vars.title }}
 `,
-	// An edit stashed on the server 1.8 s after the last key: the click
-	// after the typing does not wait for it (before: 1.8 s, as MediaWiki's
+	// An edit stashed on the server 1.2 s after the last key: the click
+	// after the typing does not wait for it (before: 1.2 s, as MediaWiki's
 	// save waited 1 s for its edit stash), a read after the typing sees it.
 	"fw_stash_click": `
 name: fw_stash_click

@@ -14,6 +14,7 @@ func init() {
 		Doc:      "Clear a field, then type a value into it. The only place secrets.* may be used. A covered field fails at once with target_covered; a value the field would not keep (longer than its maxlength, not of a number, date, time, colour or range field's kind) fails invalid_params before anything is typed; a date, time, colour or range field is set as its picker sets it.",
 		Risk:     "write",
 		Acts:     true,
+		Types:    true,
 		Fields: []step.Field{
 			{Name: "target", Type: step.Target, Required: true, Doc: "the field to fill"},
 			{Name: "value", Type: step.Template, Required: true, Secrets: true, Doc: "the text to type; may use secrets.*"},
