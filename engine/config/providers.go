@@ -47,15 +47,7 @@ func RegisterBrowserProvider(p BrowserProvider) {
 		panic(fmt.Sprintf("config: browser provider %q is empty, a key of browser or registered twice", p.Name))
 	}
 	browserProviders = append(browserProviders, p)
-	slices.SortStableFunc(browserProviders, func(a, b BrowserProvider) int {
-		if a.Default != b.Default {
-			if a.Default {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	sortDefaultFirst(browserProviders, func(p BrowserProvider) (bool, string) { return p.Default, p.Name })
 	BrowserDecl.Fields = BrowserDecl.Fields[:browserFlat]
 	f, _ := BrowserDecl.Field("provider")
 	f.Enum, f.Doc = nil, ""

@@ -27,15 +27,7 @@ func RegisterStoreBackend(b StoreBackend) {
 		panic(fmt.Sprintf("config: store backend %q is empty or registered twice", b.Name))
 	}
 	storeBackends = append(storeBackends, b)
-	slices.SortStableFunc(storeBackends, func(x, y StoreBackend) int {
-		if x.Default != y.Default {
-			if x.Default {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(x.Name, y.Name)
-	})
+	sortDefaultFirst(storeBackends, func(b StoreBackend) (bool, string) { return b.Default, b.Name })
 	var docs []string
 	for _, o := range storeBackends {
 		docs = append(docs, orEmpty(o.URL)+": "+o.Doc)
@@ -75,4 +67,20 @@ func storeURL(where string, x any) (any, error) {
 		return nil, fmt.Errorf("%s: this program knows no store backends", where)
 	}
 	return nil, fmt.Errorf("%s must be %s", where, strings.Join(want, " or "))
+}
+
+// sortDefaultFirst sorts a registry's list: the default first, then by
+// name (key gives both).
+func sortDefaultFirst[T any](list []T, key func(T) (bool, string)) {
+	slices.SortStableFunc(list, func(x, y T) int {
+		dx, nx := key(x)
+		dy, ny := key(y)
+		switch {
+		case dx && !dy:
+			return -1
+		case dy && !dx:
+			return 1
+		}
+		return strings.Compare(nx, ny)
+	})
 }

@@ -43,8 +43,20 @@ func TestRecordToolsOnlyInRecordMode(t *testing.T) {
 // refused, a write primitive without a grant is not_granted, every call is
 // audited. The draft lands in workflows/drafts (not served), validates
 // unedited once moved, and its replay returns what the agent read.
-func TestAgentRecords(t *testing.T) {
-	t.Parallel()
+// agentRecording is a server in record mode over the record test site
+// (its sign-in's password a configured secret), an MCP SDK client session
+// on it, and how a test drives the primitives as an agent.
+type agentRecording struct {
+	t    *testing.T
+	ctx  context.Context
+	a    *app.App
+	cfg  *config.Config
+	site *testsite.Site
+	cs   *mcp.ClientSession
+}
+
+func newAgentRecording(t *testing.T) *agentRecording {
+	t.Helper()
 	testsite.NeedChromium(t)
 	site := testsite.StartDir(t, "record")
 	dir := t.TempDir()
@@ -62,51 +74,64 @@ func TestAgentRecords(t *testing.T) {
 	srv := newServer(t, a.Engine, mcpserver.Options{})
 	must(t, srv.EnableRecording(cfg))
 	f := &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
-	cs := f.connect(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return &agentRecording{t: t, ctx: ctx, a: a, cfg: cfg, site: site, cs: f.connect(t)}
+}
 
-	call := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		must(t, err)
-		var env map[string]any
-		b, _ := json.Marshal(res.StructuredContent)
-		must(t, json.Unmarshal(b, &env))
-		return env
-	}
-	ok := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		env := call(name, args)
-		if env["ok"] != true {
-			t.Fatalf("%s %v: %v", name, args, env)
-		}
-		d, _ := env["data"].(map[string]any)
-		return d
-	}
-	ref := func(elements, pattern string) string {
-		t.Helper()
-		m := regexp.MustCompile(`\[(e\d+)\] ` + pattern).FindStringSubmatch(elements)
-		if m == nil {
-			t.Fatalf("no element %q in the snapshot:\n%s", pattern, elements)
-		}
-		return m[1]
-	}
-	until := func(pattern string) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			els, _ := ok("page_snapshot", nil)["elements"].(string)
-			if regexp.MustCompile(pattern).MatchString(els) {
-				return els
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the page never showed %q:\n%s", pattern, els)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+// call calls tool name and returns its envelope.
+func (r *agentRecording) call(name string, args map[string]any) map[string]any {
+	r.t.Helper()
+	res, err := r.cs.CallTool(r.ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	must(r.t, err)
+	var env map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	must(r.t, json.Unmarshal(b, &env))
+	return env
+}
 
+// ok calls tool name, which must answer ok, and returns its data.
+func (r *agentRecording) ok(name string, args map[string]any) map[string]any {
+	r.t.Helper()
+	env := r.call(name, args)
+	if env["ok"] != true {
+		r.t.Fatalf("%s %v: %v", name, args, env)
+	}
+	d, _ := env["data"].(map[string]any)
+	return d
+}
+
+// ref is the ref of the snapshot's element matching pattern.
+func (r *agentRecording) ref(elements, pattern string) string {
+	r.t.Helper()
+	m := regexp.MustCompile(`\[(e\d+)\] ` + pattern).FindStringSubmatch(elements)
+	if m == nil {
+		r.t.Fatalf("no element %q in the snapshot:\n%s", pattern, elements)
+	}
+	return m[1]
+}
+
+// until takes snapshots until one matches pattern, and returns it.
+func (r *agentRecording) until(pattern string) string {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		els, _ := r.ok("page_snapshot", nil)["elements"].(string)
+		if regexp.MustCompile(pattern).MatchString(els) {
+			return els
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("the page never showed %q:\n%s", pattern, els)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func TestAgentRecords(t *testing.T) {
+	t.Parallel()
+	r := newAgentRecording(t)
+	call, ok, ref, until := r.call, r.ok, r.ref, r.until
+	ctx, a, cfg, site := r.ctx, r.a, r.cfg, r.site
 	if env := call("page_open", map[string]any{"url": site.AltURL("/signin.html")}); env["code"] != "host_not_allowed" {
 		t.Errorf("a host outside allowed_hosts: %v", env)
 	}
@@ -268,61 +293,9 @@ func TestRecordingsEndWithTheirSession(t *testing.T) {
 // list at all.
 func TestAgentRecordsAList(t *testing.T) {
 	t.Parallel()
-	testsite.NeedChromium(t)
-	site := testsite.StartDir(t, "record")
-	dir := t.TempDir()
-	cfg := config.Default(dir)
-	cfg.Vars["lumen_base"] = strings.TrimSuffix(site.URL(""), "/")
-	cfg.Policy.AllowedHosts = []string{"127.0.0.1"}
-	cfg.Browser.Spare = 0
-	cfg.SetSecretValue("lumen_password", "lamp-Keeper-2048")
-	must(t, os.MkdirAll(cfg.Workflows, 0o755))
-	must(t, os.MkdirAll(filepath.Dir(cfg.Selectors), 0o755))
-	must(t, os.WriteFile(cfg.Selectors, []byte("# the map\nlumen.heading:\n  css: h1\n"), 0o644))
-	a, err := app.OpenServer(cfg, slog.New(slog.DiscardHandler), nil)
-	must(t, err)
-	t.Cleanup(func() { _ = a.Close(context.Background()) })
-	srv := newServer(t, a.Engine, mcpserver.Options{})
-	must(t, srv.EnableRecording(cfg))
-	f := &fixture{srv: srv, events: &events{changed: make(chan struct{}, 16)}}
-	cs := f.connect(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	ok := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		must(t, err)
-		var env map[string]any
-		b, _ := json.Marshal(res.StructuredContent)
-		must(t, json.Unmarshal(b, &env))
-		if env["ok"] != true {
-			t.Fatalf("%s %v: %v", name, args, env)
-		}
-		d, _ := env["data"].(map[string]any)
-		return d
-	}
-	ref := func(elements, pattern string) string {
-		t.Helper()
-		m := regexp.MustCompile(`\[(e\d+)\] ` + pattern).FindStringSubmatch(elements)
-		if m == nil {
-			t.Fatalf("no element %q in the snapshot:\n%s", pattern, elements)
-		}
-		return m[1]
-	}
-	until := func(pattern string) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			els, _ := ok("page_snapshot", nil)["elements"].(string)
-			if regexp.MustCompile(pattern).MatchString(els) {
-				return els
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the page never showed %q:\n%s", pattern, els)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
+	r := newAgentRecording(t)
+	ok, ref, until := r.ok, r.ref, r.until
+	ctx, a, cfg, site := r.ctx, r.a, r.cfg, r.site
 	for _, tool := range []string{"page_fill", "page_click", "page_press", "save_workflow"} {
 		_, err := a.Store.AddGrant(ctx, tool, "rec-list", 15*time.Minute, "test", "test")
 		must(t, err)

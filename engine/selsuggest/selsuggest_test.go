@@ -322,18 +322,22 @@ func TestResultNotes(t *testing.T) {
 	}
 }
 
-// TestSuggestTextRows: rows of plain text (a table's cells, a list's
-// items: no link or control in them) get a many entry and a within entry
-// per field, a table's columns named by their headers, and every field
-// reads its own cell in each row.
-func TestSuggestTextRows(t *testing.T) {
-	t.Parallel() // its own server and browser context
+// suggested is what SuggestPage proposes for page of testdata/suggest,
+// served on loopback, in a page of its own (with an environment's page
+// script first when withScript), by name.
+func suggested(t *testing.T, page, prefix string, withScript bool) (*rod.Page, []Entry, map[string]Entry, string) {
+	t.Helper()
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	p := testsite.NewPage(t, testsite.Browser(t), "")
+	if withScript {
+		if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: browser.PageScript()}).Call(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	entries, err := entriesOf(ctx, p, srv.URL+"/parts.html", "shop.parts")
+	entries, err := entriesOf(ctx, p, srv.URL+page, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,6 +345,16 @@ func TestSuggestTextRows(t *testing.T) {
 	for _, e := range entries {
 		got[e.Name] = e
 	}
+	return p, entries, got, srv.URL + page
+}
+
+// TestSuggestTextRows: rows of plain text (a table's cells, a list's
+// items: no link or control in them) get a many entry and a within entry
+// per field, a table's columns named by their headers, and every field
+// reads its own cell in each row.
+func TestSuggestTextRows(t *testing.T) {
+	t.Parallel() // its own server and browser context
+	p, entries, got, pageURL := suggested(t, "/parts.html", "shop.parts", false)
 	// Each field, read in each row of its rows entry.
 	read := func(field string) string {
 		t.Helper()
@@ -372,7 +386,7 @@ func TestSuggestTextRows(t *testing.T) {
 		t.Errorf("no next_page entry; got %v", entries)
 	}
 	var b strings.Builder
-	if err := WriteYAML(&b, srv.URL+"/parts.html", entries); err != nil {
+	if err := WriteYAML(&b, pageURL, entries); err != nil {
 		t.Fatal(err)
 	}
 	if _, ps := selector.Parse("suggested.yaml", []byte(b.String())); len(ps) > 0 {
@@ -386,22 +400,7 @@ func TestSuggestTextRows(t *testing.T) {
 // a placeholder are proposed by it.
 func TestSuggestDrawnApp(t *testing.T) {
 	t.Parallel() // its own server and browser context
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "suggest"))))
-	defer srv.Close()
-	p := testsite.NewPage(t, testsite.Browser(t), "")
-	if _, err := (proto.PageAddScriptToEvaluateOnNewDocument{Source: browser.PageScript()}).Call(p); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	entries, err := entriesOf(ctx, p, srv.URL+"/drawn.html", "shop.app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]Entry{}
-	for _, e := range entries {
-		got[e.Name] = e
-	}
+	_, entries, got, _ := suggested(t, "/drawn.html", "shop.app", true)
 	for name, want := range map[string]string{
 		"shop.app.search_parts": `role "textbox" name "Search parts"`,
 		"shop.app.max_price":    `role "spinbutton" name "Max price"`,
