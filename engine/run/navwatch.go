@@ -483,18 +483,6 @@ func (w *navWatch) waitLate(ctx context.Context) (late selector.Late) {
 // (quiet); false when the page had no hook after all (a document the step
 // did not arm: the old one went away first).
 func (w *navWatch) waitFollowed(ctx context.Context) (selector.Late, bool) {
-	// A navigation the step began has committed already (the step waited
-	// for that): the document it armed is gone, and with it what it set
-	// going. Nothing to ask the new one but its own loading.
-	w.sync(ctx)
-	w.mu.Lock()
-	committed := w.committed
-	w.mu.Unlock()
-	if committed {
-		_ = w.arrive(ctx)
-		w.quiet(ctx)
-		return selector.Late{}, true
-	}
 	max := followMax
 	if dl, ok := ctx.Deadline(); ok {
 		max = min(max, time.Until(dl))
@@ -557,16 +545,8 @@ func (w *navWatch) unsent(ctx context.Context, late selector.Late) {
 	if _, seen, _ := w.state(); seen {
 		return
 	}
-	// Followed to its end, late was read once what the step set going had
-	// run (a check that asked the server has answered); else look again.
-	now := late
-	if !late.Followed.Hooked || late.Followed.Idle {
-		var err error
-		if now, err = selector.LateAfterClick(ctx, w.page, 0); err != nil {
-			return
-		}
-	}
-	if !now.Held || now.Invalid == "" {
+	now, err := selector.LateAfterClick(ctx, w.page, 0)
+	if err != nil || !now.Held || now.Invalid == "" {
 		return
 	}
 	msg := ""
