@@ -5,9 +5,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -24,9 +26,10 @@ import (
 
 var writeCorpus = flag.Bool("corpus.write", false, "write the repair corpus's table into examples/bench/RESULTS.md (examples/bench/repair-corpus.sh)")
 
-// corpusDir is testdata/repair/corpus: three pages of a site's first
-// release, its selector map, and changes.yaml, the site changes to measure
-// repairs on.
+// corpusDir is testdata/repair/corpus: the first release of a fixture
+// site's pages and of real applications' pages (MediaWiki's, phpMyAdmin's,
+// as they served them), their selector map, and changes.yaml, the site
+// changes to measure repairs on.
 var corpusDir = filepath.Join(testsite.Root(), "testdata", "repair", "corpus")
 
 // change is one site change of changes.yaml.
@@ -38,6 +41,39 @@ type change struct {
 	File   string            `yaml:"file"`
 	Edits  [][]string        `yaml:"edits"`
 	Expect map[string]string `yaml:"expect"`
+	source string            // the page's source: sourceOf
+}
+
+// fixture is the source of a page that names none.
+const fixture = "fixture site"
+
+// sourceRE finds the application a page was saved from: its first comment
+// begins "source: NAME VERSION, ..." (or "(...").
+var sourceRE = regexp.MustCompile(`(?is)^\s*(?:<!doctype[^>]*>\s*)?<!--\s*source:\s*([^,(]+)`)
+
+// sourceOf is the application page was saved from (its first comment's
+// "source: ..."), or fixture.
+func sourceOf(page string) string {
+	b, err := os.ReadFile(filepath.Join(corpusDir, page))
+	if m := sourceRE.FindSubmatch(b); err == nil && m != nil {
+		return strings.TrimSpace(string(m[1]))
+	}
+	return fixture
+}
+
+// corpusPages are the pages the map has targets on (corp.PAGE.name is a
+// target of PAGE.html), in order.
+func corpusPages(m *selector.Map) []string {
+	seen := map[string]bool{}
+	for name := range m.Targets {
+		if rest, ok := strings.CutPrefix(name, "corp."); ok {
+			page, _, _ := strings.Cut(rest, ".")
+			seen[page+".html"] = true
+		}
+	}
+	pages := slices.Collect(maps.Keys(seen))
+	slices.Sort(pages)
+	return pages
 }
 
 // gone is an expect value: the target's element is no more.
@@ -76,13 +112,13 @@ func (c *change) release() ([]byte, error) {
 
 // outcome is what became of one target a change broke.
 type outcome struct {
-	change, kind, target string
-	gone                 bool // the element is no more
-	elsewhere            bool // the old locator still resolves, to another element: not broken
-	status               string
-	right                bool // the proposal's locators find the expected element
-	took                 time.Duration
-	message              string
+	change, kind, target, source string
+	gone                         bool // the element is no more
+	elsewhere                    bool // the old locator still resolves, to another element: not broken
+	status                       string
+	right                        bool // the proposal's locators find the expected element
+	took                         time.Duration
+	message                      string
 }
 
 // TestRepairCorpus applies every change of changes.yaml to the corpus's
@@ -135,7 +171,8 @@ func TestRepairCorpus(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	k := repair.NewKeeper(st, nil)
 	p := testsite.NewPage(t, testsite.Browser(t), "about:blank")
-	for _, page := range []string{"account.html", "orders.html", "product.html"} {
+	pages := corpusPages(m)
+	for _, page := range pages {
 		testsite.Goto(t, p, site.URL(page))
 		for _, name := range m.WithPrefix(prefixOf(page)) {
 			mt, err := m.Resolve(ctx, p, name, selector.Options{Once: true})
@@ -152,7 +189,14 @@ func TestRepairCorpus(t *testing.T) {
 		}
 	}
 	var out []outcome
+	for i := range changes {
+		changes[i].source = sourceOf(changes[i].Page)
+	}
 	for _, c := range changes {
+		if !slices.Contains(pages, c.Page) {
+			t.Errorf("%s: page %q has no targets in the map (pages: %q)", c.Name, c.Page, pages)
+			continue
+		}
 		if !slices.Contains(kinds, c.Kind) || len(c.Expect) == 0 {
 			t.Errorf("%s: kind %q (want one of %q) with expect %v", c.Name, c.Kind, kinds, c.Expect)
 			continue
@@ -189,7 +233,7 @@ func applyChange(ctx context.Context, t *testing.T, p *rod.Page, m *selector.Map
 				t.Errorf("%s: %s still resolves to the element expected: it is not broken", c.Name, name)
 			}
 			if expected {
-				out = append(out, outcome{change: c.Name, kind: c.Kind, target: name, elsewhere: true})
+				out = append(out, outcome{change: c.Name, kind: c.Kind, target: name, source: c.source, elsewhere: true})
 			}
 			continue
 		}
@@ -197,7 +241,7 @@ func applyChange(ctx context.Context, t *testing.T, p *rod.Page, m *selector.Map
 			t.Errorf("%s: the change broke %s, which expect does not name (%v)", c.Name, name, err)
 			continue
 		}
-		o := outcome{change: c.Name, kind: c.Kind, target: name, gone: want == gone}
+		o := outcome{change: c.Name, kind: c.Kind, target: name, source: c.source, gone: want == gone}
 		start := time.Now()
 		last, _, err := k.Last(ctx, name)
 		var pr *repair.Proposal
@@ -244,26 +288,25 @@ func same(ctx context.Context, t *testing.T, el *rod.Element, sel string) bool {
 
 // tally is one line of the corpus table.
 type tally struct {
-	kind                                                 string
+	kind                                                 string // the change kind, or the source
 	changes, broken, right, wrong, none, gone, elsewhere int
 	took                                                 []time.Duration
 }
 
-// corpusTable counts the outcomes per change kind (the last row: all) and
-// writes the table RESULTS.md shows.
-func corpusTable(changes []change, out []outcome) ([]tally, string) {
-	rows := make([]tally, len(kinds)+1)
-	for i, k := range kinds {
-		rows[i].kind = k
+// count tallies changes and out by label (the change kind, or the
+// source), a row per label in the order given and a last one for all.
+func count(labels []string, changes []change, out []outcome, of func(kind, source string) string) []tally {
+	rows := make([]tally, len(labels)+1)
+	for i, l := range labels {
+		rows[i].kind = l
 	}
-	rows[len(kinds)].kind = "**all**"
-	add := func(i int, f func(*tally)) { f(&rows[i]); f(&rows[len(kinds)]) }
+	rows[len(labels)].kind = "**all**"
+	add := func(i int, f func(*tally)) { f(&rows[i]); f(&rows[len(labels)]) }
 	for _, c := range changes {
-		add(slices.Index(kinds, c.Kind), func(r *tally) { r.changes++ })
+		add(slices.Index(labels, of(c.Kind, c.source)), func(r *tally) { r.changes++ })
 	}
-	var misses []string
 	for _, o := range out {
-		add(slices.Index(kinds, o.kind), func(r *tally) {
+		add(slices.Index(labels, of(o.kind, o.source)), func(r *tally) {
 			switch {
 			case o.elsewhere:
 				r.elsewhere++
@@ -282,19 +325,74 @@ func corpusTable(changes []change, out []outcome) ([]tally, string) {
 			r.broken++
 			r.took = append(r.took, o.took)
 		})
-		if !o.elsewhere && !o.gone && !o.right {
-			misses = append(misses, fmt.Sprintf("- %s, %s: %s", o.change, o.target, o.message))
-		}
 	}
-	var b strings.Builder
-	b.WriteString("| change kind | changes | targets broken | repaired correctly | proposed wrongly (goal 0) | not proposed | element gone, none proposed | repaired / still there | proposal time, median (max) |\n")
+	return rows
+}
+
+// writeTally writes rows as a table whose first column is first.
+func writeTally(b *strings.Builder, first string, rows []tally) {
+	fmt.Fprintf(b, "| %s | changes | targets broken | repaired correctly | proposed wrongly (goal 0) | not proposed | element gone, none proposed | repaired / still there | proposal time, median (max) |\n", first)
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		share := "—"
 		if there := r.broken - r.gone; there > 0 {
 			share = fmt.Sprintf("%.0f%%", 100*float64(r.right)/float64(there))
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %s | %s |\n", r.kind, r.changes, r.broken, r.right, r.wrong, r.none, r.gone, share, medianMax(r.took))
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %d | %d | %s | %s |\n", r.kind, r.changes, r.broken, r.right, r.wrong, r.none, r.gone, share, medianMax(r.took))
+	}
+}
+
+// corpusTable counts the outcomes per change kind (the last row: all), and
+// per source (the fixture site, each real application), and writes the
+// tables RESULTS.md shows.
+func corpusTable(changes []change, out []outcome) ([]tally, string) {
+	rows := count(kinds, changes, out, func(kind, _ string) string { return kind })
+	sources := []string{fixture}
+	for _, c := range changes {
+		if !slices.Contains(sources, c.source) {
+			sources = append(sources, c.source)
+		}
+	}
+	slices.Sort(sources[1:])
+	bySource := count(sources, changes, out, func(_, source string) string { return source })
+	for i := range bySource[:len(sources)] {
+		if bySource[i].kind != fixture {
+			bySource[i].kind += " (real application)"
+		}
+	}
+	var misses []string
+	for _, o := range out {
+		if !o.elsewhere && !o.gone && !o.right {
+			misses = append(misses, fmt.Sprintf("- %s, %s: %s", o.change, o.target, o.message))
+		}
+	}
+	var b strings.Builder
+	writeTally(&b, "change kind", rows)
+	b.WriteString("\nThe same changes by the pages they were made to: the fixture site's, or a real application's (pages it served, saved; see each page's first comment).\n\n")
+	writeTally(&b, "pages of", bySource)
+	b.WriteString("\nBy kind and source (repaired correctly / targets broken whose element is still there, then proposed wrongly):\n\n")
+	b.WriteString("| change kind |")
+	for _, src := range sources {
+		b.WriteString(" " + src + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(sources)) + "\n")
+	for _, k := range kinds {
+		b.WriteString("| " + k + " |")
+		for _, src := range sources {
+			var sub []outcome
+			for _, o := range out {
+				if o.kind == k && o.source == src {
+					sub = append(sub, o)
+				}
+			}
+			r := count([]string{""}, nil, sub, func(string, string) string { return "" })[0]
+			if r.broken == 0 {
+				b.WriteString(" — |")
+				continue
+			}
+			fmt.Fprintf(&b, " %d / %d, %d wrong |", r.right, r.broken-r.gone, r.wrong)
+		}
+		b.WriteString("\n")
 	}
 	all := rows[len(kinds)]
 	var slow *outcome
@@ -356,7 +454,9 @@ func writeResults(table string) error {
 	block := corpusBegin + "\n## (i) Repairs on a corpus of site changes (issue 50)\n\n" +
 		"`examples/bench/repair-corpus.sh` (`go test -run TestRepairCorpus ./engine/repair -corpus.write`), " + time.Now().UTC().Format("2006-01-02T15:04Z") +
 		", load average " + strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " ") + ".\n\n" +
-		"The fixture site `testdata/repair/corpus` (an account page, an orders table, a product page) and its selector map as written for its first release: " +
+		"The pages of `testdata/repair/corpus` and their selector map as written for the first release: a fixture site's (an account page, an orders table, a product page) " +
+		"and real applications' as they served them (MediaWiki 1.39's sign-in page and wikitext editor, phpMyAdmin 5.2's sign-in page and a table's Browse page; " +
+		"scripts and style sheets dropped), with the locators of `examples/mediawiki` and `examples/phpmyadmin` where they apply; " +
 		"one locator per target, no fallbacks, by id, class, structure, text or role. Each change of `changes.yaml` is a later release of one page " +
 		"(edits to it, or the page whole); every target it breaks is listed with the element the repair must find, or `gone`. " +
 		"For each broken target the test does what a failing call does after `target_not_found`: the target's fingerprint from the first release " +
