@@ -363,7 +363,11 @@ func corpusTable(changes []change, out []outcome) ([]tally, string) {
 	var misses []string
 	for _, o := range out {
 		if !o.elsewhere && !o.gone && !o.right {
-			misses = append(misses, fmt.Sprintf("- %s, %s: %s", o.change, o.target, o.message))
+			where := ""
+			if o.source != fixture {
+				where = " (" + o.source + ")"
+			}
+			misses = append(misses, fmt.Sprintf("- %s%s, %s: %s", o.change, where, o.target, o.message))
 		}
 	}
 	var b strings.Builder
