@@ -354,6 +354,16 @@
     });
   }
 
+  // A form's submit() under a cause plans a navigation the browser begins
+  // a task later, after the cause may look quiet: the cause says it is
+  // leaving (quiet's leaving), and the engine waits for that navigation.
+  const FP = window.HTMLFormElement && window.HTMLFormElement.prototype;
+  wrap(FP, "submit", (orig) => (self, args) => {
+    const c = current();
+    if (c && c.cause.pending) c.cause.planned = true;
+    return apply(orig, self, args);
+  });
+
   // The document's loading: its scripts run under the load cause until its
   // load event's listeners have run (the reset after this listener's task).
   window.addEventListener("load", (e) => {
@@ -417,12 +427,12 @@
       const cause = causes[kind];
       const w = { start: now(), soon: typeof soon === "number" ? soon : undefined, fin: null };
       if (kind === "act") armed = null; // the step's input is over
-      if (!cause || left(cause, w) === 0) return Promise.resolve({ waited: 0, idle: false, left: [] });
+      if (!cause || left(cause, w) === 0) return Promise.resolve({ waited: 0, idle: false, left: [], leaving: !!(cause && cause.planned) });
       return new Promise((resolve) => {
         let timer = 0;
         w.fin = (idle) => {
           native.clearTimeout.call(window, timer);
-          resolve({ waited: now() - w.start, idle, left: idle ? [...new Set([...cause.pending].map((i) => i.kind))] : [] });
+          resolve({ waited: now() - w.start, idle, left: idle ? [...new Set([...cause.pending].map((i) => i.kind))] : [], leaving: !!cause.planned });
         };
         timer = native.setTimeout.call(window, () => {
           cause.waiters = cause.waiters.filter((x) => x !== w);
