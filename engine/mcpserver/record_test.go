@@ -16,6 +16,7 @@ import (
 	"github.com/toolwright/toolwright/engine/app"
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/mcpserver"
+	"github.com/toolwright/toolwright/engine/result"
 	"github.com/toolwright/toolwright/engine/run"
 	"github.com/toolwright/toolwright/engine/workflow"
 	"github.com/toolwright/toolwright/internal/testbrowser"
@@ -127,11 +128,42 @@ func (r *agentRecording) until(pattern string) string {
 	}
 }
 
+// replayDraft does what a person does with the draft name: moves it into
+// workflows/ and its entries into the selector map, unedited; then it must
+// validate, and a fresh server runs it once, granted, with args.
+func (r *agentRecording) replayDraft(name string, args map[string]any) *result.Envelope {
+	r.t.Helper()
+	t, cfg := r.t, r.cfg
+	drafts := filepath.Join(cfg.Workflows, "drafts")
+	body, err := os.ReadFile(filepath.Join(drafts, name+".yaml"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(cfg.Workflows, name+".yaml"), body, 0o644))
+	entries, err := os.ReadFile(filepath.Join(drafts, name+".selectors.yaml"))
+	must(t, err)
+	m, err := os.ReadFile(cfg.Selectors)
+	must(t, err)
+	must(t, os.WriteFile(cfg.Selectors, append(m, entries...), 0o644))
+	set, ps := workflow.Load(cfg)
+	if len(ps) > 0 {
+		t.Fatalf("the draft does not validate: %v", ps.Err())
+	}
+	a2, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
+	must(t, err)
+	defer a2.Close(context.Background())
+	_, err = a2.Store.AddGrant(r.ctx, name, "replay-"+name, 15*time.Minute, "test", "test")
+	must(t, err)
+	args["task_id"] = "replay-" + name
+	raw, _ := json.Marshal(args)
+	env, err := a2.Engine.Call(r.ctx, run.Request{Tool: name, Args: raw})
+	must(t, err)
+	return env
+}
+
 func TestAgentRecords(t *testing.T) {
 	t.Parallel()
 	r := newAgentRecording(t)
 	call, ok, ref, until := r.call, r.ok, r.ref, r.until
-	ctx, a, cfg, site := r.ctx, r.a, r.cfg, r.site
+	ctx, a, site := r.ctx, r.a, r.site
 	if env := call("page_open", map[string]any{"url": site.AltURL("/signin.html")}); env["code"] != "host_not_allowed" {
 		t.Errorf("a host outside allowed_hosts: %v", env)
 	}
@@ -183,27 +215,7 @@ func TestAgentRecords(t *testing.T) {
 	}
 
 	// A person moves the draft in: it validates unedited and replays.
-	drafts := filepath.Join(cfg.Workflows, "drafts")
-	body, err := os.ReadFile(filepath.Join(drafts, "count_lamps.yaml"))
-	must(t, err)
-	must(t, os.WriteFile(filepath.Join(cfg.Workflows, "count_lamps.yaml"), body, 0o644))
-	entries, err := os.ReadFile(filepath.Join(drafts, "count_lamps.selectors.yaml"))
-	must(t, err)
-	m, err := os.ReadFile(cfg.Selectors)
-	must(t, err)
-	must(t, os.WriteFile(cfg.Selectors, append(m, entries...), 0o644))
-	set, ps := workflow.Load(cfg)
-	if len(ps) > 0 {
-		t.Fatalf("the draft does not validate: %v", ps.Err())
-	}
-	a2, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
-	must(t, err)
-	defer a2.Close(context.Background())
-	_, err = a2.Store.AddGrant(ctx, "count_lamps", "replay-1", 15*time.Minute, "test", "test")
-	must(t, err)
-	raw, _ := json.Marshal(map[string]any{"email": "ann@example.com", "search_products": "lamp", "task_id": "replay-1"})
-	env, err := a2.Engine.Call(ctx, run.Request{Tool: "count_lamps", Args: raw})
-	must(t, err)
+	env := r.replayDraft("count_lamps", map[string]any{"email": "ann@example.com", "search_products": "lamp"})
 	b, _ := json.Marshal(env.Data)
 	if !env.OK || !strings.Contains(string(b), `"12 products"`) {
 		t.Errorf("replay: %s %s %s", env.Code, env.Message, b)
@@ -295,7 +307,7 @@ func TestAgentRecordsAList(t *testing.T) {
 	t.Parallel()
 	r := newAgentRecording(t)
 	ok, ref, until := r.ok, r.ref, r.until
-	ctx, a, cfg, site := r.ctx, r.a, r.cfg, r.site
+	ctx, a, site := r.ctx, r.a, r.site
 	for _, tool := range []string{"page_fill", "page_click", "page_press", "save_workflow"} {
 		_, err := a.Store.AddGrant(ctx, tool, "rec-list", 15*time.Minute, "test", "test")
 		must(t, err)
@@ -327,27 +339,7 @@ func TestAgentRecordsAList(t *testing.T) {
 	}
 
 	// Moved in unedited, it validates and reads all three pages.
-	drafts := filepath.Join(cfg.Workflows, "drafts")
-	body, err := os.ReadFile(filepath.Join(drafts, "find_lamps.yaml"))
-	must(t, err)
-	must(t, os.WriteFile(filepath.Join(cfg.Workflows, "find_lamps.yaml"), body, 0o644))
-	entries, err := os.ReadFile(filepath.Join(drafts, "find_lamps.selectors.yaml"))
-	must(t, err)
-	m, err := os.ReadFile(cfg.Selectors)
-	must(t, err)
-	must(t, os.WriteFile(cfg.Selectors, append(m, entries...), 0o644))
-	set, ps := workflow.Load(cfg)
-	if len(ps) > 0 {
-		t.Fatalf("the draft does not validate: %v", ps.Err())
-	}
-	a2, err := app.OpenWith(cfg, set, slog.New(slog.DiscardHandler))
-	must(t, err)
-	defer a2.Close(context.Background())
-	_, err = a2.Store.AddGrant(ctx, "find_lamps", "replay-list", 15*time.Minute, "test", "test")
-	must(t, err)
-	raw, _ := json.Marshal(map[string]any{"email": "ann@example.com", "search_products": "lamp", "max_pages": 3, "task_id": "replay-list"})
-	env, err := a2.Engine.Call(ctx, run.Request{Tool: "find_lamps", Args: raw})
-	must(t, err)
+	env := r.replayDraft("find_lamps", map[string]any{"email": "ann@example.com", "search_products": "lamp", "max_pages": 3})
 	b, _ := json.Marshal(env.Data)
 	if !env.OK {
 		t.Fatalf("replay: %s %s %s", env.Code, env.Message, b)
