@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/toolwright/toolwright/engine/project"
+	"github.com/toolwright/toolwright/engine/testrun/project"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 

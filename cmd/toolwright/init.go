@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwright/toolwright/engine/project"
+	"github.com/toolwright/toolwright/engine/testrun/project"
 )
 
 func initCmd() *cobra.Command {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
+	"github.com/toolwright/toolwright/engine/testrun/project"
 )
 
 func schemaCmd(g *globals) *cobra.Command {

@@ -24,10 +24,10 @@ var layers = map[string]int{
 	"engine/browser/provider/all": 6,
 	"engine/store/all":            7,
 	"engine/run":                  7, "engine/selcheck": 7,
-	"engine/mcpserver": 8,
-	"engine/app":       9,
-	"engine/testrun":   10,
-	"engine/project":   11,
+	"engine/mcpserver":       8,
+	"engine/app":             9,
+	"engine/testrun":         10,
+	"engine/testrun/project": 11,
 	// engine/run's test-only packages. The harness their tests share
 	// builds the engine as the server does (app.BrowserOptions), so it is
 	// test support outside engine/ (internal/harness), not an engine

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
 	_ "github.com/toolwright/toolwright/engine/step/kinds"
+	"github.com/toolwright/toolwright/engine/testrun/project"
 	"github.com/xeipuuv/gojsonschema"
 	"gopkg.in/yaml.v3"
 )

@@ -17,10 +17,10 @@ import (
 
 	"github.com/toolwright/toolwright/engine/config"
 	"github.com/toolwright/toolwright/engine/decl"
-	"github.com/toolwright/toolwright/engine/project"
 	"github.com/toolwright/toolwright/engine/selector"
 	"github.com/toolwright/toolwright/engine/step"
 	"github.com/toolwright/toolwright/engine/testrun"
+	"github.com/toolwright/toolwright/engine/testrun/project"
 	"github.com/toolwright/toolwright/engine/workflow"
 )
 
@@ -222,7 +222,7 @@ var notAuthorKeys = map[string]string{
 // declaration should hold.
 func TestDriftDecoders(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
-	engine := filepath.Join(filepath.Dir(self), "..")
+	engine := filepath.Join(filepath.Dir(self), "..", "..")
 	found := handDecoding(t, engine)
 	known := map[string]string{}
 	for k, v := range knownHandDecoding {

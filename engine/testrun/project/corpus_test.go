@@ -21,7 +21,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const repo = "../.."
+const repo = "../../.."
 
 func testConfig(t *testing.T) *config.Config {
 	t.Helper()
